@@ -1,0 +1,50 @@
+# Convenience front end over CMake. The README's two commands: `make run` and `make test`.
+BUILD ?= build
+BUILD_TYPE ?= RelWithDebInfo
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+CTEST_FLAGS ?=
+# The CANN API groups cannon implements, checked by ../shared/conformance/check_api.py.
+API_GROUPS ?= runtime
+CHECK_API ?= ../shared/conformance/check_api.py
+
+.PHONY: all configure build run test bench install clean check-api asan tsan valgrind
+
+all: build
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS)
+
+configure: $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+# The main demo: for now a tour of the whole runtime.
+run: build
+	$(BUILD)/bin/runtime_tour
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
+	@if [ -f $(CHECK_API) ]; then python3 $(CHECK_API) --include include --groups $(API_GROUPS) --strict; \
+	  else echo "conformance checker $(CHECK_API) not found: skipped"; fi
+
+bench: build
+	$(BUILD)/bin/bench_runtime
+
+install: build
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
+
+check-api:
+	python3 $(CHECK_API) --include include --groups $(API_GROUPS) --strict
+
+# Sanitizer builds (separate build folders).
+asan:
+	$(MAKE) test BUILD=build-asan BUILD_TYPE=Debug CMAKE_FLAGS="-DCANNON_SANITIZE=address"
+tsan:
+	$(MAKE) build BUILD=build-tsan BUILD_TYPE=Debug CMAKE_FLAGS="-DCANNON_SANITIZE=thread"
+	cd build-tsan && ctest --output-on-failure -L concurrency $(CTEST_FLAGS)
+
+clean:
+	rm -rf build build-asan build-tsan

@@ -1,0 +1,91 @@
+/**
+ * @file kernel.h
+ * cannon's launch interface: how device code runs. Operators (libopapi), collectives (libhccl)
+ * and users' custom kernels all enqueue work on an ACL stream through these calls; the stream's
+ * device driver runs a kernel's blocks in parallel on the device's worker pool.
+ *
+ * Threading: every function here is thread-safe. Kernels run on driver worker threads, never on
+ * the calling thread, and must not call stream or device synchronisation APIs.
+ */
+#ifndef CANNON_KERNEL_H_
+#define CANNON_KERNEL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+#include "acl/acl_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CANNON_API ACL_FUNC_VISIBILITY
+
+struct cannon_kernel_ctx;
+
+/** Hooks the driver gives each running block (filled by the driver, read by the runtime). */
+typedef struct cannon_kernel_hooks {
+    /** Record an error on the launching stream: the stream's next synchronize returns @p code
+     *  and aclGetRecentErrMsg() then returns @p msg. The first error since the last sync wins. */
+    void (*report)(void *stream_priv, int code, const char *msg);
+} cannon_kernel_hooks;
+
+/** What a block of a kernel knows about itself. */
+typedef struct cannon_kernel_ctx {
+    uint32_t block_idx;   /**< this block, in [0, block_dim) */
+    uint32_t block_dim;   /**< number of blocks of the launch */
+    uint32_t worker_id;   /**< worker thread running the block, in [0, num_workers) */
+    uint32_t num_workers; /**< workers of the device's pool */
+    const cannon_kernel_hooks *hooks; /**< for cannonKernelReportError */
+    void *stream_priv;    /**< driver's stream, passed back to hooks */
+} cannon_kernel_ctx;
+
+/**
+ * A kernel: called once per block with the launch's argument blob. Returns 0 or an ACL error code
+ * (the first non-zero code of a launch becomes the stream's error). Blocks of one launch may run
+ * concurrently and in any order; a kernel must give the same result whatever the worker count.
+ */
+typedef int (*cannon_kernel_fn)(const cannon_kernel_ctx *ctx, void *args);
+
+/** A launch request. */
+typedef struct cannon_launch_desc {
+    const char *name;          /**< for logs and profiles; static storage */
+    cannon_kernel_fn fn;       /**< the kernel */
+    const void *args;          /**< argument blob, copied at enqueue time when args_size > 0 */
+    size_t args_size;          /**< 0: @p args is passed as is and must outlive the launch */
+    uint32_t block_dim;        /**< number of blocks, ≥ 1 */
+} cannon_launch_desc;
+
+/**
+ * Enqueue a kernel launch on @p stream (NULL: the current context's default stream).
+ * Errors: ACL_ERROR_INVALID_PARAM (NULL desc or fn, block_dim 0, bad stream),
+ * ACL_ERROR_RT_CONTEXT_NULL (no current context), ACL_ERROR_BAD_ALLOC.
+ */
+CANNON_API aclError cannonLaunchKernel(const cannon_launch_desc *desc, aclrtStream stream);
+
+/**
+ * Report an error from inside a kernel with a formatted message (see cannon_kernel_hooks.report).
+ * Returns @p code so a kernel can write `return cannonKernelReportError(ctx, code, ...)`.
+ */
+CANNON_API int cannonKernelReportError(const cannon_kernel_ctx *ctx, int code, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/** A host task: runs in stream order on a driver thread; returns 0 or an ACL error code. */
+typedef int (*cannon_host_task_fn)(void *arg);
+
+/**
+ * Enqueue @p fn(@p arg) on @p stream; later work on the stream waits for it to return. Used by
+ * libhccl to make a collective a stream task. Errors as cannonLaunchKernel.
+ */
+CANNON_API aclError cannonLaunchHostTask(aclrtStream stream, cannon_host_task_fn fn, void *arg);
+
+/** Number of worker threads of the current device (what num_workers will be). 0 with no device. */
+CANNON_API uint32_t cannonGetWorkerCount(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CANNON_KERNEL_H_ */

@@ -1,0 +1,69 @@
+/*
+ * Run-time ISA detection. A feature counts only when the CPU has it (cpuid) and the OS saves its
+ * register state on context switches (XCR0 via xgetbv): a kernel that uses AVX-512 on a system
+ * whose OS does not enable ZMM state would fault on its first instruction.
+ */
+#include "cannon/cpu.h"
+#include "cpu_internal.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+/* xgetbv is written as inline asm so this file needs no -mxsave. */
+static uint64_t read_xcr0(void)
+{
+    uint32_t lo, hi;
+    __asm__ __volatile__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+uint32_t cannon_cpu_detect_isa(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    const int has_fma = (c >> 12) & 1, has_osxsave = (c >> 27) & 1, has_avx = (c >> 28) & 1,
+              has_f16c = (c >> 29) & 1;
+    if (!has_osxsave || !has_avx)
+        return 0;
+    const uint64_t xcr0 = read_xcr0();
+    /* XMM (bit 1) and YMM (bit 2) state for AVX; opmask, ZMM_Hi256, Hi16_ZMM (5..7) for AVX-512. */
+    if ((xcr0 & 0x6) != 0x6)
+        return 0;
+    const int os_avx512 = (xcr0 & 0xE0) == 0xE0;
+
+    uint32_t isa = 0;
+    if (has_fma)
+        isa |= CANNON_CPU_ISA_FMA;
+    if (has_f16c)
+        isa |= CANNON_CPU_ISA_F16C;
+    unsigned max_leaf = __get_cpuid_max(0, NULL);
+    if (max_leaf < 7)
+        return isa;
+    __cpuid_count(7, 0, a, b, c, d);
+    const unsigned max_sub7 = a;
+    if ((b >> 5) & 1)
+        isa |= CANNON_CPU_ISA_AVX2;
+    if (os_avx512 && ((b >> 16) & 1)) {
+        isa |= CANNON_CPU_ISA_AVX512F;
+        if ((b >> 30) & 1)
+            isa |= CANNON_CPU_ISA_AVX512BW;
+        if ((b >> 31) & 1)
+            isa |= CANNON_CPU_ISA_AVX512VL;
+        if (max_sub7 >= 1) {
+            __cpuid_count(7, 1, a, b, c, d);
+            if ((a >> 5) & 1)
+                isa |= CANNON_CPU_ISA_AVX512BF16;
+        }
+    }
+    return isa;
+}
+
+#else
+
+uint32_t cannon_cpu_detect_isa(void)
+{
+    return 0;
+}
+
+#endif

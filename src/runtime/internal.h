@@ -1,0 +1,180 @@
+/* Internal state of libascendcl: the runtime object model shared by its files (not installed).
+ *
+ * Objects (contexts, streams, events) carry a header with a kind, a unique id, an atomic
+ * reference count and links in the global creation-order list. Public handles are the object
+ * pointers, but they are only dereferenced after the handle registry (a hash set under a
+ * rwlock) confirms they are live: a destroyed or foreign handle is reported, never followed.
+ * A lookup takes a reference, so an object destroyed by another thread meanwhile stays valid
+ * until the user of the reference drops it.
+ *
+ * Locking: g_rt.lock (a mutex) serialises control operations (init/finalize, device open/close,
+ * create/destroy, subscriptions); the registry rwlock guards lookups; hot paths (launch,
+ * malloc/free, memcpy) take only the registry read lock and the per-device allocator's mutex.
+ */
+#ifndef CANNON_RT_INTERNAL_H_
+#define CANNON_RT_INTERNAL_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "common.h"
+#include "config.h"
+#include "devalloc.h"
+#include "log.h"
+#include "cannon/driver.h"
+
+#define CN_MAX_DEVICES 64
+
+typedef enum cn_kind {
+    CN_KIND_CONTEXT = 0x43545831, /* "CTX1" */
+    CN_KIND_STREAM = 0x53544d31,  /* "STM1" */
+    CN_KIND_EVENT = 0x45565431,   /* "EVT1" */
+} cn_kind;
+
+typedef struct cn_obj cn_obj;
+struct cn_obj {
+    cn_kind kind;
+    uint64_t id;               /* unique for the process lifetime */
+    atomic_int refs;           /* creation reference + lookups in flight */
+    cn_obj *prev, *next;       /* creation-order list (g_rt.objects), under g_rt.lock */
+    void (*release)(cn_obj *); /* called when refs reaches 0 */
+};
+
+typedef struct cn_device cn_device;
+typedef struct cn_context cn_context;
+typedef struct cn_stream cn_stream;
+typedef struct cn_event cn_event;
+typedef struct cn_report_queue cn_report_queue;
+
+struct cn_device {
+    int32_t id;
+    bool open;
+    int primary_refs;          /* aclrtSetDevice count, under g_rt.lock */
+    int implicit_refs;         /* of which taken for the configured default device */
+    int user_contexts;         /* live user contexts on this device */
+    cannon_drv_device *drv;
+    cn_devalloc *alloc;
+    void *arena_base;          /* published for lock-free pointer classification */
+    size_t arena_size;
+    cannon_device_props props;
+    cn_context *primary;       /* NULL when primary_refs == 0 */
+};
+
+struct cn_context {
+    cn_obj obj;
+    cn_device *dev;
+    bool primary;
+    cn_stream *default_stream;
+};
+
+struct cn_stream {
+    cn_obj obj;
+    cn_context *ctx;
+    cannon_drv_stream *drv;
+    bool is_default;
+    uint32_t flags;
+    uint64_t subscriber;       /* thread id subscribed for callbacks, 0 = none */
+    bool has_subscriber;
+    cn_report_queue *reports;  /* queue of the subscriber (a reference) */
+    cannon_drv_event *fence;   /* internal event for waits on one task (pageable copies) */
+};
+
+struct cn_event {
+    cn_obj obj;
+    cn_context *ctx;
+    cannon_drv_event *drv;
+    uint32_t flags;
+};
+
+/* A driver found by the loader. */
+typedef struct cn_driver_entry {
+    const cannon_driver_iface *iface;
+    void *dl;                  /* dlopen handle, NULL for the built-in driver */
+    char source[512];          /* "built-in" or the module's path */
+    int score;
+} cn_driver_entry;
+
+typedef struct cn_rejected_driver {
+    char path[512];
+    char reason[256];
+} cn_rejected_driver;
+
+typedef struct cn_leak_stats {
+    size_t contexts, streams, events;
+    size_t device_allocs, device_bytes;
+    size_t host_allocs, host_bytes;
+    size_t device_refs;
+} cn_leak_stats;
+
+typedef struct cn_runtime {
+    pthread_mutex_t lock;
+    uint64_t init_refs;        /* aclInit reference count */
+    bool core_up;              /* drivers loaded (by aclInit or lazily) */
+    bool config_hash_set;
+    uint64_t config_hash;      /* first successful non-empty config */
+    cn_config config;
+
+    /* driver */
+    cn_driver_entry driver;    /* the active one */
+    cn_driver_entry *candidates; size_t n_candidates;
+    cn_rejected_driver *rejected; size_t n_rejected;
+    uint32_t device_count;
+    cn_device devices[CN_MAX_DEVICES];
+
+    cn_obj *objects_head, *objects_tail;
+    uint64_t next_id;
+    cn_leak_stats last_leaks;  /* what the last finalize released on the user's behalf */
+} cn_runtime;
+
+extern cn_runtime g_rt;
+
+/* ---- objects (runtime.c) ---- */
+void cn_obj_init(cn_obj *o, cn_kind kind, void (*release)(cn_obj *));
+/* Register a new object (handle becomes valid) and append to the creation list. Needs g_rt.lock.
+ * Returns ACL_ERROR_BAD_ALLOC if the registry cannot grow. */
+aclError cn_obj_register(cn_obj *o);
+/* Remove from registry and creation list (handle becomes invalid). Needs g_rt.lock. */
+void cn_obj_unregister(cn_obj *o);
+/* Look a handle up: a referenced object of that kind, or NULL. */
+cn_obj *cn_obj_get(const void *handle, cn_kind kind);
+static inline void cn_obj_ref(cn_obj *o) { atomic_fetch_add_explicit(&o->refs, 1, memory_order_relaxed); }
+void cn_obj_put(cn_obj *o);
+
+/* ---- lifecycle (runtime.c) ---- */
+/* Bring the driver layer up if it is not (aclrt* calls work without aclInit, as in CANN).
+ * Needs g_rt.lock. */
+aclError cn_core_ensure_locked(void);
+aclError cn_core_ensure(void);
+
+/* ---- loader (loader.c) ---- */
+aclError cn_loader_load(void);   /* fills g_rt.driver, candidates, rejected; needs g_rt.lock */
+void cn_loader_unload(void);
+
+/* ---- devices and contexts (device.c) ---- */
+/* The calling thread's current context, referenced (cn_obj_put it), or NULL. Applies the
+ * configured default device for threads that never chose one. */
+cn_context *cn_current_context(void);
+/* Same, but returns ACL_ERROR_RT_CONTEXT_NULL (with a message naming `api`) when none. */
+aclError cn_require_context(const char *api, cn_context **out);
+aclError cn_device_open_locked(int32_t id);
+void cn_device_teardown_all_locked(cn_leak_stats *leaks);
+/* Device whose arena holds ptr, or NULL (lock-free). */
+cn_device *cn_device_of_ptr(const void *ptr);
+void cn_context_destroy_locked(cn_context *ctx, bool force);
+void cn_tls_forget(void);
+
+/* ---- streams and events (stream.c) ---- */
+aclError cn_stream_create_locked(cn_context *ctx, bool is_default, uint32_t flags, cn_stream **out);
+/* Resolve a stream argument (NULL → the current context's default), referenced. */
+aclError cn_stream_resolve(aclrtStream stream, const char *api, cn_stream **out);
+void cn_stream_destroy_locked(cn_stream *s, bool force);
+void cn_event_destroy_locked(cn_event *e);
+/* Wait for a stream (timeout_ms < 0: forever) and turn its recorded error into cn_error(). */
+aclError cn_stream_sync(cn_stream *s, int32_t timeout_ms, const char *api);
+const cannon_driver_iface *cn_drv(void);
+
+/* ---- memory (memory.c) ---- */
+void cn_host_mem_release_all(cn_leak_stats *leaks);
+bool cn_host_mem_lookup(const void *ptr, void **start, size_t *size);
+
+#endif /* CANNON_RT_INTERNAL_H_ */

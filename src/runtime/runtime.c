@@ -1,0 +1,347 @@
+/* Process-wide state, the handle registry and the lifecycle (aclInit / aclFinalize). */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+cn_runtime g_rt = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .next_id = 1,
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Handle registry: an open-addressing hash set of live object pointers.                       */
+/* ------------------------------------------------------------------------------------------ */
+
+static pthread_rwlock_t g_reg_lock = PTHREAD_RWLOCK_INITIALIZER;
+static cn_obj **g_reg_slots;   /* NULL = empty, TOMBSTONE = deleted */
+static size_t g_reg_cap;       /* power of two */
+static size_t g_reg_used;      /* live + tombstones */
+static size_t g_reg_live;
+#define TOMBSTONE ((cn_obj *)(uintptr_t)1)
+
+static size_t reg_hash(const void *p)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (size_t)x;
+}
+
+static bool reg_grow(void)
+{
+    size_t ncap = g_reg_cap ? g_reg_cap * 2 : 256;
+    if (g_reg_live * 4 < g_reg_cap)
+        ncap = g_reg_cap; /* mostly tombstones: rehash in place size */
+    cn_obj **ns = cn_calloc(ncap, sizeof(*ns));
+    if (!ns)
+        return false;
+    for (size_t i = 0; i < g_reg_cap; i++) {
+        cn_obj *o = g_reg_slots[i];
+        if (!o || o == TOMBSTONE)
+            continue;
+        size_t j = reg_hash(o) & (ncap - 1);
+        while (ns[j])
+            j = (j + 1) & (ncap - 1);
+        ns[j] = o;
+    }
+    cn_free(g_reg_slots);
+    g_reg_slots = ns;
+    g_reg_cap = ncap;
+    g_reg_used = g_reg_live;
+    return true;
+}
+
+void cn_obj_init(cn_obj *o, cn_kind kind, void (*release)(cn_obj *))
+{
+    memset(o, 0, sizeof(*o));
+    o->kind = kind;
+    atomic_init(&o->refs, 1);
+    o->release = release;
+}
+
+aclError cn_obj_register(cn_obj *o)
+{
+    pthread_rwlock_wrlock(&g_reg_lock);
+    if ((g_reg_used + 1) * 2 > g_reg_cap && !reg_grow()) {
+        pthread_rwlock_unlock(&g_reg_lock);
+        return ACL_ERROR_BAD_ALLOC;
+    }
+    size_t j = reg_hash(o) & (g_reg_cap - 1);
+    while (g_reg_slots[j] && g_reg_slots[j] != TOMBSTONE)
+        j = (j + 1) & (g_reg_cap - 1);
+    if (!g_reg_slots[j])
+        g_reg_used++;
+    g_reg_slots[j] = o;
+    g_reg_live++;
+    pthread_rwlock_unlock(&g_reg_lock);
+
+    o->id = g_rt.next_id++;
+    o->prev = g_rt.objects_tail;
+    o->next = NULL;
+    if (g_rt.objects_tail)
+        g_rt.objects_tail->next = o;
+    else
+        g_rt.objects_head = o;
+    g_rt.objects_tail = o;
+    return ACL_SUCCESS;
+}
+
+static size_t reg_find_slot(const void *p)
+{
+    if (!g_reg_cap)
+        return SIZE_MAX;
+    size_t j = reg_hash(p) & (g_reg_cap - 1);
+    for (size_t n = 0; n < g_reg_cap; n++) {
+        cn_obj *o = g_reg_slots[j];
+        if (!o)
+            return SIZE_MAX;
+        if (o == p)
+            return j;
+        j = (j + 1) & (g_reg_cap - 1);
+    }
+    return SIZE_MAX;
+}
+
+void cn_obj_unregister(cn_obj *o)
+{
+    pthread_rwlock_wrlock(&g_reg_lock);
+    size_t j = reg_find_slot(o);
+    if (j != SIZE_MAX) {
+        g_reg_slots[j] = TOMBSTONE;
+        g_reg_live--;
+    }
+    if (g_reg_live == 0) {
+        /* Drop the table when empty so a finalized process holds no runtime memory. */
+        cn_free(g_reg_slots);
+        g_reg_slots = NULL;
+        g_reg_cap = g_reg_used = 0;
+    }
+    pthread_rwlock_unlock(&g_reg_lock);
+
+    if (o->prev)
+        o->prev->next = o->next;
+    else if (g_rt.objects_head == o)
+        g_rt.objects_head = o->next;
+    if (o->next)
+        o->next->prev = o->prev;
+    else if (g_rt.objects_tail == o)
+        g_rt.objects_tail = o->prev;
+    o->prev = o->next = NULL;
+}
+
+cn_obj *cn_obj_get(const void *handle, cn_kind kind)
+{
+    if (!handle)
+        return NULL;
+    cn_obj *found = NULL;
+    pthread_rwlock_rdlock(&g_reg_lock);
+    size_t j = reg_find_slot(handle);
+    if (j != SIZE_MAX) {
+        cn_obj *o = g_reg_slots[j];
+        if (o->kind == kind) {
+            cn_obj_ref(o);
+            found = o;
+        }
+    }
+    pthread_rwlock_unlock(&g_reg_lock);
+    return found;
+}
+
+void cn_obj_put(cn_obj *o)
+{
+    if (o && atomic_fetch_sub_explicit(&o->refs, 1, memory_order_acq_rel) == 1)
+        o->release(o);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Lifecycle                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+aclError cn_core_ensure_locked(void)
+{
+    if (g_rt.core_up)
+        return ACL_SUCCESS;
+    cn_log_configure();
+    aclError rc = cn_loader_load();
+    if (rc != ACL_SUCCESS)
+        return rc;
+    __atomic_store_n(&g_rt.core_up, true, __ATOMIC_RELEASE);
+    return ACL_SUCCESS;
+}
+
+aclError cn_core_ensure(void)
+{
+    if (CN_LIKELY(__atomic_load_n(&g_rt.core_up, __ATOMIC_ACQUIRE)))
+        return ACL_SUCCESS;
+    pthread_mutex_lock(&g_rt.lock);
+    aclError rc = cn_core_ensure_locked();
+    pthread_mutex_unlock(&g_rt.lock);
+    return rc;
+}
+
+static void report_leaks(const cn_leak_stats *l)
+{
+    size_t total = l->contexts + l->streams + l->events + l->device_allocs + l->host_allocs + l->device_refs;
+    if (!total)
+        return;
+    CN_LOGW("aclFinalize released resources the application did not: %zu context(s), %zu stream(s), "
+            "%zu event(s), %zu device allocation(s) (%zu bytes), %zu host allocation(s) (%zu bytes), "
+            "%zu device reference(s)",
+            l->contexts, l->streams, l->events, l->device_allocs, l->device_bytes, l->host_allocs, l->host_bytes,
+            l->device_refs);
+}
+
+/* Tear everything down, newest object first. Needs g_rt.lock. */
+static void teardown_locked(void)
+{
+    cn_leak_stats leaks;
+    memset(&leaks, 0, sizeof(leaks));
+
+    /* User objects in reverse order of creation. Default streams and primary contexts belong to
+     * devices and go with them below; destroying a context takes its streams and events along, so
+     * restart from the tail after each destruction. */
+    for (;;) {
+        cn_obj *o = g_rt.objects_tail;
+        while (o) {
+            if (o->kind == CN_KIND_EVENT)
+                break;
+            if (o->kind == CN_KIND_STREAM && !((cn_stream *)o)->is_default)
+                break;
+            if (o->kind == CN_KIND_CONTEXT && !((cn_context *)o)->primary)
+                break;
+            o = o->prev;
+        }
+        if (!o)
+            break;
+        if (o->kind == CN_KIND_EVENT) {
+            leaks.events++;
+            cn_event_destroy_locked((cn_event *)o);
+        } else if (o->kind == CN_KIND_STREAM) {
+            leaks.streams++;
+            cn_stream_destroy_locked((cn_stream *)o, true);
+        } else {
+            leaks.contexts++;
+            cn_context_destroy_locked((cn_context *)o, true);
+        }
+    }
+    cn_device_teardown_all_locked(&leaks);
+    cn_host_mem_release_all(&leaks);
+    cn_tls_forget();
+    cn_loader_unload();
+    __atomic_store_n(&g_rt.core_up, false, __ATOMIC_RELEASE);
+    g_rt.last_leaks = leaks;
+    report_leaks(&leaks);
+    cn_config_free(&g_rt.config);
+    cn_config_defaults(&g_rt.config);
+    cn_error_set_mode(0);
+}
+
+ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
+{
+    pthread_mutex_lock(&g_rt.lock);
+    if (g_rt.init_refs > 0) {
+        g_rt.init_refs++;
+        pthread_mutex_unlock(&g_rt.lock);
+        /* Benign by CANN's documentation: a second component initialising the runtime. */
+        return cn_error(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: the runtime is already initialized "
+                        "(reference count now %llu); the configuration was not re-read",
+                        (unsigned long long)g_rt.init_refs);
+    }
+    cn_log_configure();
+    cn_config cfg;
+    aclError rc = cn_config_load(configPath, &cfg);
+    if (rc != ACL_SUCCESS) {
+        pthread_mutex_unlock(&g_rt.lock);
+        return rc;
+    }
+    if (cfg.content_hash && g_rt.config_hash_set && cfg.content_hash != g_rt.config_hash) {
+        cn_config_free(&cfg);
+        pthread_mutex_unlock(&g_rt.lock);
+        return cn_error(ACL_ERROR_INVALID_PARAM, "aclInit: config file \"%s\" differs from the one of the first "
+                        "initialization of this process; a re-initialization must use the same configuration",
+                        configPath);
+    }
+    rc = cn_core_ensure_locked();
+    if (rc != ACL_SUCCESS) {
+        cn_config_free(&cfg);
+        pthread_mutex_unlock(&g_rt.lock);
+        return rc;
+    }
+    if (cfg.default_device >= 0 && (uint32_t)cfg.default_device >= g_rt.device_count) {
+        cn_config_free(&cfg);
+        pthread_mutex_unlock(&g_rt.lock);
+        return cn_error(ACL_ERROR_FAILURE, "aclInit: defaultDevice.default_device %d is out of range: %u device(s)",
+                        cfg.default_device, g_rt.device_count);
+    }
+    if (cfg.content_hash && !g_rt.config_hash_set) {
+        g_rt.config_hash = cfg.content_hash;
+        g_rt.config_hash_set = true;
+    }
+    cn_config_free(&g_rt.config);
+    g_rt.config = cfg;
+    cn_error_set_mode(cfg.err_msg_mode);
+    g_rt.init_refs = 1;
+    pthread_mutex_unlock(&g_rt.lock);
+    CN_LOGI("aclInit: runtime initialized (driver %s, %u device(s))", g_rt.driver.iface->name, g_rt.device_count);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclFinalize(void)
+{
+    pthread_mutex_lock(&g_rt.lock);
+    if (g_rt.init_refs == 0 && !g_rt.core_up) {
+        pthread_mutex_unlock(&g_rt.lock);
+        return cn_error(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: the runtime is not initialized "
+                        "(never initialized, or already finalized)");
+    }
+    g_rt.init_refs = 0;
+    teardown_locked();
+    pthread_mutex_unlock(&g_rt.lock);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclFinalizeReference(uint64_t *refCount)
+{
+    pthread_mutex_lock(&g_rt.lock);
+    if (g_rt.init_refs == 0) {
+        pthread_mutex_unlock(&g_rt.lock);
+        if (refCount)
+            *refCount = 0;
+        return cn_error(ACL_ERROR_REPEAT_FINALIZE, "aclFinalizeReference: no aclInit reference is held");
+    }
+    uint64_t left = --g_rt.init_refs;
+    if (left == 0)
+        teardown_locked();
+    pthread_mutex_unlock(&g_rt.lock);
+    if (refCount)
+        *refCount = left;
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void) { return cn_error_take_recent(); }
+
+ACL_FUNC_VISIBILITY aclError aclrtPeekAtLastError(aclrtLastErrLevel level)
+{
+    if (level != ACL_RT_THREAD_LEVEL)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "aclrtPeekAtLastError: level %d is not ACL_RT_THREAD_LEVEL", (int)level);
+    return cn_error_last(false);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetLastError(aclrtLastErrLevel level)
+{
+    if (level != ACL_RT_THREAD_LEVEL)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "aclrtGetLastError: level %d is not ACL_RT_THREAD_LEVEL", (int)level);
+    return cn_error_last(true);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion)
+{
+    if (!majorVersion || !minorVersion || !patchVersion)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "aclrtGetVersion: an output pointer is NULL");
+    *majorVersion = ACL_MAJOR_VERSION;
+    *minorVersion = ACL_MINOR_VERSION;
+    *patchVersion = ACL_PATCH_VERSION;
+    return ACL_SUCCESS;
+}

@@ -1,0 +1,779 @@
+/* Streams, events, host callbacks and the launch interface. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const cannon_driver_iface *cn_drv(void) { return g_rt.driver.iface; }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Report queues: callbacks routed to a subscribed user thread (aclrtProcessReport).           */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct cn_report_item {
+    aclrtCallback fn;
+    void *user_data;
+    bool block;
+    bool done;       /* BLOCK items: set by the processing thread (or by cancellation) */
+    cn_report_queue *queue;
+    struct cn_report_item *next;
+} cn_report_item;
+
+struct cn_report_queue {
+    uint64_t tid;
+    int refs;          /* subscriptions + items in flight; under g_rep_lock */
+    int subscriptions; /* streams subscribed; under g_rep_lock */
+    cn_report_item *head, *tail;
+    pthread_cond_t cv;
+    cn_report_queue *next;
+};
+
+/* One lock for all queues: callbacks are not a hot path, and it keeps lifetime rules simple. */
+static pthread_mutex_t g_rep_lock = PTHREAD_MUTEX_INITIALIZER;
+static cn_report_queue *g_queues;
+
+static cn_report_queue *queue_find_locked(uint64_t tid)
+{
+    for (cn_report_queue *q = g_queues; q; q = q->next)
+        if (q->tid == tid && q->subscriptions > 0)
+            return q;
+    return NULL;
+}
+
+static void queue_put_locked(cn_report_queue *q)
+{
+    if (--q->refs > 0)
+        return;
+    for (cn_report_queue **pp = &g_queues; *pp; pp = &(*pp)->next)
+        if (*pp == q) {
+            *pp = q->next;
+            break;
+        }
+    pthread_cond_destroy(&q->cv);
+    cn_free(q);
+}
+
+/* Drop a stream's subscription; when the last goes, callbacks still queued are cancelled so a
+ * stream waiting on a BLOCK callback is not stuck forever. */
+static void queue_unsubscribe_locked(cn_report_queue *q)
+{
+    if (--q->subscriptions == 0) {
+        cn_report_item *it = q->head;
+        q->head = q->tail = NULL;
+        while (it) {
+            cn_report_item *next = it->next;
+            CN_LOGW("host callback %p cancelled: its thread unsubscribed before processing it", (void *)it->fn);
+            if (it->block) {
+                it->done = true;
+            } else {
+                queue_put_locked(it->queue);
+                cn_free(it);
+            }
+            it = next;
+        }
+        pthread_cond_broadcast(&q->cv);
+    }
+    queue_put_locked(q);
+}
+
+/* Runs on the stream's thread when the stream reaches the callback. */
+static int callback_task(void *arg)
+{
+    cn_report_item *it = arg;
+    cn_report_queue *q = it->queue;
+    pthread_mutex_lock(&g_rep_lock);
+    if (q->subscriptions == 0) {
+        queue_put_locked(q);
+        pthread_mutex_unlock(&g_rep_lock);
+        cn_free(it);
+        return 0;
+    }
+    if (q->tail)
+        q->tail->next = it;
+    else
+        q->head = it;
+    q->tail = it;
+    pthread_cond_broadcast(&q->cv);
+    if (it->block) {
+        while (!it->done)
+            pthread_cond_wait(&q->cv, &g_rep_lock);
+        queue_put_locked(q);
+        pthread_mutex_unlock(&g_rep_lock);
+        cn_free(it);
+        return 0;
+    }
+    pthread_mutex_unlock(&g_rep_lock);
+    return 0;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+    cn_stream *s = NULL;
+    aclError rc = cn_stream_resolve(stream, "aclrtSubscribeReport", &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&g_rep_lock);
+    if (s->has_subscriber) {
+        pthread_mutex_unlock(&g_rep_lock);
+        cn_obj_put(&s->obj);
+        return cn_error(ACL_ERROR_RT_STREAM_SUBSCRIBE, "aclrtSubscribeReport: stream %p already has a subscribed "
+                        "thread (%llu)", stream, (unsigned long long)s->subscriber);
+    }
+    cn_report_queue *q = queue_find_locked(threadId);
+    if (!q) {
+        q = cn_calloc(1, sizeof(*q));
+        if (!q) {
+            pthread_mutex_unlock(&g_rep_lock);
+            cn_obj_put(&s->obj);
+            return cn_error(ACL_ERROR_BAD_ALLOC, "aclrtSubscribeReport: out of memory");
+        }
+        q->tid = threadId;
+        pthread_cond_init(&q->cv, NULL);
+        q->next = g_queues;
+        g_queues = q;
+    }
+    q->refs++;
+    q->subscriptions++;
+    s->has_subscriber = true;
+    s->subscriber = threadId;
+    s->reports = q;
+    pthread_mutex_unlock(&g_rep_lock);
+    cn_obj_put(&s->obj);
+    return ACL_SUCCESS;
+}
+
+static void stream_unsubscribe(cn_stream *s)
+{
+    pthread_mutex_lock(&g_rep_lock);
+    if (s->has_subscriber) {
+        cn_report_queue *q = s->reports;
+        s->has_subscriber = false;
+        s->reports = NULL;
+        s->subscriber = 0;
+        queue_unsubscribe_locked(q);
+    }
+    pthread_mutex_unlock(&g_rep_lock);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+    cn_stream *s = NULL;
+    aclError rc = cn_stream_resolve(stream, "aclrtUnSubscribeReport", &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&g_rep_lock);
+    bool ok = s->has_subscriber && s->subscriber == threadId;
+    pthread_mutex_unlock(&g_rep_lock);
+    if (!ok) {
+        cn_obj_put(&s->obj);
+        return cn_error(ACL_ERROR_STREAM_NOT_SUBSCRIBE, "aclrtUnSubscribeReport: thread %llu is not subscribed to "
+                        "stream %p", (unsigned long long)threadId, stream);
+    }
+    stream_unsubscribe(s);
+    cn_obj_put(&s->obj);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
+                                                 aclrtStream stream)
+{
+    if (!fn)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "aclrtLaunchCallback: fn is NULL");
+    if (blockType != ACL_CALLBACK_NO_BLOCK && blockType != ACL_CALLBACK_BLOCK)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "aclrtLaunchCallback: blockType %d is not an aclrtCallbackBlockType",
+                        (int)blockType);
+    cn_stream *s = NULL;
+    aclError rc = cn_stream_resolve(stream, "aclrtLaunchCallback", &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    cn_report_item *it = cn_calloc(1, sizeof(*it));
+    if (!it) {
+        cn_obj_put(&s->obj);
+        return cn_error(ACL_ERROR_BAD_ALLOC, "aclrtLaunchCallback: out of memory");
+    }
+    it->fn = fn;
+    it->user_data = userData;
+    it->block = blockType == ACL_CALLBACK_BLOCK;
+    pthread_mutex_lock(&g_rep_lock);
+    if (!s->has_subscriber) {
+        pthread_mutex_unlock(&g_rep_lock);
+        cn_free(it);
+        cn_obj_put(&s->obj);
+        return cn_error(ACL_ERROR_RT_STREAM_NO_CB_REG, "aclrtLaunchCallback: no thread is subscribed to stream %p; "
+                        "call aclrtSubscribeReport first", stream);
+    }
+    it->queue = s->reports;
+    it->queue->refs++;
+    pthread_mutex_unlock(&g_rep_lock);
+    int drc = cn_drv()->stream->enqueue_host(s->drv, callback_task, it);
+    if (drc != 0) {
+        pthread_mutex_lock(&g_rep_lock);
+        queue_put_locked(it->queue);
+        pthread_mutex_unlock(&g_rep_lock);
+        cn_free(it);
+        rc = cn_error(drc, "aclrtLaunchCallback: the driver could not enqueue the callback");
+    }
+    cn_obj_put(&s->obj);
+    return rc;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout)
+{
+    if (timeout == 0 || timeout < -1)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "aclrtProcessReport: timeout %d ms is invalid (use -1 or a "
+                        "positive number of milliseconds)", timeout);
+    uint64_t tid = (uint64_t)pthread_self();
+    pthread_mutex_lock(&g_rep_lock);
+    cn_report_queue *q = queue_find_locked(tid);
+    if (!q) {
+        pthread_mutex_unlock(&g_rep_lock);
+        return cn_error(ACL_ERROR_RT_THREAD_SUBSCRIBE, "aclrtProcessReport: the calling thread is not subscribed to "
+                        "any stream (aclrtSubscribeReport)");
+    }
+    q->refs++;
+    struct timespec dl;
+    if (timeout > 0) {
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_sec += timeout / 1000;
+        dl.tv_nsec += (long)(timeout % 1000) * 1000000L;
+        if (dl.tv_nsec >= 1000000000L) {
+            dl.tv_sec++;
+            dl.tv_nsec -= 1000000000L;
+        }
+    }
+    while (!q->head && q->subscriptions > 0) {
+        int w = timeout > 0 ? pthread_cond_timedwait(&q->cv, &g_rep_lock, &dl) : pthread_cond_wait(&q->cv, &g_rep_lock);
+        if (w != 0 && !q->head)
+            break;
+    }
+    if (!q->head) {
+        queue_put_locked(q);
+        pthread_mutex_unlock(&g_rep_lock);
+        return cn_error(ACL_ERROR_RT_REPORT_TIMEOUT, "aclrtProcessReport: no callback arrived within %d ms", timeout);
+    }
+    /* Run everything that is due, in order, outside the lock. */
+    while (q->head) {
+        cn_report_item *it = q->head;
+        q->head = it->next;
+        if (!q->head)
+            q->tail = NULL;
+        pthread_mutex_unlock(&g_rep_lock);
+        it->fn(it->user_data);
+        pthread_mutex_lock(&g_rep_lock);
+        if (it->block) {
+            it->done = true;
+            pthread_cond_broadcast(&q->cv);
+        } else {
+            queue_put_locked(it->queue);
+            cn_free(it);
+        }
+    }
+    queue_put_locked(q);
+    pthread_mutex_unlock(&g_rep_lock);
+    return ACL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Streams                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+static void stream_release(cn_obj *o)
+{
+    cn_stream *s = (cn_stream *)o;
+    const cannon_driver_iface *d = cn_drv();
+    if (s->fence)
+        d->stream->event_destroy(s->fence);
+    /* Whoever drops the last reference ends the stream; pending work was waited for (or
+     * deliberately discarded) by the destroy call that unregistered it. */
+    d->stream->destroy(s->drv, 1);
+    cn_free(s);
+}
+
+aclError cn_stream_create_locked(cn_context *ctx, bool is_default, uint32_t flags, cn_stream **out)
+{
+    cn_stream *s = cn_calloc(1, sizeof(*s));
+    if (!s)
+        return cn_error(ACL_ERROR_BAD_ALLOC, "out of memory creating a stream");
+    cn_obj_init(&s->obj, CN_KIND_STREAM, stream_release);
+    s->ctx = ctx;
+    s->is_default = is_default;
+    s->flags = flags;
+    int drc = cn_drv()->stream->create(ctx->dev->drv, flags, &s->drv);
+    if (drc != 0 || !s->drv) {
+        cn_free(s);
+        return cn_error(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "device %d: the driver could not create a stream (error %d)",
+                        ctx->dev->id, drc);
+    }
+    aclError rc = cn_obj_register(&s->obj);
+    if (rc != ACL_SUCCESS) {
+        cn_drv()->stream->destroy(s->drv, 1);
+        cn_free(s);
+        return cn_error(rc, "out of memory registering a stream");
+    }
+    *out = s;
+    return ACL_SUCCESS;
+}
+
+void cn_stream_destroy_locked(cn_stream *s, bool force)
+{
+    if (!force)
+        cn_drv()->stream->synchronize(s->drv, -1, NULL, 0);
+    stream_unsubscribe(s);
+    cn_obj_unregister(&s->obj);
+    cn_obj_put(&s->obj);
+}
+
+aclError cn_stream_resolve(aclrtStream stream, const char *api, cn_stream **out)
+{
+    if (!stream) {
+        cn_context *c = NULL;
+        aclError rc = cn_require_context(api, &c);
+        if (rc != ACL_SUCCESS)
+            return rc;
+        cn_stream *s = c->default_stream;
+        cn_obj_ref(&s->obj);
+        cn_obj_put(&c->obj);
+        *out = s;
+        return ACL_SUCCESS;
+    }
+    cn_stream *s = (cn_stream *)cn_obj_get(stream, CN_KIND_STREAM);
+    if (!s)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p is not a live stream (destroyed already, or not a stream "
+                        "handle)", api, stream);
+    *out = s;
+    return ACL_SUCCESS;
+}
+
+aclError cn_stream_sync(cn_stream *s, int32_t timeout_ms, const char *api)
+{
+    char msg[512];
+    msg[0] = '\0';
+    int rc = cn_drv()->stream->synchronize(s->drv, timeout_ms, msg, sizeof(msg));
+    if (rc == 0)
+        return ACL_SUCCESS;
+    if (rc == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
+        return cn_error(rc, "%s: stream %p did not finish within %d ms", api, (void *)s, timeout_ms);
+    return cn_error(rc, "%s: a task on stream %p failed: %s", api, (void *)s, msg[0] ? msg : "(no message)");
+}
+
+static aclError create_stream(const char *api, aclrtStream *stream, uint32_t flags)
+{
+    if (!stream)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "%s: stream is NULL", api);
+    cn_context *c = NULL;
+    aclError rc = cn_require_context(api, &c);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&g_rt.lock);
+    cn_stream *s = NULL;
+    /* The context may have been destroyed between the lookup and the lock. */
+    cn_obj *check = cn_obj_get(c, CN_KIND_CONTEXT);
+    if (!check) {
+        rc = cn_error(ACL_ERROR_RT_CONTEXT_NULL, "%s: the current context was destroyed", api);
+    } else {
+        cn_obj_put(check);
+        rc = cn_stream_create_locked(c, false, flags, &s);
+    }
+    pthread_mutex_unlock(&g_rt.lock);
+    cn_obj_put(&c->obj);
+    if (rc == ACL_SUCCESS)
+        *stream = s;
+    return rc;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream) { return create_stream("aclrtCreateStream", stream, 0); }
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag)
+{
+    (void)priority; /* reserved in CANN */
+    return create_stream("aclrtCreateStreamWithConfig", stream, flag);
+}
+
+static aclError destroy_stream(const char *api, aclrtStream stream, bool force)
+{
+    if (!stream)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "%s: stream is NULL (the default stream cannot be destroyed)", api);
+    cn_stream *s = (cn_stream *)cn_obj_get(stream, CN_KIND_STREAM);
+    if (!s)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p is not a live stream", api, stream);
+    if (s->is_default) {
+        cn_obj_put(&s->obj);
+        return cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p is a default stream; it goes with its context", api, stream);
+    }
+    /* Wait outside the global lock: the stream's pending work may need other runtime calls
+     * (a callback thread) to finish. */
+    if (!force)
+        cn_drv()->stream->synchronize(s->drv, -1, NULL, 0);
+    pthread_mutex_lock(&g_rt.lock);
+    cn_obj *still = cn_obj_get(stream, CN_KIND_STREAM);
+    aclError rc = ACL_SUCCESS;
+    if (still != &s->obj) {
+        rc = cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p was destroyed by another thread meanwhile", api, stream);
+    } else {
+        cn_obj_put(still);
+        cn_stream_destroy_locked(s, true);
+    }
+    if (still && still != &s->obj)
+        cn_obj_put(still);
+    pthread_mutex_unlock(&g_rt.lock);
+    cn_obj_put(&s->obj);
+    return rc;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream) { return destroy_stream("aclrtDestroyStream", stream, false); }
+
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamForce(aclrtStream stream)
+{
+    return destroy_stream("aclrtDestroyStreamForce", stream, true);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream)
+{
+    cn_stream *s = NULL;
+    aclError rc = cn_stream_resolve(stream, "aclrtSynchronizeStream", &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    rc = cn_stream_sync(s, -1, "aclrtSynchronizeStream");
+    cn_obj_put(&s->obj);
+    return rc;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
+{
+    if (timeout == 0 || timeout < -1)
+        return cn_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtSynchronizeStreamWithTimeout: timeout %d ms is invalid "
+                        "(use -1 to wait forever or a positive number of milliseconds)", timeout);
+    cn_stream *s = NULL;
+    aclError rc = cn_stream_resolve(stream, "aclrtSynchronizeStreamWithTimeout", &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    rc = cn_stream_sync(s, timeout, "aclrtSynchronizeStreamWithTimeout");
+    cn_obj_put(&s->obj);
+    return rc;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
+{
+    if (!status)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "aclrtStreamQuery: status is NULL");
+    cn_stream *s = NULL;
+    aclError rc = cn_stream_resolve(stream, "aclrtStreamQuery", &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    *status = cn_drv()->stream->query(s->drv) ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+    cn_obj_put(&s->obj);
+    return ACL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Events                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+#define CN_EVENT_FLAGS_OK \
+    (ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE | ACL_EVENT_DEVICE_USE_ONLY | \
+     ACL_EVENT_EXTERNAL)
+
+static void event_release(cn_obj *o)
+{
+    cn_event *e = (cn_event *)o;
+    cn_drv()->stream->event_destroy(e->drv);
+    cn_free(e);
+}
+
+static aclError create_event(const char *api, aclrtEvent *event, uint32_t flags)
+{
+    if (!event)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "%s: event is NULL", api);
+    cn_context *c = NULL;
+    aclError rc = cn_require_context(api, &c);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    cn_event *e = cn_calloc(1, sizeof(*e));
+    if (!e) {
+        cn_obj_put(&c->obj);
+        return cn_error(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
+    }
+    cn_obj_init(&e->obj, CN_KIND_EVENT, event_release);
+    e->ctx = c;
+    e->flags = flags;
+    int drc = cn_drv()->stream->event_create(c->dev->drv, (flags & ACL_EVENT_TIME_LINE) ? CANNON_DRV_EVENT_TIMING : 0,
+                                             &e->drv);
+    if (drc != 0 || !e->drv) {
+        cn_free(e);
+        cn_obj_put(&c->obj);
+        return cn_error(ACL_ERROR_RT_NO_EVENT_RESOURCE, "%s: the driver could not create an event (error %d)", api, drc);
+    }
+    pthread_mutex_lock(&g_rt.lock);
+    cn_obj *check = cn_obj_get(c, CN_KIND_CONTEXT);
+    if (!check) {
+        rc = cn_error(ACL_ERROR_RT_CONTEXT_NULL, "%s: the current context was destroyed", api);
+    } else {
+        cn_obj_put(check);
+        rc = cn_obj_register(&e->obj);
+        if (rc != ACL_SUCCESS)
+            cn_error(rc, "%s: out of memory registering the event", api);
+    }
+    pthread_mutex_unlock(&g_rt.lock);
+    cn_obj_put(&c->obj);
+    if (rc != ACL_SUCCESS) {
+        cn_drv()->stream->event_destroy(e->drv);
+        cn_free(e);
+        return rc;
+    }
+    *event = e;
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event)
+{
+    return create_event("aclrtCreateEvent", event, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    if (flag == 0 || (flag & ~CN_EVENT_FLAGS_OK))
+        return cn_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtCreateEventWithFlag: flag 0x%x is invalid (an OR of "
+                        "ACL_EVENT_SYNC, ACL_EVENT_CAPTURE_STREAM_PROGRESS, ACL_EVENT_TIME_LINE, "
+                        "ACL_EVENT_DEVICE_USE_ONLY, ACL_EVENT_EXTERNAL is expected)", flag);
+    return create_event("aclrtCreateEventWithFlag", event, flag);
+}
+
+static aclError get_event(const char *api, aclrtEvent event, cn_event **out)
+{
+    if (!event)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "%s: event is NULL", api);
+    cn_event *e = (cn_event *)cn_obj_get(event, CN_KIND_EVENT);
+    if (!e)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p is not a live event (destroyed already, or not an event "
+                        "handle)", api, event);
+    *out = e;
+    return ACL_SUCCESS;
+}
+
+void cn_event_destroy_locked(cn_event *e)
+{
+    cn_obj_unregister(&e->obj);
+    cn_obj_put(&e->obj);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event)
+{
+    cn_event *e = NULL;
+    aclError rc = get_event("aclrtDestroyEvent", event, &e);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&g_rt.lock);
+    cn_obj *still = cn_obj_get(event, CN_KIND_EVENT);
+    if (still == &e->obj) {
+        cn_obj_put(still);
+        cn_event_destroy_locked(e);
+    } else {
+        if (still)
+            cn_obj_put(still);
+        rc = cn_error(ACL_ERROR_INVALID_PARAM, "aclrtDestroyEvent: %p was destroyed by another thread meanwhile", event);
+    }
+    pthread_mutex_unlock(&g_rt.lock);
+    cn_obj_put(&e->obj);
+    return rc;
+}
+
+typedef int (*event_enqueue_fn)(cannon_drv_stream *, cannon_drv_event *);
+
+static aclError event_on_stream(const char *api, aclrtEvent event, aclrtStream stream, int which)
+{
+    cn_event *e = NULL;
+    aclError rc = get_event(api, event, &e);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (which == 1 && !(e->flags & ACL_EVENT_SYNC)) {
+        cn_obj_put(&e->obj);
+        return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: event %p was created without ACL_EVENT_SYNC and cannot be "
+                        "waited on", api, event);
+    }
+    cn_stream *s = NULL;
+    rc = cn_stream_resolve(stream, api, &s);
+    if (rc != ACL_SUCCESS) {
+        cn_obj_put(&e->obj);
+        return rc;
+    }
+    const cannon_stream_iface *si = cn_drv()->stream;
+    event_enqueue_fn fn = which == 0 ? si->enqueue_record : which == 1 ? si->enqueue_wait : si->enqueue_reset;
+    int drc = fn(s->drv, e->drv);
+    if (drc != 0)
+        rc = cn_error(drc, "%s: the driver could not enqueue the event operation", api);
+    cn_obj_put(&s->obj);
+    cn_obj_put(&e->obj);
+    return rc;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
+{
+    return event_on_stream("aclrtRecordEvent", event, stream, 0);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
+{
+    return event_on_stream("aclrtStreamWaitEvent", event, stream, 1);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
+{
+    return event_on_stream("aclrtResetEvent", event, stream, 2);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
+{
+    if (!status)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventStatus: status is NULL");
+    cn_event *e = NULL;
+    aclError rc = get_event("aclrtQueryEventStatus", event, &e);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    *status = cn_drv()->stream->event_query(e->drv) ? ACL_EVENT_RECORDED_STATUS_COMPLETE
+                                                      : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    cn_obj_put(&e->obj);
+    return ACL_SUCCESS;
+}
+
+static aclError sync_event(const char *api, aclrtEvent event, int32_t timeout)
+{
+    cn_event *e = NULL;
+    aclError rc = get_event(api, event, &e);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    int drc = cn_drv()->stream->event_synchronize(e->drv, timeout);
+    if (drc == ACL_ERROR_RT_EVENT_SYNC_TIMEOUT)
+        rc = cn_error(drc, "%s: event %p did not complete within %d ms", api, event, timeout);
+    else if (drc != 0)
+        rc = cn_error(drc, "%s: waiting for event %p failed", api, event);
+    cn_obj_put(&e->obj);
+    return rc;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event) { return sync_event("aclrtSynchronizeEvent", event, -1); }
+
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
+{
+    if (timeout == 0 || timeout < -1)
+        return cn_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtSynchronizeEventWithTimeout: timeout %d ms is invalid "
+                        "(use -1 to wait forever or a positive number of milliseconds)", timeout);
+    return sync_event("aclrtSynchronizeEventWithTimeout", event, timeout);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
+{
+    if (!ms)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "aclrtEventElapsedTime: ms is NULL");
+    cn_event *a = NULL, *b = NULL;
+    aclError rc = get_event("aclrtEventElapsedTime", startEvent, &a);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    rc = get_event("aclrtEventElapsedTime", endEvent, &b);
+    if (rc != ACL_SUCCESS) {
+        cn_obj_put(&a->obj);
+        return rc;
+    }
+    if (!(a->flags & ACL_EVENT_TIME_LINE) || !(b->flags & ACL_EVENT_TIME_LINE)) {
+        rc = cn_error(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "aclrtEventElapsedTime: both events need "
+                      "ACL_EVENT_TIME_LINE to be timed");
+    } else {
+        int drc = cn_drv()->stream->event_elapsed(a->drv, b->drv, ms);
+        if (drc == ACL_ERROR_RT_EVENT_NOT_COMPLETE)
+            rc = cn_error(drc, "aclrtEventElapsedTime: an event has not completed yet; synchronize first");
+        else if (drc != 0)
+            rc = cn_error(drc, "aclrtEventElapsedTime: an event was never recorded (or was reset)");
+    }
+    cn_obj_put(&b->obj);
+    cn_obj_put(&a->obj);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Launch interface (include/cannon/kernel.h)                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+CANNON_API aclError cannonLaunchKernel(const cannon_launch_desc *desc, aclrtStream stream)
+{
+    if (!desc || !desc->fn || desc->block_dim == 0)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "cannonLaunchKernel: %s", !desc ? "desc is NULL"
+                        : !desc->fn ? "desc->fn is NULL" : "desc->block_dim is 0");
+    cn_stream *s = NULL;
+    aclError rc = cn_stream_resolve(stream, "cannonLaunchKernel", &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    int drc = cn_drv()->stream->enqueue_launch(s->drv, desc);
+    if (drc != 0)
+        rc = cn_error(drc, "cannonLaunchKernel: the driver could not enqueue kernel %s", desc->name ? desc->name : "?");
+    cn_obj_put(&s->obj);
+    return rc;
+}
+
+CANNON_API int cannonKernelReportError(const cannon_kernel_ctx *ctx, int code, const char *fmt, ...)
+{
+    if (!ctx || !ctx->hooks || !ctx->hooks->report)
+        return code;
+    char msg[512];
+    msg[0] = '\0';
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+    }
+    ctx->hooks->report(ctx->stream_priv, code, msg);
+    return code;
+}
+
+CANNON_API aclError cannonLaunchHostTask(aclrtStream stream, cannon_host_task_fn fn, void *arg)
+{
+    if (!fn)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "cannonLaunchHostTask: fn is NULL");
+    cn_stream *s = NULL;
+    aclError rc = cn_stream_resolve(stream, "cannonLaunchHostTask", &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    int drc = cn_drv()->stream->enqueue_host(s->drv, fn, arg);
+    if (drc != 0)
+        rc = cn_error(drc, "cannonLaunchHostTask: the driver could not enqueue the task");
+    cn_obj_put(&s->obj);
+    return rc;
+}
+
+typedef struct host_func_call {
+    aclrtHostFunc fn;
+    void *args;
+} host_func_call;
+
+static int host_func_task(void *arg)
+{
+    host_func_call call = *(host_func_call *)arg;
+    cn_free(arg);
+    call.fn(call.args);
+    return 0;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
+{
+    if (!fn)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "aclrtLaunchHostFunc: fn is NULL");
+    host_func_call *call = cn_malloc(sizeof(*call));
+    if (!call)
+        return cn_error(ACL_ERROR_BAD_ALLOC, "aclrtLaunchHostFunc: out of memory");
+    call->fn = fn;
+    call->args = args;
+    aclError rc = cannonLaunchHostTask(stream, host_func_task, call);
+    if (rc != ACL_SUCCESS)
+        cn_free(call);
+    return rc;
+}
+
+CANNON_API uint32_t cannonGetWorkerCount(void)
+{
+    cn_context *c = cn_current_context();
+    if (!c)
+        return 0;
+    uint32_t n = c->dev->props.num_workers;
+    cn_obj_put(&c->obj);
+    return n;
+}
