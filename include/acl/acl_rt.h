@@ -398,7 +398,8 @@ ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr);
 /**
  * Synchronous copy of @p count bytes. count 0 → success; NULL pointers or an unknown kind →
  * ACL_ERROR_INVALID_PARAM; count > destMax → ACL_ERROR_RT_PARAM_INVALID (107000); a pointer on
- * the wrong side of the declared kind, or a range that runs past its allocation →
+ * the wrong side of the declared kind, or a range that runs past its allocation (its size being
+ * the requested size rounded up to 64 bytes) →
  * ACL_ERROR_RT_PARAM_INVALID. ACL_MEMCPY_DEFAULT infers the direction.
  */
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,

@@ -58,7 +58,8 @@ typedef struct cannon_device_props {
 typedef struct cannon_memory_iface {
     /** The arena [*base, *base + *size). Memory is committed lazily on first touch. */
     int (*arena)(cannon_drv_device *dev, void **base, size_t *size);
-    /** A file descriptor another process can map (memfd) for the whole arena; -1 if none. */
+    /** A file descriptor another process can map (memfd) for the whole arena; -1 if none. The
+     *  driver owns it: callers that keep it must dup() it. */
     int (*export_fd)(cannon_drv_device *dev);
     /** Hint that [ptr, ptr+size) will be used (CPU: huge pages); may be a no-op. */
     int (*commit)(cannon_drv_device *dev, void *ptr, size_t size, int huge);
@@ -117,7 +118,8 @@ typedef struct cannon_stream_iface {
 /** A device. */
 typedef struct cannon_device_iface {
     int (*get_props)(cannon_drv_device *dev, cannon_device_props *props);
-    /** Run fn over n blocks on the pool and wait (for synchronous host-side work). */
+    /** Run fn over n blocks on the pool and wait (for synchronous host-side work). Called from
+     *  inside a kernel it runs inline on the calling worker. */
     int (*parallel_for)(cannon_drv_device *dev, const cannon_launch_desc *desc);
 } cannon_device_iface;
 
@@ -132,7 +134,9 @@ typedef struct cannon_driver_iface {
     /** Initialise the driver; count devices. */
     int (*init)(const cannon_host_api *host, uint32_t *device_count);
     void (*fini)(void);
-    /** Open device index (0-based, < device_count); close tears down its pool and arena. */
+    /** Open device index (0-based, < device_count); opening an open index returns the same
+     *  device and needs one more close. The last close tears down its arena and destroys the
+     *  streams and events still on the device (their handles become invalid). */
     int (*device_open)(uint32_t index, cannon_drv_device **out);
     void (*device_close)(cannon_drv_device *dev);
     const cannon_device_iface *device;

@@ -5,7 +5,10 @@
  * device driver runs a kernel's blocks in parallel on the device's worker pool.
  *
  * Threading: every function here is thread-safe. Kernels run on driver worker threads, never on
- * the calling thread, and must not call stream or device synchronisation APIs.
+ * the calling thread, and must not call stream or device synchronisation APIs. Launches from
+ * different streams or devices may run one after another (the CPU driver's pool runs one launch at
+ * a time), so a kernel must never wait for another kernel: work that blocks (a collective waiting
+ * for a peer) belongs in a host task (cannonLaunchHostTask), which does not hold the pool.
  */
 #ifndef CANNON_KERNEL_H_
 #define CANNON_KERNEL_H_
@@ -80,6 +83,17 @@ typedef int (*cannon_host_task_fn)(void *arg);
  * libhccl to make a collective a stream task. Errors as cannonLaunchKernel.
  */
 CANNON_API aclError cannonLaunchHostTask(aclrtStream stream, cannon_host_task_fn fn, void *arg);
+
+/**
+ * Record an error for aclGetRecentErrMsg() on the calling thread (as the runtime's own failures
+ * do) and return @p code. For libraries built on the runtime (operators, collectives) so their
+ * argument errors read the same as the runtime's.
+ */
+CANNON_API aclError cannonReportError(aclError code, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /** Number of worker threads of the current device (what num_workers will be). 0 with no device. */
 CANNON_API uint32_t cannonGetWorkerCount(void);

@@ -32,6 +32,21 @@ void cn_tls_forget(void)
 /* Devices                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
+/* Clear a device slot. arena_base/arena_size are read without the lock by cn_device_of_ptr,
+ * so they are only ever written atomically (and are left alone here). */
+static void device_clear(cn_device *d, int32_t id)
+{
+    d->id = id;
+    d->open = false;
+    d->primary_refs = 0;
+    d->implicit_refs = 0;
+    d->user_contexts = 0;
+    d->drv = NULL;
+    d->alloc = NULL;
+    memset(&d->props, 0, sizeof(d->props));
+    d->primary = NULL;
+}
+
 static int alloc_commit(void *ctx, void *p, size_t n, int huge)
 {
     cn_device *d = ctx;
@@ -50,8 +65,7 @@ aclError cn_device_open_locked(int32_t id)
     if (d->open)
         return ACL_SUCCESS;
     const cannon_driver_iface *drv = g_rt.driver.iface;
-    memset(d, 0, sizeof(*d));
-    d->id = id;
+    device_clear(d, id);
     int rc = drv->device_open((uint32_t)id, &d->drv);
     if (rc != 0 || !d->drv)
         return cn_error(ACL_ERROR_RT_DEV_SETUP_ERROR, "device %d: driver \"%s\" failed to open it (error %d)", id,
@@ -94,7 +108,7 @@ static void device_close_locked(cn_device *d, cn_leak_stats *leaks)
         }
     }
     g_rt.driver.iface->device_close(d->drv);
-    memset(d, 0, sizeof(*d));
+    device_clear(d, d->id);
 }
 
 static void device_maybe_close_locked(cn_device *d)

@@ -2,12 +2,15 @@
  *
  * Search order for modules: every entry of $CANNON_DRIVER_PATH (':'-separated; a directory is
  * scanned for libcannon-driver-*.so, a file is tried as is), then the private module directory
- * next to this library (<dir of libascendcl>/cannon/drivers), then the install-time directory.
+ * next to this library (<dir of libascendcl>/cannon/drivers, and <dir>/../lib/cannon/drivers for a
+ * statically linked program in <prefix>/bin), then the install-time directory.
  * Each candidate must export cannon_driver_entry, accept our ABI version, report the same
  * abi_version and a struct_size at least ours, and score > 0 in probe(); otherwise it is
  * rejected with a logged reason (kept for cannon-info). The highest score wins; on a tie the
  * built-in driver wins unless $CANNON_DRIVER names a driver, in which case only drivers of that
  * name are eligible and a module wins the tie (this is how a test forces the module path).
+ * A module found by a directory scan whose driver is also built in (libcannon-driver-cpu.so) is
+ * only loaded when CANNON_DRIVER is set: otherwise it could not win and would only slow aclInit.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -60,7 +63,8 @@ static void reject(const char *path, const char *fmt, ...)
     g_rt.n_rejected++;
 }
 
-static bool add_candidate(const cannon_driver_iface *iface, void *dl, const char *source)
+/* Returns false when the driver was not added; *oom tells an out-of-memory failure apart. */
+static bool add_candidate(const cannon_driver_iface *iface, void *dl, const char *source, bool *oom)
 {
     int score = iface->probe ? iface->probe() : 0;
     if (score <= 0) {
@@ -68,8 +72,10 @@ static bool add_candidate(const cannon_driver_iface *iface, void *dl, const char
         return false;
     }
     cn_driver_entry *c = cn_realloc(g_rt.candidates, (g_rt.n_candidates + 1) * sizeof(*c));
-    if (!c)
+    if (!c) {
+        *oom = true;
         return false;
+    }
     g_rt.candidates = c;
     c[g_rt.n_candidates].iface = iface;
     c[g_rt.n_candidates].dl = dl;
@@ -129,8 +135,12 @@ static void try_module(const char *path)
         dlclose(dl);
         return;
     }
-    if (!add_candidate(iface, dl, real))
+    bool oom = false;
+    if (!add_candidate(iface, dl, real, &oom)) {
+        if (oom)
+            CN_LOGW("driver loader: out of memory recording %s", real);
         dlclose(dl);
+    }
 }
 
 static void scan_dir(const char *dir)
@@ -146,6 +156,13 @@ static void scan_dir(const char *dir)
             continue;
         char path[PATH_MAX];
         snprintf(path, sizeof(path), "%s/%s", dir, n);
+        /* A module of a driver that is also built in adds nothing unless CANNON_DRIVER asks for
+         * it by name: skip it without dlopen, which is most of aclInit's cost. */
+        const char *want = getenv("CANNON_DRIVER");
+        if ((!want || !*want) && strncmp(n + 17, "cpu.so", 6) == 0 && len == 17 + 6) {
+            CN_LOGD("driver loader: skipped %s: the same driver is built in (set CANNON_DRIVER=cpu to load it)", path);
+            continue;
+        }
         try_module(path);
     }
     closedir(d);
@@ -177,6 +194,9 @@ static void scan_private_dir(void)
             char dir[PATH_MAX + 32];
             snprintf(dir, sizeof(dir), "%s/cannon/drivers", buf);
             scan_dir(dir);
+            /* A statically linked program in <prefix>/bin finds <prefix>/lib's modules. */
+            snprintf(dir, sizeof(dir), "%s/../lib/cannon/drivers", buf);
+            scan_dir(dir);
         }
     }
     scan_dir(CANNON_DRIVER_DIR);
@@ -184,17 +204,21 @@ static void scan_private_dir(void)
 
 aclError cn_loader_load(void)
 {
-    add_candidate(cannon_cpu_driver_iface(), NULL, "built-in");
-
+    bool oom = false;
+    add_candidate(cannon_cpu_driver_iface(), NULL, "built-in", &oom);
     const char *env = getenv("CANNON_DRIVER_PATH");
-    if (env && *env) {
-        char *copy = cn_strdup(env);
-        if (copy) {
-            char *save = NULL;
-            for (char *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
-                scan_path_entry(tok);
-            cn_free(copy);
-        }
+    char *copy = NULL;
+    if (!oom && env && *env && !(copy = cn_strdup(env)))
+        oom = true;
+    if (oom) {
+        cn_loader_unload();
+        return cn_error(ACL_ERROR_BAD_ALLOC, "driver loader: out of memory");
+    }
+    if (copy) {
+        char *save = NULL;
+        for (char *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
+            scan_path_entry(tok);
+        cn_free(copy);
     }
     scan_private_dir();
 

@@ -242,12 +242,11 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
 {
     pthread_mutex_lock(&g_rt.lock);
     if (g_rt.init_refs > 0) {
-        g_rt.init_refs++;
+        unsigned long long refs = ++g_rt.init_refs;
         pthread_mutex_unlock(&g_rt.lock);
         /* Benign by CANN's documentation: a second component initialising the runtime. */
         return cn_error(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: the runtime is already initialized "
-                        "(reference count now %llu); the configuration was not re-read",
-                        (unsigned long long)g_rt.init_refs);
+                        "(reference count now %llu); the configuration was not re-read", refs);
     }
     cn_log_configure();
     cn_config cfg;

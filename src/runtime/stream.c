@@ -725,6 +725,15 @@ CANNON_API int cannonKernelReportError(const cannon_kernel_ctx *ctx, int code, c
     return code;
 }
 
+CANNON_API aclError cannonReportError(aclError code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    aclError rc = cn_verror(code, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
 CANNON_API aclError cannonLaunchHostTask(aclrtStream stream, cannon_host_task_fn fn, void *arg)
 {
     if (!fn)

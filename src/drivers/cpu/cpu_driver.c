@@ -201,6 +201,8 @@ static void cpu_fini(void)
     }
     g_drv.initialised = 0;
     pthread_mutex_unlock(&g_drv.lock);
+    /* The logger belongs to the runtime, which may unload before init is called again. */
+    atomic_store(&g_log, NULL);
 }
 
 static int cpu_device_open(uint32_t index, cannon_drv_device **out)

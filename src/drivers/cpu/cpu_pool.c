@@ -137,6 +137,10 @@ static void *helper_main(void *arg)
     t_worker_id = id;
     uint32_t seen = atomic_load(&g_pool.seq);
     for (;;) {
+        /* Checked before every wait: a helper that starts late may read a `seq` already bumped by
+         * the stop request, and would otherwise wait for a bump that never comes. */
+        if (atomic_load(&g_pool.stop))
+            break;
         /* Wait for a new job (or stop): spin first, then sleep on the futex. */
         if (atomic_load_explicit(&g_pool.seq, memory_order_relaxed) == seen) {
             int64_t end = cannon_cpu_now_ns() + cannon_cpu_spin_ns();

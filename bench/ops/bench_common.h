@@ -1,0 +1,49 @@
+/* Timing shared by bench_softmax and the oneDNN peer: 2 warm-up calls, then samples of k calls
+ * with k chosen so a sample lasts >= 50 ms; the median, min and max per-call time of NS samples. */
+#ifndef CANNON_BENCH_OPS_COMMON_H_
+#define CANNON_BENCH_OPS_COMMON_H_
+
+#include <stdlib.h>
+#include <time.h>
+
+static double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int bench_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct bench_result {
+    double med_ms, min_ms, max_ms;
+} bench_result;
+
+/* fn(ctx) runs one call to completion. */
+static bench_result bench_time(void (*fn)(void *), void *ctx, int ns)
+{
+    fn(ctx);
+    fn(ctx);
+    double t0 = bench_now();
+    fn(ctx);
+    double one = bench_now() - t0;
+    int k = one > 0.05 ? 1 : (int)(0.05 / (one > 1e-7 ? one : 1e-7)) + 1;
+    double s[64];
+    if (ns > 64)
+        ns = 64;
+    for (int i = 0; i < ns; i++) {
+        t0 = bench_now();
+        for (int j = 0; j < k; j++)
+            fn(ctx);
+        s[i] = (bench_now() - t0) / k * 1e3;
+    }
+    qsort(s, (size_t)ns, sizeof s[0], bench_cmp);
+    bench_result r = {s[ns / 2], s[0], s[ns - 1]};
+    return r;
+}
+
+#endif

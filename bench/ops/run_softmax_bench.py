@@ -1,0 +1,118 @@
+#!/usr/bin/python3
+"""Run bench_softmax (cannon) and the peers -- torch (ATEN_CPU_CAPABILITY=avx512, out= variants
+aten._softmax.out / _log_softmax.out) and oneDNN (bench_softmax_dnnl) -- in one run, interleaved
+per case, for 1 and 2 threads, and print one JSON line per case plus a table of ratios:
+  pct_of_floor = copy-floor time / cannon time (the floor: bytes read + written / STREAM copy);
+  vs_best_peer = best peer time / cannon time (> 1: cannon faster).
+The target (issue): pct_of_floor >= 85 and vs_best_peer >= 1 (>= 1.5 where the best peer is
+below 60% of the floor).
+
+  /usr/bin/python3 bench/ops/run_softmax_bench.py --build build-sm [--threads 1,2] [--ns 7]
+      [--shapes 4096x1024,...] [--dtypes f32,bf16] [--ops softmax,log_softmax]
+Needs /usr/bin/python3 with torch (python3-torch) and, for oneDNN, libdnnl-dev at build time.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+TORCH_PEER = r"""
+import json, sys, time, torch
+op, dt, shape, threads, ns = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+torch.set_num_threads(threads)
+dims = [int(d) for d in shape.split("x")]
+dtype = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}[dt]
+g = torch.Generator().manual_seed(0)
+x = (torch.rand(dims, generator=g) * 8 - 4).to(dtype)
+y = torch.empty_like(x)
+fn = torch._softmax if op == "softmax" else torch._log_softmax
+def call():
+    fn(x, -1, False, out=y)
+try:
+    call(); call()
+except Exception as e:
+    print(json.dumps({"case": "torch", "op": op, "dtype": dt, "shape": shape, "error": str(e)[:120]})); sys.exit(0)
+t0 = time.perf_counter(); call(); one = time.perf_counter() - t0
+k = 1 if one > 0.05 else int(0.05 / max(one, 1e-7)) + 1
+s = []
+for _ in range(ns):
+    t0 = time.perf_counter()
+    for _ in range(k):
+        call()
+    s.append((time.perf_counter() - t0) / k * 1e3)
+s.sort()
+print(json.dumps({"case": "torch", "op": op, "dtype": dt, "shape": shape, "ms": s[len(s) // 2], "ms_min": s[0],
+                  "ms_max": s[-1], "capability": torch.backends.cpu.get_cpu_capability()
+                  if hasattr(torch.backends, "cpu") and hasattr(torch.backends.cpu, "get_cpu_capability") else "?"}))
+"""
+
+
+def run(cmd, env):
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    out = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    if r.returncode != 0 and not out:
+        out = [{"error": (r.stderr or "")[-300:]}]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--ns", default="7")
+    ap.add_argument("--shapes", default="4096x1024,512x32000,65536x128,64x16x512x512")
+    ap.add_argument("--dtypes", default="f32,bf16,f16")
+    ap.add_argument("--ops", default="softmax,log_softmax")
+    ap.add_argument("--no-peers", action="store_true")
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    bench = os.path.join(build, "bin", "bench_softmax")
+    dnnl = os.path.join(build, "bin", "bench_softmax_dnnl")
+    base = dict(os.environ, CANNON_DRIVER_PATH=os.path.join(build, "lib", "cannon", "drivers"),
+                MALLOC_MMAP_THRESHOLD_=str(32 << 20), MALLOC_TRIM_THRESHOLD_=str(1 << 40))
+    rows = []
+    for th in a.threads.split(","):
+        for shape in a.shapes.split(","):
+            for dt in a.dtypes.split(","):
+                for op in a.ops.split(","):
+                    env = dict(base, CANNON_CPU_THREADS=th)
+                    res = run([bench, "--ns", a.ns, "--shapes", shape, "--dtypes", dt, "--ops", op], env)
+                    copy = next((r for r in res if r.get("case") == "stream_copy"), {})
+                    ours = next((r for r in res if r.get("case") == "cannon"), {"error": res})
+                    peers = {}
+                    if not a.no_peers:
+                        tenv = dict(base, ATEN_CPU_CAPABILITY="avx512", OMP_NUM_THREADS=th)
+                        peers["torch"] = run([sys.executable, "-c", TORCH_PEER, op, dt, shape, th, a.ns], tenv)[0]
+                        if os.path.exists(dnnl) and dt != "f16":
+                            denv = dict(base, OMP_NUM_THREADS=th)
+                            peers["onednn"] = run([dnnl, op, dt, shape, a.ns], denv)[0]
+                    row = {"threads": int(th), "op": op, "dtype": dt, "shape": shape,
+                           "copy_gbs": copy.get("gbs"), "cannon_ms": ours.get("ms"),
+                           "floor_ms": ours.get("floor_ms"), "pct_of_floor": ours.get("pct_of_floor")}
+                    best = None
+                    for name, p in peers.items():
+                        row[name + "_ms"] = p.get("ms")
+                        if p.get("error"):
+                            row[name + "_error"] = p["error"]
+                        if p.get("ms") and (best is None or p["ms"] < best[1]):
+                            best = (name, p["ms"])
+                    if best and ours.get("ms"):
+                        row["best_peer"] = best[0]
+                        row["vs_best_peer"] = round(best[1] / ours["ms"], 2)
+                        row["best_peer_pct_of_floor"] = round(100 * ours["floor_ms"] / best[1], 1)
+                    print(json.dumps(row), flush=True)
+                    rows.append(row)
+    print()
+    print(f"{'thr':>3} {'op':<11} {'dt':<4} {'shape':<16} {'cannon ms':>9} {'floor ms':>8} {'%floor':>6} "
+          f"{'torch ms':>8} {'dnnl ms':>8} {'x best':>6}")
+    for r in rows:
+        def f(v, w, p=3):
+            return f"{v:>{w}.{p}f}" if isinstance(v, (int, float)) else f"{'-':>{w}}"
+        print(f"{r['threads']:>3} {r['op']:<11} {r['dtype']:<4} {r['shape']:<16} {f(r['cannon_ms'], 9)} "
+              f"{f(r['floor_ms'], 8)} {f(r['pct_of_floor'], 6, 1)} {f(r.get('torch_ms'), 8)} "
+              f"{f(r.get('onednn_ms'), 8)} {f(r.get('vs_best_peer'), 6, 2)}")
+
+
+if __name__ == "__main__":
+    main()

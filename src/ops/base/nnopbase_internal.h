@@ -1,0 +1,133 @@
+/*
+ * libnnopbase internals: object layouts and the registry of live handles.
+ *
+ * Every public object starts with an nn_obj header. The registry is a hash set of live objects
+ * chained through that header, so asking "is p a live tensor?" compares pointer values only and
+ * never reads through p: a destroyed or foreign handle is rejected without touching freed memory
+ * (which keeps "destroy twice" and "run a consumed executor" safe, under ASan too).
+ */
+#ifndef CANNON_NNOPBASE_INTERNAL_H_
+#define CANNON_NNOPBASE_INTERNAL_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aclnn/aclnn_base.h"
+#include "cannon/kernel.h"
+#include "cannon/opdev.h"
+
+typedef enum nn_kind {
+    NN_TENSOR = 1,
+    NN_SCALAR,
+    NN_INT_ARRAY,
+    NN_FLOAT_ARRAY,
+    NN_BOOL_ARRAY,
+    NN_TENSOR_LIST,
+    NN_SCALAR_LIST,
+    NN_EXECUTOR,
+} nn_kind;
+
+/* Poison written over a destroyed object's magic, to make stale handles obvious in a debugger. */
+#define NN_MAGIC 0x6e6e6f70u /* "nnop" */
+#define NN_MAGIC_DEAD 0xdeadbeefu
+
+typedef struct nn_obj {
+    struct nn_obj *next; /* registry chain: only ever followed from live objects */
+    uint32_t kind;
+    uint32_t magic;
+} nn_obj;
+
+/* Add @p o as a live object of kind @p k. Never fails (a failed table growth only costs speed). */
+void nn_register(nn_obj *o, nn_kind k);
+/* Remove @p p if it is a live object of kind @p k; true when it was. */
+bool nn_unregister(const void *p, nn_kind k);
+/* Whether @p p is a live object of kind @p k (p may be anything, it is not dereferenced). */
+bool nn_is_live(const void *p, nn_kind k);
+
+struct aclTensor {
+    nn_obj hdr;
+    aclDataType dtype;
+    aclFormat format;
+    int64_t ndim;
+    int64_t offset;
+    void *data;
+    uint64_t storage_ndim;
+    int64_t shape[CANNON_MAX_DIMS];
+    int64_t strides[CANNON_MAX_DIMS];
+    int64_t storage_shape[CANNON_MAX_DIMS];
+};
+
+struct aclScalar {
+    nn_obj hdr;
+    aclDataType dtype;
+    /* the value's bytes (complex128 is the widest); aligned for any of the types */
+    union {
+        unsigned char bytes[16];
+        double d[2];
+        int64_t i64[2];
+    } v;
+};
+
+/* Int, float and bool arrays share one layout: a copied buffer of @p size elements. */
+typedef struct nn_array {
+    nn_obj hdr;
+    uint64_t size;
+    void *data;
+} nn_array;
+
+/* Tensor and scalar lists: a copied array of element pointers (the elements are owned). */
+typedef struct nn_list {
+    nn_obj hdr;
+    uint64_t size;
+    nn_obj **items;
+} nn_list;
+
+/* One registered tensor of an executor: its address (re-pointable) and the view recorded at
+ * phase 1. @p tensor is kept only to recognise the tensor again (aclSetDynamic*TensorAddr); it is
+ * compared, never dereferenced, since the caller may destroy it after phase 1. */
+typedef struct nn_slot {
+    const aclTensor *tensor; /* NULL for an absent optional tensor */
+    void *addr;
+    bool is_output;
+    aclDataType dtype;
+    int64_t ndim;
+    int64_t offset;
+    int64_t shape[CANNON_MAX_DIMS];
+    int64_t strides[CANNON_MAX_DIMS];
+} nn_slot;
+
+typedef struct nn_kernel {
+    const char *name;
+    cannon_kernel_fn fn;
+    uint32_t block_dim;
+    size_t args_size;
+    void *args; /* template; refs are written over a copy at each run */
+    size_t n_refs;
+    cannon_arg_ref *refs;
+} nn_kernel;
+
+struct aclOpExecutor {
+    nn_obj hdr;
+    const char *name;
+    nn_slot *slots;
+    size_t n_slots, cap_slots;
+    nn_kernel *kernels;
+    size_t n_kernels, cap_kernels;
+    uint64_t ws_size;
+    void *scratch; /* binding buffer, as large as the largest argument blob */
+    size_t scratch_size;
+    bool repeatable;
+    bool ran;
+};
+
+/* Bytes of one element of @p dt for copies; 0 when the type has no whole-byte element size. */
+size_t nn_elem_size(aclDataType dt);
+
+/* Error helper: record the message for aclGetRecentErrMsg and return @p code. */
+#define NN_ERR(code, ...) ((aclnnStatus)cannonReportError((aclError)(code), __VA_ARGS__))
+
+/* Gather / scatter kernels (gather.c); the executor records them with nn_record_copy. */
+aclnnStatus nn_record_copy(aclOpExecutor *e, int slot, uint64_t ws_offset, bool scatter);
+
+#endif /* CANNON_NNOPBASE_INTERNAL_H_ */

@@ -1,0 +1,326 @@
+/*
+ * Tensor descriptors: creation with view validation, getters, raw address, and the view
+ * helpers of cannon/opdev.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nnopbase_internal.h"
+
+size_t nn_elem_size(aclDataType dt)
+{
+    switch (dt) {
+    case ACL_BOOL:
+    case ACL_INT8:
+    case ACL_UINT8:
+    case ACL_HIFLOAT8:
+    case ACL_FLOAT8_E5M2:
+    case ACL_FLOAT8_E4M3FN:
+    case ACL_FLOAT8_E8M0:
+        return 1;
+    case ACL_FLOAT16:
+    case ACL_BF16:
+    case ACL_INT16:
+    case ACL_UINT16:
+        return 2;
+    case ACL_FLOAT:
+    case ACL_INT32:
+    case ACL_UINT32:
+    case ACL_COMPLEX32:
+        return 4;
+    case ACL_DOUBLE:
+    case ACL_INT64:
+    case ACL_UINT64:
+    case ACL_COMPLEX64:
+        return 8;
+    case ACL_COMPLEX128:
+        return 16;
+    default:
+        /* sub-byte (INT4, UINT1, FP4, FP6), STRING, UNDEFINED and unknown values */
+        return 0;
+    }
+}
+
+/* The validated content of a tensor description, filled by check_desc. */
+typedef struct tensor_desc {
+    int64_t ndim;
+    int64_t shape[CANNON_MAX_DIMS];
+    int64_t strides[CANNON_MAX_DIMS];
+    uint64_t storage_ndim;
+    int64_t storage_shape[CANNON_MAX_DIMS];
+} tensor_desc;
+
+/*
+ * Validate the arguments of aclCreateTensor / aclInitTensor into @p d. Reports and returns
+ * ACLNN_ERR_PARAM_INVALID (or _NULLPTR) on failure; @p api names the caller in messages.
+ */
+static aclnnStatus check_desc(const char *api, const int64_t *viewDims, uint64_t viewDimsNum, const int64_t *stride,
+                              int64_t offset, const int64_t *storageDims, uint64_t storageDimsNum, tensor_desc *d)
+{
+    if (viewDimsNum > 0 && !viewDims)
+        return NN_ERR(ACLNN_ERR_PARAM_NULLPTR, "%s: viewDims is NULL but viewDimsNum is %llu", api,
+                      (unsigned long long)viewDimsNum);
+    if (storageDimsNum > 0 && !storageDims)
+        return NN_ERR(ACLNN_ERR_PARAM_NULLPTR, "%s: storageDims is NULL but storageDimsNum is %llu", api,
+                      (unsigned long long)storageDimsNum);
+    if (viewDimsNum > CANNON_MAX_DIMS)
+        return NN_ERR(ACLNN_ERR_PARAM_INVALID, "%s: viewDimsNum %llu exceeds the maximum rank %d", api,
+                      (unsigned long long)viewDimsNum, CANNON_MAX_DIMS);
+    if (storageDimsNum > CANNON_MAX_DIMS)
+        return NN_ERR(ACLNN_ERR_PARAM_INVALID, "%s: storageDimsNum %llu exceeds the maximum rank %d", api,
+                      (unsigned long long)storageDimsNum, CANNON_MAX_DIMS);
+    if (offset < 0)
+        return NN_ERR(ACLNN_ERR_PARAM_INVALID, "%s: offset %lld is negative", api, (long long)offset);
+    d->ndim = (int64_t)viewDimsNum;
+    int64_t numel = 1;
+    for (uint64_t i = 0; i < viewDimsNum; i++) {
+        if (viewDims[i] < 0)
+            return NN_ERR(ACLNN_ERR_PARAM_INVALID, "%s: viewDims[%llu] = %lld is negative", api,
+                          (unsigned long long)i, (long long)viewDims[i]);
+        if (__builtin_mul_overflow(numel, viewDims[i], &numel))
+            return NN_ERR(ACLNN_ERR_PARAM_INVALID, "%s: the view's element count overflows int64", api);
+        d->shape[i] = viewDims[i];
+    }
+    if (stride) {
+        for (uint64_t i = 0; i < viewDimsNum; i++) {
+            if (stride[i] < 0)
+                return NN_ERR(ACLNN_ERR_PARAM_INVALID, "%s: stride[%llu] = %lld is negative", api,
+                              (unsigned long long)i, (long long)stride[i]);
+            d->strides[i] = stride[i];
+        }
+    } else {
+        /* Row-major contiguous; a zero-size dim leaves the product at 0 only after it, which
+         * matches torch's contiguous strides as long as we never multiply by a zero dim. */
+        int64_t s = 1;
+        for (int64_t i = d->ndim - 1; i >= 0; i--) {
+            d->strides[i] = s;
+            int64_t dim = d->shape[i] > 1 ? d->shape[i] : 1;
+            if (__builtin_mul_overflow(s, dim, &s))
+                return NN_ERR(ACLNN_ERR_PARAM_INVALID, "%s: the view's strides overflow int64", api);
+        }
+    }
+    /* Highest element index the view can reach (only meaningful when numel > 0). */
+    int64_t last = offset;
+    for (int64_t i = 0; i < d->ndim && numel > 0; i++) {
+        int64_t span;
+        if (__builtin_mul_overflow(d->shape[i] - 1, d->strides[i], &span) || __builtin_add_overflow(last, span, &last))
+            return NN_ERR(ACLNN_ERR_PARAM_INVALID, "%s: the view's extent overflows int64", api);
+    }
+    d->storage_ndim = storageDimsNum;
+    int64_t storage_numel = 1;
+    for (uint64_t i = 0; i < storageDimsNum; i++) {
+        if (storageDims[i] < 0)
+            return NN_ERR(ACLNN_ERR_PARAM_INVALID, "%s: storageDims[%llu] = %lld is negative", api,
+                          (unsigned long long)i, (long long)storageDims[i]);
+        if (__builtin_mul_overflow(storage_numel, storageDims[i], &storage_numel))
+            return NN_ERR(ACLNN_ERR_PARAM_INVALID, "%s: the storage's element count overflows int64", api);
+        d->storage_shape[i] = storageDims[i];
+    }
+    /* Only an explicitly given storage shape can be checked: CANN callers commonly pass none. */
+    if (storageDimsNum > 0 && numel > 0 && last >= storage_numel)
+        return NN_ERR(ACLNN_ERR_PARAM_INVALID,
+                      "%s: the view reaches element %lld but the storage holds only %lld elements", api,
+                      (long long)last, (long long)storage_numel);
+    return ACLNN_SUCCESS;
+}
+
+static void apply_desc(aclTensor *t, const tensor_desc *d, aclDataType dataType, int64_t offset, aclFormat format,
+                       void *data)
+{
+    t->dtype = dataType;
+    t->format = format;
+    t->ndim = d->ndim;
+    t->offset = offset;
+    t->data = data;
+    t->storage_ndim = d->storage_ndim;
+    memcpy(t->shape, d->shape, sizeof(int64_t) * (size_t)d->ndim);
+    memcpy(t->strides, d->strides, sizeof(int64_t) * (size_t)d->ndim);
+    memcpy(t->storage_shape, d->storage_shape, sizeof(int64_t) * (size_t)d->storage_ndim);
+}
+
+ACL_FUNC_VISIBILITY aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                                               const int64_t *stride, int64_t offset, aclFormat format,
+                                               const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData)
+{
+    tensor_desc d;
+    if (check_desc("aclCreateTensor", viewDims, viewDimsNum, stride, offset, storageDims, storageDimsNum, &d) !=
+        ACLNN_SUCCESS)
+        return NULL;
+    aclTensor *t = calloc(1, sizeof(*t));
+    if (!t) {
+        NN_ERR(ACLNN_ERR_INNER_NULLPTR, "aclCreateTensor: out of memory");
+        return NULL;
+    }
+    apply_desc(t, &d, dataType, offset, format, tensorData);
+    nn_register(&t->hdr, NN_TENSOR);
+    return t;
+}
+
+/* Validate a tensor argument of a status-returning API. */
+static aclnnStatus check_tensor(const char *api, const aclTensor *t)
+{
+    if (!t)
+        return NN_ERR(ACLNN_ERR_PARAM_NULLPTR, "%s: tensor is NULL", api);
+    if (!nn_is_live(t, NN_TENSOR))
+        return NN_ERR(ACLNN_ERR_PARAM_INVALID, "%s: %p is not a live aclTensor (destroyed or foreign handle)", api,
+                      (const void *)t);
+    return ACLNN_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclInitTensor(aclTensor *tensor, const int64_t *viewDims, uint64_t viewDimsNum,
+                                              aclDataType dataType, const int64_t *stride, int64_t offset,
+                                              aclFormat format, const int64_t *storageDims, uint64_t storageDimsNum,
+                                              void *tensorDataAddr)
+{
+    aclnnStatus rc = check_tensor("aclInitTensor", tensor);
+    if (rc != ACLNN_SUCCESS)
+        return rc;
+    tensor_desc d;
+    rc = check_desc("aclInitTensor", viewDims, viewDimsNum, stride, offset, storageDims, storageDimsNum, &d);
+    if (rc != ACLNN_SUCCESS)
+        return rc == ACLNN_ERR_PARAM_NULLPTR ? ACLNN_ERR_PARAM_NULLPTR : ACLNN_ERR_PARAM_INVALID;
+    apply_desc(tensor, &d, dataType, offset, format, tensorDataAddr);
+    return ACLNN_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyTensor(const aclTensor *tensor)
+{
+    if (!tensor)
+        return ACLNN_SUCCESS;
+    if (!nn_unregister(tensor, NN_TENSOR))
+        return NN_ERR(ACLNN_ERR_PARAM_INVALID,
+                      "aclDestroyTensor: %p is not a live aclTensor (destroyed twice, or a foreign handle)",
+                      (const void *)tensor);
+    free((void *)tensor);
+    return ACLNN_SUCCESS;
+}
+
+/* Copy @p n values into a new malloc'd array (at least one element, so never NULL on success). */
+static aclnnStatus copy_out(const char *api, const int64_t *src, uint64_t n, int64_t **out, uint64_t *out_n)
+{
+    int64_t *a = malloc(sizeof(int64_t) * (n ? n : 1));
+    if (!a)
+        return NN_ERR(ACLNN_ERR_INNER_NULLPTR, "%s: out of memory", api);
+    if (n)
+        memcpy(a, src, sizeof(int64_t) * n);
+    *out = a;
+    *out_n = n;
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus check_getter(const char *api, const aclTensor *t, const void *o1, const void *o2)
+{
+    if (!t || !o1 || !o2)
+        return NN_ERR(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api, !t ? "tensor" : "an output pointer");
+    return check_tensor(api, t);
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclGetViewShape(const aclTensor *tensor, int64_t **viewDims, uint64_t *viewDimsNum)
+{
+    aclnnStatus rc = check_getter("aclGetViewShape", tensor, viewDims, viewDimsNum);
+    if (rc != ACLNN_SUCCESS)
+        return rc;
+    return copy_out("aclGetViewShape", tensor->shape, (uint64_t)tensor->ndim, viewDims, viewDimsNum);
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclGetStorageShape(const aclTensor *tensor, int64_t **storageDims,
+                                                   uint64_t *storageDimsNum)
+{
+    aclnnStatus rc = check_getter("aclGetStorageShape", tensor, storageDims, storageDimsNum);
+    if (rc != ACLNN_SUCCESS)
+        return rc;
+    return copy_out("aclGetStorageShape", tensor->storage_shape, tensor->storage_ndim, storageDims, storageDimsNum);
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclGetViewStrides(const aclTensor *tensor, int64_t **stridesValue,
+                                                  uint64_t *stridesNum)
+{
+    aclnnStatus rc = check_getter("aclGetViewStrides", tensor, stridesValue, stridesNum);
+    if (rc != ACLNN_SUCCESS)
+        return rc;
+    return copy_out("aclGetViewStrides", tensor->strides, (uint64_t)tensor->ndim, stridesValue, stridesNum);
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclGetViewOffset(const aclTensor *tensor, int64_t *offset)
+{
+    aclnnStatus rc = check_getter("aclGetViewOffset", tensor, offset, offset);
+    if (rc == ACLNN_SUCCESS)
+        *offset = tensor->offset;
+    return rc;
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclGetFormat(const aclTensor *tensor, aclFormat *format)
+{
+    aclnnStatus rc = check_getter("aclGetFormat", tensor, format, format);
+    if (rc == ACLNN_SUCCESS)
+        *format = tensor->format;
+    return rc;
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclGetDataType(const aclTensor *tensor, aclDataType *dataType)
+{
+    aclnnStatus rc = check_getter("aclGetDataType", tensor, dataType, dataType);
+    if (rc == ACLNN_SUCCESS)
+        *dataType = tensor->dtype;
+    return rc;
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr)
+{
+    aclnnStatus rc = check_tensor("aclSetRawTensorAddr", tensor);
+    if (rc == ACLNN_SUCCESS)
+        tensor->data = addr;
+    return rc;
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, void **addr)
+{
+    aclnnStatus rc = check_getter("aclGetRawTensorAddr", tensor, addr, addr);
+    if (rc == ACLNN_SUCCESS)
+        *addr = tensor->data;
+    return rc;
+}
+
+/* ---- cannon/opdev.h view helpers ----------------------------------------------------------- */
+
+CANNON_API bool cannonTensorGetView(const aclTensor *t, cannon_tensor_view *v)
+{
+    if (!t || !v || !nn_is_live(t, NN_TENSOR))
+        return false;
+    v->dtype = t->dtype;
+    v->format = t->format;
+    v->ndim = t->ndim;
+    v->shape = t->shape;
+    v->strides = t->strides;
+    v->offset = t->offset;
+    v->data = t->data;
+    return true;
+}
+
+CANNON_API int64_t cannonTensorNumel(const aclTensor *t)
+{
+    if (!t || !nn_is_live(t, NN_TENSOR))
+        return 0;
+    int64_t n = 1;
+    for (int64_t i = 0; i < t->ndim; i++)
+        n *= t->shape[i]; /* cannot overflow: checked at creation */
+    return n;
+}
+
+CANNON_API bool cannonTensorIsContiguous(const aclTensor *t)
+{
+    if (!t || !nn_is_live(t, NN_TENSOR))
+        return false;
+    for (int64_t i = 0; i < t->ndim; i++)
+        if (t->shape[i] == 0)
+            return true; /* an empty view has no layout to get wrong */
+    int64_t expect = 1;
+    for (int64_t i = t->ndim - 1; i >= 0; i--) {
+        if (t->shape[i] == 1)
+            continue; /* a size-1 dim's stride is never used to address anything */
+        if (t->strides[i] != expect)
+            return false;
+        expect *= t->shape[i];
+    }
+    return true;
+}

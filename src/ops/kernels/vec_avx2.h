@@ -1,0 +1,204 @@
+/*
+ * The AVX2 tier's vector layer (8 fp32 lanes), included only by *_avx2.c files (compiled with
+ * AVX2, FMA and F16C). Same names and contracts as vec_avx512.h; see there.
+ */
+#ifndef CANNON_OPS_KERNELS_VEC_AVX2_H_
+#define CANNON_OPS_KERNELS_VEC_AVX2_H_
+
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "vmath_consts.h"
+
+#define VW 8
+typedef __m256 vf;
+
+#define VI static inline __attribute__((always_inline))
+
+VI vf vf_set1(float a) { return _mm256_set1_ps(a); }
+VI vf vf_add(vf a, vf b) { return _mm256_add_ps(a, b); }
+VI vf vf_sub(vf a, vf b) { return _mm256_sub_ps(a, b); }
+VI vf vf_mul(vf a, vf b) { return _mm256_mul_ps(a, b); }
+VI vf vf_fma(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
+VI vf vf_max(vf a, vf b) { return _mm256_max_ps(a, b); }
+VI vf vf_min(vf a, vf b) { return _mm256_min_ps(a, b); }
+
+static inline float vf_hmax(vf v)
+{
+    __m128 q = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    q = _mm_max_ps(q, _mm_movehl_ps(q, q));
+    q = _mm_max_ss(q, _mm_movehdup_ps(q));
+    return _mm_cvtss_f32(q);
+}
+
+static inline __m256i vw_imask(size_t n)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+VI vf vf_keep(vf v, size_t n) { return _mm256_and_ps(v, _mm256_castsi256_ps(vw_imask(n))); }
+VI vf vf_zero_nan(vf v) { return _mm256_and_ps(v, _mm256_cmp_ps(v, v, _CMP_ORD_Q)); }
+
+VI vf vf_load_f32(const float *p) { return _mm256_loadu_ps(p); }
+VI vf vf_loadn_f32(const float *p, size_t n, float fill)
+{
+    __m256i m = vw_imask(n);
+    return _mm256_blendv_ps(_mm256_set1_ps(fill), _mm256_maskload_ps(p, m), _mm256_castsi256_ps(m));
+}
+VI void vf_store_f32(float *p, vf v) { _mm256_storeu_ps(p, v); }
+VI void vf_storen_f32(float *p, vf v, size_t n) { _mm256_maskstore_ps(p, vw_imask(n), v); }
+VI void vf_stream_f32(float *p, vf v) { _mm256_stream_ps(p, v); }
+
+static inline vf vf_fill_tail(vf v, size_t n, float fill)
+{
+    return _mm256_blendv_ps(_mm256_set1_ps(fill), v, _mm256_castsi256_ps(vw_imask(n)));
+}
+
+VI vf vf_load_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
+static inline vf vf_loadn_f16(const uint16_t *p, size_t n, float fill)
+{
+    uint16_t b[8] = {0};
+    memcpy(b, p, n * 2);
+    return vf_fill_tail(vf_load_f16(b), n, fill);
+}
+VI __m128i vf_to_f16(vf v) { return _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+VI void vf_store_f16(uint16_t *p, vf v) { _mm_storeu_si128((__m128i *)p, vf_to_f16(v)); }
+static inline void vf_storen_f16(uint16_t *p, vf v, size_t n)
+{
+    uint16_t b[8];
+    _mm_storeu_si128((__m128i *)b, vf_to_f16(v));
+    memcpy(p, b, n * 2);
+}
+VI void vf_stream_f16(uint16_t *p, vf v) { _mm_stream_si128((__m128i *)p, vf_to_f16(v)); }
+
+VI vf vf_load_bf16(const uint16_t *p)
+{
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)), 16));
+}
+static inline vf vf_loadn_bf16(const uint16_t *p, size_t n, float fill)
+{
+    uint16_t b[8] = {0};
+    memcpy(b, p, n * 2);
+    return vf_fill_tail(vf_load_bf16(b), n, fill);
+}
+/* Integer round-to-nearest-even; NaN quietened. */
+static inline __m128i vf_to_bf16(vf v)
+{
+    __m256i u = _mm256_castps_si256(v);
+    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff)));
+    __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+    __m256i qn = _mm256_or_si256(u, _mm256_set1_epi32(0x400000));
+    r = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(r), _mm256_castsi256_ps(qn), nan));
+    r = _mm256_srli_epi32(r, 16);
+    /* packus works per 128-bit lane: pack then put the two 64-bit halves together. */
+    __m256i pk = _mm256_packus_epi32(r, r);
+    pk = _mm256_permute4x64_epi64(pk, 0x08);
+    return _mm256_castsi256_si128(pk);
+}
+VI void vf_store_bf16(uint16_t *p, vf v) { _mm_storeu_si128((__m128i *)p, vf_to_bf16(v)); }
+static inline void vf_storen_bf16(uint16_t *p, vf v, size_t n)
+{
+    uint16_t b[8];
+    _mm_storeu_si128((__m128i *)b, vf_to_bf16(v));
+    memcpy(p, b, n * 2);
+}
+VI void vf_stream_bf16(uint16_t *p, vf v) { _mm_stream_si128((__m128i *)p, vf_to_bf16(v)); }
+
+VI void vf_sfence(void) { _mm_sfence(); }
+
+/* exp as in vec_avx512.h; without vscalefps, 2^n is applied as two exact power-of-two factors
+ * 2^(n>>1) * 2^(n - (n>>1)), each a normal float, so the product rounds only once. */
+VI vf vf_exp2(vf x, vf e)
+{
+    x = _mm256_min_ps(_mm256_set1_ps(CANNON_EXP_HI), _mm256_max_ps(_mm256_set1_ps(CANNON_EXP_LO), x));
+    vf n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(CANNON_LOG2E)),
+                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    vf r = _mm256_fnmadd_ps(n, _mm256_set1_ps(CANNON_LN2_HI), x);
+    r = _mm256_add_ps(r, e);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(CANNON_LN2_LO), r);
+    vf p = _mm256_set1_ps(CANNON_EXP_C6);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(CANNON_EXP_C5));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(CANNON_EXP_C4));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(CANNON_EXP_C3));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(CANNON_EXP_C2));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    __m256i ni = _mm256_cvtps_epi32(n); /* NaN lanes give INT_MIN; p is NaN there anyway */
+    __m256i n1 = _mm256_srai_epi32(ni, 1);
+    __m256i n2 = _mm256_sub_epi32(ni, n1);
+    vf s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, _mm256_set1_epi32(127)), 23));
+    vf s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, _mm256_set1_epi32(127)), 23));
+    return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+}
+VI vf vf_exp(vf x) { return vf_exp2(x, _mm256_setzero_ps()); }
+
+/* log as in vec_avx512.h; exponent and mantissa taken from the bits, subnormals first scaled by
+ * 2^23 into the normal range. */
+VI vf vf_log(vf x)
+{
+    __m256 sub = _mm256_cmp_ps(x, _mm256_set1_ps(0x1p-126f), _CMP_LT_OQ);
+    vf xs = _mm256_blendv_ps(x, _mm256_mul_ps(x, _mm256_set1_ps(0x1p23f)), sub);
+    vf kadj = _mm256_and_ps(sub, _mm256_set1_ps(-23.0f));
+    __m256i u = _mm256_castps_si256(xs);
+    /* Pick the exponent relative to sqrt(1/2): subtracting the bits of sqrt(1/2) makes the
+     * mantissa land in [sqrt(1/2), sqrt(2)). */
+    __m256i t = _mm256_sub_epi32(u, _mm256_set1_epi32(0x3f3504f3));
+    __m256i ki = _mm256_srai_epi32(t, 23);
+    __m256i mi = _mm256_add_epi32(_mm256_and_si256(t, _mm256_set1_epi32(0x007fffff)), _mm256_set1_epi32(0x3f3504f3));
+    vf m = _mm256_castsi256_ps(mi);
+    vf k = _mm256_add_ps(_mm256_cvtepi32_ps(ki), kadj);
+    vf f = _mm256_sub_ps(m, _mm256_set1_ps(1.0f));
+    vf p = _mm256_set1_ps(CANNON_LOG_C6);
+    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(CANNON_LOG_C5));
+    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(CANNON_LOG_C4));
+    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(CANNON_LOG_C3));
+    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(CANNON_LOG_C2));
+    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(CANNON_LOG_C1));
+    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(CANNON_LOG_C0));
+    vf f2 = _mm256_mul_ps(f, f);
+    vf tt = _mm256_mul_ps(_mm256_mul_ps(f2, f), p);
+    tt = _mm256_fnmadd_ps(f2, _mm256_set1_ps(0.5f), tt);
+    tt = _mm256_fmadd_ps(k, _mm256_set1_ps(CANNON_LN2_LO), tt);
+    tt = _mm256_add_ps(tt, f);
+    vf y = _mm256_fmadd_ps(k, _mm256_set1_ps(CANNON_LN2_HI), tt);
+    __m256 special = _mm256_or_ps(_mm256_cmp_ps(x, _mm256_set1_ps(0x1p-149f), _CMP_NGE_UQ),
+                                  _mm256_cmp_ps(x, _mm256_set1_ps(__builtin_inff()), _CMP_EQ_OQ));
+    if (__builtin_expect(_mm256_movemask_ps(special) != 0, 0)) {
+        y = _mm256_blendv_ps(y, _mm256_set1_ps(-__builtin_inff()), _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_EQ_OQ));
+        y = _mm256_blendv_ps(y, _mm256_set1_ps(__builtin_nanf("")), _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ));
+        y = _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+        y = _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, _mm256_set1_ps(__builtin_inff()), _CMP_EQ_OQ));
+    }
+    return y;
+}
+
+typedef struct vd {
+    __m256d lo, hi;
+} vd;
+VI vd vd_zero(void)
+{
+    vd a = {_mm256_setzero_pd(), _mm256_setzero_pd()};
+    return a;
+}
+VI vd vd_add(vd a, vf v)
+{
+    a.lo = _mm256_add_pd(a.lo, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+    a.hi = _mm256_add_pd(a.hi, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+    return a;
+}
+static inline double vd_hsum(vd a)
+{
+    __m256d s = _mm256_add_pd(a.lo, a.hi);
+    __m128d q = _mm_add_pd(_mm256_castpd256_pd128(s), _mm256_extractf128_pd(s, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(q, _mm_unpackhi_pd(q, q)));
+}
+static inline void vd_store(double *dst8, vd a)
+{
+    _mm256_storeu_pd(dst8, a.lo);
+    _mm256_storeu_pd(dst8 + 4, a.hi);
+}
+
+#endif /* CANNON_OPS_KERNELS_VEC_AVX2_H_ */

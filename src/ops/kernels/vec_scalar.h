@@ -1,0 +1,120 @@
+/*
+ * The scalar tier's "vector" layer: one fp32 lane in plain C, same names and contracts as
+ * vec_avx512.h. It is both the fallback for CPUs without AVX2 and the reference the vector tiers
+ * are checked against. No FMA is assumed (a software fmaf would be slow), so the polynomials
+ * round after each multiply and add; the accuracy figures in vmath.h include that.
+ */
+#ifndef CANNON_OPS_KERNELS_VEC_SCALAR_H_
+#define CANNON_OPS_KERNELS_VEC_SCALAR_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "convert.h"
+#include "vmath_consts.h"
+
+#define VW 1
+typedef float vf;
+
+#define VI static inline __attribute__((always_inline))
+
+VI vf vf_set1(float a) { return a; }
+VI vf vf_add(vf a, vf b) { return a + b; }
+VI vf vf_sub(vf a, vf b) { return a - b; }
+VI vf vf_mul(vf a, vf b) { return a * b; }
+VI vf vf_fma(vf a, vf b, vf c) { return a * b + c; }
+/* Same NaN rule as the x86 max/min instructions: the second operand when either is NaN. */
+VI vf vf_max(vf a, vf b) { return a > b ? a : b; }
+VI vf vf_min(vf a, vf b) { return a < b ? a : b; }
+VI float vf_hmax(vf v) { return v; }
+
+VI vf vf_keep(vf v, size_t n) { return n ? v : 0.0f; }
+VI vf vf_zero_nan(vf v) { return v == v ? v : 0.0f; }
+
+VI vf vf_load_f32(const float *p) { return *p; }
+VI vf vf_loadn_f32(const float *p, size_t n, float fill) { return n ? *p : fill; }
+VI void vf_store_f32(float *p, vf v) { *p = v; }
+VI void vf_storen_f32(float *p, vf v, size_t n) { if (n) *p = v; }
+VI void vf_stream_f32(float *p, vf v) { *p = v; }
+VI vf vf_load_f16(const uint16_t *p) { return cannon_f16_to_f32(*p); }
+VI vf vf_loadn_f16(const uint16_t *p, size_t n, float fill) { return n ? cannon_f16_to_f32(*p) : fill; }
+VI void vf_store_f16(uint16_t *p, vf v) { *p = cannon_f32_to_f16(v); }
+VI void vf_storen_f16(uint16_t *p, vf v, size_t n) { if (n) *p = cannon_f32_to_f16(v); }
+VI void vf_stream_f16(uint16_t *p, vf v) { *p = cannon_f32_to_f16(v); }
+VI vf vf_load_bf16(const uint16_t *p) { return cannon_bf16_to_f32(*p); }
+VI vf vf_loadn_bf16(const uint16_t *p, size_t n, float fill) { return n ? cannon_bf16_to_f32(*p) : fill; }
+VI void vf_store_bf16(uint16_t *p, vf v) { *p = cannon_f32_to_bf16(v); }
+VI void vf_storen_bf16(uint16_t *p, vf v, size_t n) { if (n) *p = cannon_f32_to_bf16(v); }
+VI void vf_stream_bf16(uint16_t *p, vf v) { *p = cannon_f32_to_bf16(v); }
+VI void vf_sfence(void) {}
+
+/* 2^k for k in [-126, 127] from its bits. */
+VI float pow2i(int32_t k) { return cannon_bits_f32((uint32_t)(k + 127) << 23); }
+
+/* exp as in vec_avx512.h. Rounding to an integer uses the 1.5*2^23 trick (exact for |v| < 2^22
+ * under round-to-nearest), so no libm call is needed. */
+static inline vf vf_exp2(vf x, vf e)
+{
+    if (x != x)
+        return x + e;
+    x = x < CANNON_EXP_LO ? CANNON_EXP_LO : (x > CANNON_EXP_HI ? CANNON_EXP_HI : x);
+    volatile float big = 0x1.8p23f; /* volatile: keep the compiler from folding the trick */
+    float n = (x * CANNON_LOG2E + big) - big;
+    float r = x - n * CANNON_LN2_HI;
+    r = r + e;
+    r = r - n * CANNON_LN2_LO;
+    float p = CANNON_EXP_C6;
+    p = p * r + CANNON_EXP_C5;
+    p = p * r + CANNON_EXP_C4;
+    p = p * r + CANNON_EXP_C3;
+    p = p * r + CANNON_EXP_C2;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    int32_t ni = (int32_t)n, n1 = ni >> 1, n2 = ni - n1;
+    return (p * pow2i(n1)) * pow2i(n2);
+}
+VI vf vf_exp(vf x) { return vf_exp2(x, 0.0f); }
+
+static inline vf vf_log(vf x)
+{
+    if (x != x || x == __builtin_inff())
+        return x;
+    if (x == 0.0f)
+        return -__builtin_inff();
+    if (x < 0.0f)
+        return __builtin_nanf("");
+    float kadj = 0.0f;
+    if (x < 0x1p-126f) {
+        x *= 0x1p23f;
+        kadj = -23.0f;
+    }
+    const uint32_t off = 0x3f3504f3u; /* bits of sqrt(1/2) */
+    uint32_t t = cannon_f32_bits(x) - off;
+    int32_t ki = (int32_t)t >> 23;
+    float m = cannon_bits_f32((t & 0x7fffffu) + off);
+    float k = (float)ki + kadj;
+    float f = m - 1.0f;
+    float p = CANNON_LOG_C6;
+    p = p * f + CANNON_LOG_C5;
+    p = p * f + CANNON_LOG_C4;
+    p = p * f + CANNON_LOG_C3;
+    p = p * f + CANNON_LOG_C2;
+    p = p * f + CANNON_LOG_C1;
+    p = p * f + CANNON_LOG_C0;
+    float f2 = f * f;
+    float tt = f2 * f * p;
+    tt = tt - f2 * 0.5f;
+    tt = tt + k * CANNON_LN2_LO;
+    tt = tt + f;
+    return tt + k * CANNON_LN2_HI;
+}
+
+typedef struct vd {
+    double s;
+} vd;
+VI vd vd_zero(void) { vd a = {0.0}; return a; }
+VI vd vd_add(vd a, vf v) { a.s += (double)v; return a; }
+VI double vd_hsum(vd a) { return a.s; }
+VI void vd_store(double *dst1, vd a) { *dst1 = a.s; }
+
+#endif /* CANNON_OPS_KERNELS_VEC_SCALAR_H_ */

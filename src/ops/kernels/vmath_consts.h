@@ -1,0 +1,37 @@
+/*
+ * Constants of cannon's fp32 exp and log, shared by every tier so they approximate the same
+ * functions. Polynomial coefficients were fitted for this project (weighted least squares,
+ * iterated towards minimax, on Chebyshev nodes) and rounded to fp32:
+ *   exp(r) ~ 1 + r + C2 r^2 + ... + C6 r^6 on |r| <= ln2/2: relative error 1.8e-8 (0.15 ulp)
+ *   log(1+f) ~ f - f^2/2 + f^3 (C0 + C1 f + ... + C6 f^6) on [sqrt(1/2)-1, sqrt(2)-1]: 3.5e-8.
+ * The measured end-to-end worst cases (tests/unit/test_aclnn_kernels.c) are stated in
+ * vmath.h.
+ */
+#ifndef CANNON_OPS_KERNELS_VMATH_CONSTS_H_
+#define CANNON_OPS_KERNELS_VMATH_CONSTS_H_
+
+#define CANNON_LOG2E 0x1.715476p+0f
+/* ln2 split so that n * LN2_HI is exact for |n| < 2^15 (LN2_HI has 9 significant bits). */
+#define CANNON_LN2_HI 0x1.630000p-1f
+#define CANNON_LN2_LO (-0x1.bd0106p-13f)
+#define CANNON_SQRT2 0x1.6a09e6p+0f
+/* Clamp range of exp's argument: below -104 the result rounds to 0, above 89 to inf; clamping
+ * keeps the scale exponent within [-150, 129]. */
+#define CANNON_EXP_LO (-104.0f)
+#define CANNON_EXP_HI 89.0f
+
+#define CANNON_EXP_C2 0x1.fffffap-2f
+#define CANNON_EXP_C3 0x1.55540ap-3f
+#define CANNON_EXP_C4 0x1.55589ap-5f
+#define CANNON_EXP_C5 0x1.126d0cp-7f
+#define CANNON_EXP_C6 0x1.6ab96cp-10f
+
+#define CANNON_LOG_C0 0x1.5556d8p-2f
+#define CANNON_LOG_C1 (-0x1.000382p-2f)
+#define CANNON_LOG_C2 0x1.98d7f0p-3f
+#define CANNON_LOG_C3 (-0x1.538244p-3f)
+#define CANNON_LOG_C4 0x1.317482p-3f
+#define CANNON_LOG_C5 (-0x1.2432d6p-3f)
+#define CANNON_LOG_C6 0x1.645da4p-4f
+
+#endif /* CANNON_OPS_KERNELS_VMATH_CONSTS_H_ */

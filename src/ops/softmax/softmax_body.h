@@ -1,0 +1,262 @@
+/*
+ * Softmax-family row and column kernels for one storage type, written against the vec_* layer.
+ * Included by softmax_impl.h once per type with SM_T (f32, f16, bf16: the suffix of the vec_*
+ * loads/stores) and SM_CT (the C storage type) defined.
+ */
+#define SM_CAT2(a, b) a##_##b
+#define SM_CAT(a, b) SM_CAT2(a, b)
+#define FN(name) SM_CAT(name, SM_T)
+#define LD SM_CAT(vf_load, SM_T)
+#define LDN SM_CAT(vf_loadn, SM_T)
+#define ST SM_CAT(vf_store, SM_T)
+#define STN SM_CAT(vf_storen, SM_T)
+#define STNT SM_CAT(vf_stream, SM_T)
+
+/* fp32 inputs need x - max with its rounding error (TwoSum) for softmax to reach ~1e-7 relative
+ * accuracy on rows with a wide spread; fp16/bf16 outputs cannot see that error. */
+#if SM_IS_F32
+#define SM_EXP_DIFF(v, m) sm_exp_diff_exact(v, m)
+#else
+#define SM_EXP_DIFF(v, m) vf_exp(vf_sub(v, m))
+#endif
+
+/* Largest element of a row (NaNs may be dropped; the sum of exponentials brings them back). */
+static float FN(row_max)(const SM_CT *x, int64_t n)
+{
+    vf m0 = vf_set1(-__builtin_inff()), m1 = m0, m2 = m0, m3 = m0;
+    int64_t i = 0;
+    for (; i + 4 * VW <= n; i += 4 * VW) {
+        m0 = vf_max(m0, LD(x + i));
+        m1 = vf_max(m1, LD(x + i + VW));
+        m2 = vf_max(m2, LD(x + i + 2 * VW));
+        m3 = vf_max(m3, LD(x + i + 3 * VW));
+    }
+    for (; i + VW <= n; i += VW)
+        m0 = vf_max(m0, LD(x + i));
+    if (i < n)
+        m1 = vf_max(m1, LDN(x + i, (size_t)(n - i), -__builtin_inff()));
+    return vf_hmax(vf_max(vf_max(m0, m1), vf_max(m2, m3)));
+}
+
+/* Sum of exp(x - m) over a row in fp64; optionally keeps the fp32 exponentials in @p e. */
+static double FN(row_sumexp)(const SM_CT *x, int64_t n, float m, float *e)
+{
+    const vf vm = vf_set1(m);
+    vd a0 = vd_zero(), a1 = vd_zero();
+    int64_t i = 0;
+    for (; i + 2 * VW <= n; i += 2 * VW) {
+        vf e0 = SM_EXP_DIFF(LD(x + i), vm);
+        vf e1 = SM_EXP_DIFF(LD(x + i + VW), vm);
+        if (e) {
+            vf_store_f32(e + i, e0);
+            vf_store_f32(e + i + VW, e1);
+        }
+        a0 = vd_add(a0, e0);
+        a1 = vd_add(a1, e1);
+    }
+    for (; i < n; i += VW) {
+        size_t k = (size_t)(n - i) < VW ? (size_t)(n - i) : VW;
+        vf e0 = SM_EXP_DIFF(LDN(x + i, k, -__builtin_inff()), vm);
+        if (k < VW) /* -inf - m is NaN when m is -inf; keep padding lanes out of the sum */
+            e0 = vf_keep(e0, k);
+        if (e)
+            vf_storen_f32(e + i, e0, k);
+        a0 = vd_add(a0, e0);
+    }
+    return vd_hsum(a0) + vd_hsum(a1);
+}
+
+/* Write a row element by element from f(i) = vector i of the result: head up to a 64-byte
+ * boundary with plain stores, the body with streaming stores when asked, the tail plain. */
+#define SM_WRITE_ROW(y, n, nt, VEXPR_FULL, VEXPR_PART)                                           \
+    do {                                                                                       \
+        int64_t i_ = 0;                                                                        \
+        if (nt) {                                                                              \
+            int64_t head_ = (int64_t)(((64u - ((uintptr_t)(y) & 63u)) & 63u) / sizeof(SM_CT)); \
+            if (((uintptr_t)(y) % sizeof(SM_CT)) != 0)                                         \
+                head_ = n;                                                                     \
+            while (i_ < head_ && i_ < n) {                                                     \
+                size_t k_ = (size_t)((head_ < n ? head_ : n) - i_);                            \
+                if (k_ > VW)                                                                   \
+                    k_ = VW;                                                                   \
+                const int64_t i = i_;                                                          \
+                const size_t k = k_;                                                           \
+                STN((y) + i, VEXPR_PART, k);                                                   \
+                i_ += (int64_t)k_;                                                             \
+            }                                                                                  \
+            for (; i_ + VW <= n; i_ += VW) {                                                   \
+                const int64_t i = i_;                                                          \
+                STNT((y) + i, VEXPR_FULL);                                                     \
+            }                                                                                  \
+        } else {                                                                               \
+            for (; i_ + VW <= n; i_ += VW) {                                                   \
+                const int64_t i = i_;                                                          \
+                ST((y) + i, VEXPR_FULL);                                                       \
+            }                                                                                  \
+        }                                                                                      \
+        if (i_ < n) {                                                                          \
+            const int64_t i = i_;                                                              \
+            const size_t k = (size_t)(n - i_);                                                 \
+            STN((y) + i, VEXPR_PART, k);                                                       \
+        }                                                                                      \
+    } while (0)
+
+static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, float *scratch)
+{
+    float m;
+    double s;
+    if (n <= SM_SCRATCH_MAX) {
+        m = FN(row_max)(x, n);
+        s = FN(row_sumexp)(x, n, m, lg ? NULL : scratch);
+    } else {
+        /* Online: one read pass keeps a running max and rescales the running sum. */
+        m = -__builtin_inff();
+        s = 0.0;
+        for (int64_t c = 0; c < n; c += SM_ONLINE_CHUNK) {
+            int64_t len = n - c < SM_ONLINE_CHUNK ? n - c : SM_ONLINE_CHUNK;
+            float mc = FN(row_max)(x + c, len);
+            if (mc > m) {
+                if (s != 0.0)
+                    s *= exp((double)m - (double)mc);
+                m = mc;
+            }
+            s += FN(row_sumexp)(x + c, len, m, NULL);
+        }
+    }
+    const vf vm = vf_set1(m);
+    if (lg) {
+        const vf ls = vf_set1((float)log_d(s));
+        SM_WRITE_ROW(y, n, nt, vf_sub(vf_sub(LD(x + i), vm), ls),
+                     vf_sub(vf_sub(LDN(x + i, k, 0.0f), vm), ls));
+    } else {
+        const vf inv = vf_set1((float)(1.0 / s));
+        if (n <= SM_SCRATCH_MAX) {
+            SM_WRITE_ROW(y, n, nt, vf_mul(vf_load_f32(scratch + i), inv),
+                         vf_mul(vf_loadn_f32(scratch + i, k, 0.0f), inv));
+        } else {
+            SM_WRITE_ROW(y, n, nt, vf_mul(SM_EXP_DIFF(LD(x + i), vm), inv),
+                         vf_mul(SM_EXP_DIFF(LDN(x + i, k, 0.0f), vm), inv));
+        }
+    }
+}
+
+/* Backward over a row: y is the forward output, g the incoming gradient.
+ *   softmax:     out = y * (g - sum(g * y))
+ *   log_softmax: out = g - exp(y) * sum(g)                                                   */
+static void FN(bwd_row)(const SM_CT *y, const SM_CT *g, SM_CT *o, int64_t n, int lg, int nt)
+{
+    vd a0 = vd_zero(), a1 = vd_zero();
+    int64_t i0 = 0;
+    for (; i0 + 2 * VW <= n; i0 += 2 * VW) {
+        vf g0 = LD(g + i0), g1 = LD(g + i0 + VW);
+        if (!lg) {
+            g0 = vf_mul(g0, LD(y + i0));
+            g1 = vf_mul(g1, LD(y + i0 + VW));
+        }
+        a0 = vd_add(a0, g0);
+        a1 = vd_add(a1, g1);
+    }
+    for (; i0 < n; i0 += VW) {
+        size_t k = (size_t)(n - i0) < VW ? (size_t)(n - i0) : VW;
+        vf g0 = LDN(g + i0, k, 0.0f);
+        if (!lg)
+            g0 = vf_mul(g0, LDN(y + i0, k, 0.0f));
+        a0 = vd_add(a0, g0);
+    }
+    const vf s = vf_set1((float)(vd_hsum(a0) + vd_hsum(a1)));
+    if (lg) {
+        SM_WRITE_ROW(o, n, nt, vf_sub(LD(g + i), vf_mul(vf_exp(LD(y + i)), s)),
+                     vf_sub(LDN(g + i, k, 0.0f), vf_mul(vf_exp(LDN(y + i, k, 0.0f)), s)));
+    } else {
+        SM_WRITE_ROW(o, n, nt, vf_mul(LD(y + i), vf_sub(LD(g + i), s)),
+                     vf_mul(LDN(y + i, k, 0.0f), vf_sub(LDN(g + i, k, 0.0f), s)));
+    }
+}
+
+/* Columns [c0, c0 + nc) of one outer slice (R rows of stride `inner`), VW columns at a time:
+ * each lane runs the row algorithm of its own column. */
+static void FN(cols)(const sm_args *a, const SM_CT *x, const SM_CT *g, SM_CT *o, int64_t nc)
+{
+    const int64_t R = a->R, ld = a->inner;
+    const int op = a->op;
+    for (int64_t c = 0; c < nc; c += VW) {
+        const size_t k = (size_t)(nc - c) < VW ? (size_t)(nc - c) : VW;
+        double sums[VW];
+        float lane[VW];
+        if (op == SM_SOFTMAX || op == SM_LOG_SOFTMAX) {
+            vf m = vf_set1(-__builtin_inff());
+            for (int64_t r = 0; r < R; r++)
+                m = vf_max(m, LDN(x + r * ld + c, k, -__builtin_inff()));
+            vd acc = vd_zero();
+            for (int64_t r = 0; r < R; r++)
+                acc = vd_add(acc, vf_keep(SM_EXP_DIFF(LDN(x + r * ld + c, k, 0.0f), m), k));
+            vd_store(sums, acc);
+            if (op == SM_SOFTMAX) {
+                for (int j = 0; j < VW; j++)
+                    lane[j] = (float)(1.0 / sums[j]);
+                const vf inv = vf_loadn_f32(lane, k, 0.0f);
+                for (int64_t r = 0; r < R; r++)
+                    STN(o + r * ld + c, vf_mul(SM_EXP_DIFF(LDN(x + r * ld + c, k, 0.0f), m), inv), k);
+            } else {
+                for (int j = 0; j < VW; j++)
+                    lane[j] = (float)log_d(sums[j]);
+                const vf ls = vf_loadn_f32(lane, k, 0.0f);
+                for (int64_t r = 0; r < R; r++)
+                    STN(o + r * ld + c, vf_sub(vf_sub(LDN(x + r * ld + c, k, 0.0f), m), ls), k);
+            }
+        } else {
+            const int lg = op == SM_LOG_SOFTMAX_BWD;
+            vd acc = vd_zero();
+            for (int64_t r = 0; r < R; r++) {
+                vf gv = LDN(g + r * ld + c, k, 0.0f);
+                if (!lg)
+                    gv = vf_mul(gv, LDN(x + r * ld + c, k, 0.0f));
+                acc = vd_add(acc, gv);
+            }
+            vd_store(sums, acc);
+            for (int j = 0; j < VW; j++)
+                lane[j] = (float)sums[j];
+            const vf s = vf_loadn_f32(lane, k, 0.0f);
+            for (int64_t r = 0; r < R; r++) {
+                vf yv = LDN(x + r * ld + c, k, 0.0f), gv = LDN(g + r * ld + c, k, 0.0f);
+                vf ov = lg ? vf_sub(gv, vf_mul(vf_exp(yv), s)) : vf_mul(yv, vf_sub(gv, s));
+                STN(o + r * ld + c, ov, k);
+            }
+        }
+    }
+}
+
+static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
+{
+    const SM_CT *x = (const SM_CT *)a->x, *g = (const SM_CT *)a->g;
+    SM_CT *o = (SM_CT *)a->out;
+    const int64_t R = a->R;
+    if (a->inner == 1) {
+        float *scratch = NULL;
+        float buf[(a->op == SM_SOFTMAX && R <= SM_SCRATCH_MAX) ? (R + VW) : 1] __attribute__((aligned(64)));
+        scratch = buf;
+        for (int64_t u = u0; u < u1; u++) {
+            const int64_t off = u * R;
+            if (a->op == SM_SOFTMAX || a->op == SM_LOG_SOFTMAX)
+                FN(fwd_row)(x + off, o + off, R, a->op == SM_LOG_SOFTMAX, a->nt, scratch);
+            else
+                FN(bwd_row)(x + off, g + off, o + off, R, a->op == SM_LOG_SOFTMAX_BWD, a->nt);
+        }
+    } else {
+        const int64_t tiles = (a->inner + SM_TILE_COLS - 1) / SM_TILE_COLS;
+        for (int64_t u = u0; u < u1; u++) {
+            const int64_t ob = u / tiles, c0 = (u % tiles) * SM_TILE_COLS;
+            const int64_t nc = a->inner - c0 < SM_TILE_COLS ? a->inner - c0 : SM_TILE_COLS;
+            const int64_t off = ob * R * a->inner + c0;
+            FN(cols)(a, x + off, g ? g + off : NULL, o + off, nc);
+        }
+    }
+}
+
+#undef SM_EXP_DIFF
+#undef FN
+#undef LD
+#undef LDN
+#undef ST
+#undef STN
+#undef STNT

@@ -1,0 +1,47 @@
+/*
+ * Softmax-family kernels: the argument block the operators record and the per-tier block
+ * functions. Shapes are canonical (outer, R, inner): R is the reduced axis, inner the product of
+ * the dims after it; data are contiguous in that order.
+ *
+ * Work units: with inner == 1 a unit is one row; otherwise a unit is one tile of up to
+ * SM_TILE_COLS columns of one outer index. Every output element is computed by one unit with an
+ * arithmetic sequence that depends only on the shape and the tier, so the results are the same
+ * whatever the block decomposition or the number of threads.
+ */
+#ifndef CANNON_OPS_SOFTMAX_KERNELS_H_
+#define CANNON_OPS_SOFTMAX_KERNELS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum sm_op { SM_SOFTMAX = 0, SM_LOG_SOFTMAX = 1, SM_SOFTMAX_BWD = 2, SM_LOG_SOFTMAX_BWD = 3 };
+enum sm_dtype { SM_F32 = 0, SM_F16 = 1, SM_BF16 = 2, SM_F64 = 3 };
+
+/* Columns per unit when inner > 1 (a multiple of every tier's vector width). */
+#define SM_TILE_COLS 64
+/* Rows up to this many elements keep their exponentials in an fp32 scratch buffer on the
+ * stack (128 KiB, within L2), so each element's exp is computed once; longer rows use the
+ * online max-and-sum pass and compute exp again when writing. */
+#define SM_SCRATCH_MAX 32768
+/* Chunk of the online pass: small enough to stay in L1 between its max and its sum. */
+#define SM_ONLINE_CHUNK 4096
+
+typedef struct sm_args {
+    const void *x; /* forward: input; backward: the forward output (y) */
+    const void *g; /* backward: gradOutput; unused forward */
+    void *out;
+    int64_t outer, R, inner;
+    int64_t units;           /* outer (inner == 1) or outer * tiles */
+    int64_t units_per_block;
+    int32_t op, dtype, isa;
+    int32_t nt; /* write the output with non-temporal stores */
+} sm_args;
+
+/* Process units [u0, u1). */
+void cannon_softmax_units_scalar(const sm_args *a, int64_t u0, int64_t u1);
+void cannon_softmax_units_avx2(const sm_args *a, int64_t u0, int64_t u1);
+void cannon_softmax_units_avx512(const sm_args *a, int64_t u0, int64_t u1);
+/* fp64 data, every tier (plain C with libm). */
+void cannon_softmax_units_f64(const sm_args *a, int64_t u0, int64_t u1);
+
+#endif /* CANNON_OPS_SOFTMAX_KERNELS_H_ */

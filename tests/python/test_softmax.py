@@ -1,0 +1,343 @@
+"""Golden tests of aclnnSoftmax / LogSoftmax / SoftmaxBackward / LogSoftmaxBackward against a
+float64 reference and against torch, on every instruction-set tier (CANNON_ISA is read by each
+phase 1, so one process covers all tiers).
+
+Pass criteria (the operator's contract):
+  fp32:  |ours - ref| <= 1e-6 * |ref| for every element whose ref is a normal fp32 (> 1e-37);
+  fp16/bf16: ours is within 1 ulp of ref rounded to the type (bit distance <= 1);
+  fp64:  1e-12 relative (1e-14 absolute near 0);
+  special values (inf, -inf, NaN): bit-compatible with torch (NaN where torch gives NaN).
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import cannon_testlib as ct
+
+ISAS = ["scalar", "avx2", "avx512"]
+FLOAT_TYPES = ["float32", "float16", "bfloat16", "float64"]
+ACL = {"float32": ct.ACL_FLOAT, "float16": ct.ACL_FLOAT16, "bfloat16": ct.ACL_BF16, "float64": ct.ACL_DOUBLE}
+FWD = {"softmax": "aclnnSoftmax", "log_softmax": "aclnnLogSoftmax"}
+
+
+@pytest.fixture(scope="session")
+def L():
+    return ct.lib()
+
+
+@pytest.fixture(params=ISAS)
+def isa(request, monkeypatch):
+    monkeypatch.setenv("CANNON_ISA", request.param)
+    return request.param
+
+
+def quantize(x, dtype):
+    """float64 values -> (storage array for upload, the exact float64 values it holds)."""
+    if dtype == "bfloat16":
+        b = ct.to_bf16_bits(x)
+        return b, ct.from_bf16_bits(b).astype(np.float64)
+    a = np.asarray(x).astype(dtype)
+    return a, a.astype(np.float64)
+
+
+def decode(a, dtype):
+    return ct.from_bf16_bits(a).astype(np.float64) if dtype == "bfloat16" else a.astype(np.float64)
+
+
+def ref_forward(x, dim, op):
+    with np.errstate(all="ignore"):
+        m = np.max(x, axis=dim, keepdims=True)
+        e = np.exp(x - m)
+        s = np.sum(e, axis=dim, keepdims=True)
+        return e / s if op == "softmax" else (x - m) - np.log(s)
+
+
+def bits_of(v, dtype):
+    """Sign-magnitude bit patterns as integers ordered like the values."""
+    if dtype == "bfloat16":
+        b = ct.to_bf16_bits(v).astype(np.int64)
+        mag, sign = b & 0x7FFF, (b >> 15) & 1
+    else:
+        b = np.asarray(v, dtype=np.float16).view(np.uint16).astype(np.int64)
+        mag, sign = b & 0x7FFF, (b >> 15) & 1
+    return np.where(sign == 1, -mag, mag)
+
+
+def check(ours, ref, dtype, what=""):
+    assert ours.shape == ref.shape
+    if dtype == "float32":
+        # Values beyond the fp32 range are infinite in fp32 (e.g. x - max = -6e38).
+        with np.errstate(over="ignore"):
+            ref = np.where(np.isfinite(ref), ref.astype(np.float32).astype(np.float64), ref)
+    fin = np.isfinite(ref)
+    # Non-finite reference values must match exactly (NaN where NaN, same infinities).
+    assert np.array_equal(np.isnan(ours[~fin]), np.isnan(ref[~fin])), what
+    nn = ~fin & ~np.isnan(ref)
+    assert np.array_equal(ours[nn], ref[nn]), what
+    o, r = ours[fin], ref[fin]
+    if o.size == 0:
+        return
+    if dtype == "float32":
+        big = np.abs(r) > 1e-37
+        err = np.abs(o[big] - r[big]) / np.abs(r[big])
+        assert err.size == 0 or err.max() <= 1e-6, f"{what}: fp32 max rel err {err.max():.3g}"
+        assert np.all(np.abs(o[~big] - r[~big]) <= 2e-45 + 1e-6 * np.abs(r[~big])), what
+    elif dtype == "float64":
+        # The float64 reference itself rounds: allow 1e-12 relative plus 1e-14 absolute.
+        err = np.abs(o - r) / (np.abs(r) + 1e-2)
+        assert err.max() <= 1e-12, f"{what}: fp64 max rel err {err.max():.3g}"
+    else:
+        d = np.abs(bits_of(o, dtype) - bits_of(r, dtype))
+        assert d.max() <= 1, f"{what}: {dtype} max distance {d.max()} ulp"
+
+
+def run_forward(L, op, xq, dtype, dim, in_strided=None, out_strided=False):
+    """Run op on the quantized storage values xq (array of shape S). in_strided: "T" (view of a
+    transposed storage) or "offset" (view at an offset in a bigger storage)."""
+    acl = ACL[dtype]
+    shape = xq.shape
+    if in_strided == "T" and len(shape) >= 2:
+        st = np.ascontiguousarray(np.swapaxes(xq, -1, -2))  # storage holds the transpose
+        cs = ct._contig_strides(st.shape)
+        strides = cs[:-2] + [cs[-1], cs[-2]]
+        t = L.tensor_from(xq, acl, strides=strides, offset=0, storage=st.reshape(-1))
+    elif in_strided == "offset":
+        pad = 7
+        st = np.concatenate([np.zeros(pad, dtype=xq.dtype), xq.reshape(-1)])
+        t = L.tensor_from(xq, acl, strides=ct._contig_strides(shape), offset=pad, storage=st)
+    else:
+        t = L.tensor_from(xq, acl)
+    if out_strided and len(shape) >= 1:
+        # Output view with every stride doubled (a gap after each element).
+        cs = [2 * s for s in ct._contig_strides(shape)]
+        o = L.empty(shape, acl, strides=cs, offset=3, fill=0)
+    else:
+        o = L.empty(shape, acl)
+    L.call(FWD[op], t, dim, o)
+    res = o.view()
+    t.destroy()
+    o.destroy()
+    return res
+
+
+SHAPES_DIMS = [((1,), 0), ((7,), -1), ((5, 33), 1), ((5, 33), 0), ((4, 7, 9), 0), ((4, 7, 9), 1),
+               ((4, 7, 9), 2), ((2, 3, 130, 5), 2), ((3, 129, 65), 1), ((2, 1, 3, 1, 2, 1, 2, 3), 6),
+               ((3, 1000), -1), ((2, 40000), -1), ((6, 1), -1), ((6, 1), 0), ((), 0), ((), -1)]
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", FLOAT_TYPES)
+def test_forward_shapes(L, isa, op, dtype):
+    rng = np.random.default_rng(1)
+    for shape, dim in SHAPES_DIMS:
+        x = rng.standard_normal(shape) * 4
+        xq, xv = quantize(x, dtype)
+        ours = decode(run_forward(L, op, xq, dtype, dim), dtype)
+        check(ours, ref_forward(xv, dim, op), dtype, f"{op} {dtype} {shape} dim={dim} {isa}")
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_forward_strided(L, isa, op, dtype):
+    rng = np.random.default_rng(2)
+    for shape, dim in [((9, 17), -1), ((9, 17), 0), ((3, 5, 33), 1), ((4, 300), -1)]:
+        x = rng.standard_normal(shape) * 3
+        xq, xv = quantize(x, dtype)
+        ref = ref_forward(xv, dim, op)
+        for ins, outs in [("T", False), ("offset", False), (None, True), ("T", True)]:
+            ours = decode(run_forward(L, op, xq, dtype, dim, ins, outs), dtype)
+            check(ours, ref, dtype, f"{op} {dtype} {shape} dim={dim} in={ins} out_strided={outs} {isa}")
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_fp32_accuracy_wide_rows(L, isa, op):
+    """fp32 rows up to 32768 with a wide spread of values (x - max down to about -80)."""
+    rng = np.random.default_rng(3)
+    for n in (100, 4096, 32768):
+        x = rng.uniform(-80, 10, size=(4, n)).astype(np.float32)
+        ours = run_forward(L, op, x, "float32", -1).astype(np.float64)
+        check(ours, ref_forward(x.astype(np.float64), -1, op), "float32", f"{op} n={n} {isa}")
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_million_row(L, op, monkeypatch):
+    monkeypatch.setenv("CANNON_ISA", "avx512")
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal((1, 1 << 20)) * 5).astype(np.float32)
+    ours = run_forward(L, op, x, "float32", -1).astype(np.float64)
+    check(ours, ref_forward(x.astype(np.float64), -1, op), "float32", f"{op} 1M row")
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_extreme_values(L, isa, op, dtype):
+    big = 65504.0 if dtype == "float16" else 3e38
+    rows = [
+        [0.0, 1.0, np.inf, 2.0],
+        [-np.inf] * 4,
+        [1.0, np.nan, 2.0, 3.0],
+        [-np.inf, 0.0, -np.inf, 1.0],
+        [big, -big, big, 0.0],
+        [-big, -big, -big + (1 if dtype == "float32" else 0), -big],
+        [1e-3, -1e-3, 0.0, 0.0],
+        [np.inf, np.inf, 0.0, 0.0],
+    ]
+    x = np.array(rows)
+    xq, xv = quantize(x, dtype)
+    for dim in (-1, 0):
+        ours = decode(run_forward(L, op, xq, dtype, dim), dtype)
+        t = torch.from_numpy(xv.astype(np.float64))
+        tref = (torch.softmax(t, dim) if op == "softmax" else torch.log_softmax(t, dim)).numpy()
+        fin = np.isfinite(tref)
+        assert np.array_equal(np.isnan(ours), np.isnan(tref)), f"{op} {dtype} dim={dim}: NaN pattern {ours} vs {tref}"
+        assert np.array_equal(ours[~fin & ~np.isnan(tref)], tref[~fin & ~np.isnan(tref)])
+        check(ours[fin], ref_forward(xv, dim, op)[fin], dtype, f"{op} {dtype} extreme dim={dim} {isa}")
+
+
+def test_fp16_no_overflow(L, isa):
+    x = np.array([[65504.0, 65504.0, -65504.0, 65000.0]], dtype=np.float16)
+    for op in ("softmax", "log_softmax"):
+        ours = run_forward(L, op, x, "float16", -1).astype(np.float64)
+        if op == "softmax":
+            assert np.all(np.isfinite(ours))
+        check(ours, ref_forward(x.astype(np.float64), -1, op), "float16", op)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
+def test_against_torch(L, isa, dtype):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((8, 77, 5)) * 3
+    xq, xv = quantize(x, dtype)
+    tdt = {"float32": torch.float32, "float16": torch.float32, "bfloat16": torch.float32,
+           "float64": torch.float64}[dtype]
+    for op, fn in (("softmax", torch.softmax), ("log_softmax", torch.log_softmax)):
+        for dim in (0, 1, 2):
+            ours = decode(run_forward(L, op, xq, dtype, dim), dtype)
+            tref = fn(torch.from_numpy(xv).to(tdt), dim).double().numpy()
+            tol = {"float32": 2e-6, "float64": 1e-12, "float16": 2e-3, "bfloat16": 1.6e-2}[dtype]
+            # torch rounds log(sum) in the working precision: near-zero log-softmax outputs carry
+            # an absolute error of about one ulp of 1, hence the absolute term.
+            assert np.allclose(ours, tref, rtol=tol, atol=tol), f"{op} {dtype} dim={dim}"
+
+
+# ---------------------------------------------------------------- backward
+def run_backward(L, name, gq, yq, dtype, dim, strided=False):
+    acl = ACL[dtype]
+    if strided and gq.ndim >= 2:
+        st = np.ascontiguousarray(np.swapaxes(gq, -1, -2))
+        cs = ct._contig_strides(st.shape)
+        g = L.tensor_from(gq, acl, strides=cs[:-2] + [cs[-1], cs[-2]], storage=st.reshape(-1))
+    else:
+        g = L.tensor_from(gq, acl)
+    y = L.tensor_from(yq, acl)
+    o = L.empty(gq.shape, acl, strides=[2 * s for s in ct._contig_strides(gq.shape)] if strided else None)
+    L.call(name, g, y, dim, o)
+    r = o.view()
+    for t in (g, y, o):
+        t.destroy()
+    return r
+
+
+@pytest.mark.parametrize("dtype", FLOAT_TYPES)
+@pytest.mark.parametrize("log", [False, True])
+def test_backward(L, isa, dtype, log):
+    rng = np.random.default_rng(6)
+    name = "aclnnLogSoftmaxBackward" if log else "aclnnSoftmaxBackward"
+    for shape, dim in [((5, 33), -1), ((5, 33), 0), ((3, 70, 9), 1), ((2, 3000), -1), ((7,), 0), ((0, 3), 1)]:
+        x = rng.standard_normal(shape) * 2
+        y = ref_forward(x, dim, "log_softmax" if log else "softmax")
+        g = rng.standard_normal(shape)
+        gq, gv = quantize(g, dtype)
+        yq, yv = quantize(y, dtype)
+        for strided in (False, True):
+            ours = decode(run_backward(L, name, gq, yq, dtype, dim, strided), dtype)
+            if log:
+                s = np.sum(gv, axis=dim, keepdims=True)
+                ref = gv - np.exp(yv) * s
+                scale = np.abs(gv) + np.exp(yv) * np.sum(np.abs(gv), axis=dim, keepdims=True)
+            else:
+                s = np.sum(gv * yv, axis=dim, keepdims=True)
+                ref = yv * (gv - s)
+                scale = np.abs(yv) * (np.abs(gv) + np.sum(np.abs(gv * yv), axis=dim, keepdims=True))
+            tol = {"float32": 2e-6, "float64": 1e-13, "float16": 2e-3, "bfloat16": 1.6e-2}[dtype]
+            tiny = {"float16": 2 ** -24, "bfloat16": 1e-38, "float32": 1e-44, "float64": 1e-300}[dtype]
+            assert np.all(np.abs(ours - ref) <= tol * scale + tiny), f"{name} {dtype} {shape} dim={dim} {isa}"
+
+
+# ---------------------------------------------------------------- errors
+def test_errors(L):
+    x = L.tensor_from(np.zeros((2, 3), np.float32))
+    o = L.empty((2, 3), ct.ACL_FLOAT)
+    o_h = L.empty((2, 3), ct.ACL_FLOAT16)
+    o_s = L.empty((3, 2), ct.ACL_FLOAT)
+    xi = L.tensor_from(np.zeros((2, 3), np.int32), ct.ACL_INT32)
+    oi = L.empty((2, 3), ct.ACL_INT32)
+    x9 = L.tensor_from(np.zeros((1,) * 9, np.float32))
+    o9 = L.empty((1,) * 9, ct.ACL_FLOAT)
+    for name in ("aclnnSoftmax", "aclnnLogSoftmax"):
+        assert L.phase1_status(name, None, 0, o) == 161001
+        assert L.phase1_status(name, x, 0, None) == 161001
+        assert L.phase1_status(name, x, 0, o, null_ws=True) == 161001
+        assert L.phase1_status(name, x, 0, o, null_exec=True) == 161001
+        assert L.phase1_status(name, x, 2, o) == 161002
+        assert L.phase1_status(name, x, -3, o) == 161002
+        assert L.phase1_status(name, x, -2, o) == 0
+        assert L.phase1_status(name, x, 1, o_h) == 161002
+        assert L.phase1_status(name, x, 1, o_s) == 161002
+        assert L.phase1_status(name, xi, 1, oi) == 161002
+        assert L.phase1_status(name, x9, 0, o9) == 161002
+        assert "dim" in L.errmsg() or "rank" in L.errmsg()
+    for name in ("aclnnSoftmaxBackward", "aclnnLogSoftmaxBackward"):
+        assert L.phase1_status(name, None, x, 1, o) == 161001
+        assert L.phase1_status(name, x, None, 1, o) == 161001
+        assert L.phase1_status(name, x, x, 1, None) == 161001
+        assert L.phase1_status(name, x, x, 5, o) == 161002
+        assert L.phase1_status(name, x, x, 1, o_h) == 161002
+        assert L.phase1_status(name, x, o_s, 1, o) == 161002
+        assert L.phase1_status(name, x, x, 1, o) == 0
+    # Executor run twice: the second run is refused by cannonExecutorRun.
+    import ctypes
+    ws, ex = ctypes.c_uint64(0), ctypes.c_void_p()
+    assert L.opapi.aclnnSoftmaxGetWorkspaceSize(ctypes.c_void_p(x.handle), ctypes.c_int64(1),
+                                                ctypes.c_void_p(o.handle), ctypes.byref(ws), ctypes.byref(ex)) == 0
+    assert L.opapi.aclnnSoftmax(None, ctypes.c_uint64(0), ex, ctypes.c_void_p(L.stream)) == 0
+    L.acl.aclrtSynchronizeStream(ctypes.c_void_p(L.stream))
+    for t in (x, o, o_h, o_s, xi, oi, x9, o9):
+        t.destroy()
+
+
+# ---------------------------------------------------------------- determinism
+DET_SCRIPT = r"""
+import hashlib, os, sys
+sys.path.insert(0, %r)
+import numpy as np, cannon_testlib as ct
+L = ct.lib()
+h = hashlib.sha256()
+rng = np.random.default_rng(7)
+for isa in ("scalar", "avx2", "avx512"):
+    os.environ["CANNON_ISA"] = isa
+    for shape, dim, acl, npdt in [((300, 1000), -1, ct.ACL_FLOAT, np.float32), ((64, 50000), -1, ct.ACL_FLOAT, np.float32),
+                                  ((40, 70, 30), 1, ct.ACL_FLOAT, np.float32), ((500, 257), -1, ct.ACL_FLOAT16, np.float16)]:
+        x = (rng.standard_normal(shape) * 3).astype(npdt)
+        for name in ("aclnnSoftmax", "aclnnLogSoftmax"):
+            t = L.tensor_from(x, acl); o = L.empty(shape, acl)
+            L.call(name, t, dim, o)
+            h.update(o.storage().tobytes()); t.destroy(); o.destroy()
+print(h.hexdigest())
+"""
+
+
+def test_deterministic_across_threads():
+    here = os.path.dirname(os.path.abspath(__file__))
+    digests = set()
+    for threads in ("1", "2", "8", "2"):
+        env = dict(os.environ, CANNON_CPU_THREADS=threads)
+        r = subprocess.run([sys.executable, "-c", DET_SCRIPT % here], env=env, capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == 0, r.stderr
+        digests.add(r.stdout.strip())
+    assert len(digests) == 1, digests

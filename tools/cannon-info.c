@@ -1,0 +1,275 @@
+/* cannon-info: what the cannon runtime sees on this machine.
+ *
+ * Prints the runtime version, the device driver the loader picked (and every other driver it
+ * found or rejected, with the reason), each device's properties, and the environment variables
+ * that configure the runtime. It is the first thing to run when "no device" or a slow device
+ * needs explaining.
+ *
+ * It links the static libascendcl on purpose: the loader's bookkeeping (candidates, rejected
+ * modules, device properties) lives in the internal g_rt object, which the public API does not
+ * expose and the shared library does not export.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl/acl.h"
+#include "internal.h"
+
+/* The driver author owns cpu.h; decode ISA bits only when it exists so this tool never blocks
+ * on it (and degrades to printing the raw mask). */
+#if defined(__has_include)
+#if __has_include("cannon/cpu.h")
+#include "cannon/cpu.h"
+#define HAVE_CANNON_CPU_H 1
+#endif
+#endif
+
+#ifndef CANNON_VERSION_STRING
+#define CANNON_VERSION_STRING "unknown"
+#endif
+
+/* ---- what we know about the configuration environment ------------------------------------ */
+
+typedef struct env_var {
+    const char *name;
+    const char *meaning;
+} env_var;
+
+static const env_var k_env[] = {
+    {"ASCEND_GLOBAL_LOG_LEVEL", "log level 0 debug, 1 info, 2 warning, 3 error, 4 null (unset: silent)"},
+    {"ASCEND_MODULE_LOG_LEVEL", "per-module levels, e.g. ASCENDCL=1:DRV=0 (overrides the global level)"},
+    {"ASCEND_LOG_PRINT_TO_STDOUT", "1: log to stdout instead of files"},
+    {"ASCEND_SLOG_PRINT_TO_STDOUT", "deprecated spelling of ASCEND_LOG_PRINT_TO_STDOUT (used when that is unset)"},
+    {"ASCEND_PROCESS_LOG_PATH", "directory for plog-<pid>_<time>.log files"},
+    {"CANNON_DRIVER", "only drivers of this name are eligible (e.g. cpu)"},
+    {"CANNON_DRIVER_PATH", "':'-separated driver modules or directories searched first"},
+    {"CANNON_CPU_DEVICES", "number of CPU virtual devices, 1..64 (default 8)"},
+    {"CANNON_CPU_DEVICE_MEMORY", "memory per CPU device, bytes with K/M/G/T suffix (default 8G)"},
+    {"CANNON_CPU_THREADS", "worker threads shared by all CPU devices (default: usable CPUs)"},
+    {"CANNON_SPIN_US", "microseconds an idle thread spins before sleeping (default 30)"},
+};
+
+/* ---- output helpers ------------------------------------------------------------------------ */
+
+/* A JSON string literal (quotes included). Paths and reasons can hold anything. */
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p < 0x20)
+            printf("\\u%04x", *p);
+        else
+            putchar(*p);
+    }
+    putchar('"');
+}
+
+/* ISA flags as a space-separated list of names ("-" when none). */
+static void isa_names(uint32_t flags, char *buf, size_t n)
+{
+    buf[0] = '\0';
+#ifdef HAVE_CANNON_CPU_H
+    static const struct {
+        uint32_t bit;
+        const char *name;
+    } k_isa[] = {
+        {CANNON_CPU_ISA_AVX2, "avx2"},         {CANNON_CPU_ISA_FMA, "fma"},
+        {CANNON_CPU_ISA_F16C, "f16c"},         {CANNON_CPU_ISA_AVX512F, "avx512f"},
+        {CANNON_CPU_ISA_AVX512BW, "avx512bw"}, {CANNON_CPU_ISA_AVX512VL, "avx512vl"},
+        {CANNON_CPU_ISA_AVX512BF16, "avx512bf16"},
+    };
+    for (size_t i = 0; i < sizeof k_isa / sizeof k_isa[0]; i++) {
+        if (flags & k_isa[i].bit) {
+            size_t len = strlen(buf);
+            snprintf(buf + len, n - len, "%s%s", len ? " " : "", k_isa[i].name);
+        }
+    }
+#else
+    (void)flags;
+    (void)n;
+#endif
+    if (!buf[0])
+        snprintf(buf, n, "-");
+}
+
+/* ---- the report ---------------------------------------------------------------------------- */
+
+typedef struct dev_info {
+    bool ok;
+    aclError rc;
+    cannon_device_props props;
+} dev_info;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: cannon-info [--json] [--help]\n"
+               "Show the cannon runtime's version, device drivers (chosen, found, rejected),\n"
+               "devices and configuration environment variables.\n"
+               "  --json   one JSON object on stdout instead of text\n"
+               "  --help   this text\n");
+}
+
+int main(int argc, char **argv)
+{
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "cannon-info: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+
+    int32_t major = 0, minor = 0, patch = 0;
+    (void)aclrtGetVersion(&major, &minor, &patch);
+
+    /* aclInit loads the drivers. A failure (e.g. no usable driver) is exactly what this tool
+     * must explain, so keep going and show the loader's findings anyway. */
+    aclError init_rc = aclInit(NULL);
+    const char *init_msg = init_rc != ACL_SUCCESS ? aclGetRecentErrMsg() : NULL;
+    char init_err[1024] = "";
+    if (init_msg)
+        snprintf(init_err, sizeof init_err, "%s", init_msg);
+    uint32_t ndev = 0;
+    if (init_rc == ACL_SUCCESS && aclrtGetDeviceCount(&ndev) != ACL_SUCCESS)
+        ndev = 0;
+
+    /* Open each device just long enough for the runtime to read its properties. */
+    dev_info *devs = calloc(ndev ? ndev : 1, sizeof *devs);
+    if (!devs) {
+        fprintf(stderr, "cannon-info: out of memory\n");
+        return 1;
+    }
+    for (uint32_t i = 0; i < ndev; i++) {
+        devs[i].rc = aclrtSetDevice((int32_t)i);
+        if (devs[i].rc == ACL_SUCCESS) {
+            devs[i].ok = true;
+            devs[i].props = g_rt.devices[i].props;
+            (void)aclrtResetDevice((int32_t)i);
+        }
+    }
+
+    const cn_driver_entry *act = &g_rt.driver;
+    const char *act_name = act->iface ? act->iface->name : NULL;
+    const char *act_desc = act->iface ? act->iface->description : NULL;
+    char isa[160];
+
+    if (json) {
+        printf("{\"cannon_version\":");
+        json_str(CANNON_VERSION_STRING);
+        printf(",\"acl_version\":\"%d.%d.%d\",\"init_status\":%d", major, minor, patch, init_rc);
+        if (init_msg) {
+            printf(",\"init_error\":");
+            json_str(init_err);
+        }
+        printf(",\"driver\":");
+        if (act_name) {
+            printf("{\"name\":");
+            json_str(act_name);
+            printf(",\"description\":");
+            json_str(act_desc);
+            printf(",\"source\":");
+            json_str(act->source);
+            printf(",\"score\":%d}", act->score);
+        } else {
+            printf("null");
+        }
+        printf(",\"candidates\":[");
+        for (size_t i = 0; i < g_rt.n_candidates; i++) {
+            const cn_driver_entry *c = &g_rt.candidates[i];
+            printf("%s{\"name\":", i ? "," : "");
+            json_str(c->iface ? c->iface->name : "?");
+            printf(",\"source\":");
+            json_str(c->source);
+            printf(",\"score\":%d}", c->score);
+        }
+        printf("],\"rejected\":[");
+        for (size_t i = 0; i < g_rt.n_rejected; i++) {
+            printf("%s{\"path\":", i ? "," : "");
+            json_str(g_rt.rejected[i].path);
+            printf(",\"reason\":");
+            json_str(g_rt.rejected[i].reason);
+            putchar('}');
+        }
+        printf("],\"device_count\":%u,\"devices\":[", ndev);
+        for (uint32_t i = 0; i < ndev; i++) {
+            const cannon_device_props *p = &devs[i].props;
+            printf("%s{\"id\":%u,\"status\":%d", i ? "," : "", i, devs[i].rc);
+            if (devs[i].ok) {
+                isa_names(p->isa_flags, isa, sizeof isa);
+                printf(",\"name\":");
+                json_str(p->name);
+                printf(",\"soc\":");
+                json_str(p->soc_name);
+                printf(",\"mem_capacity\":%zu,\"workers\":%u,\"isa_flags\":%u,\"isa\":", p->mem_capacity,
+                       p->num_workers, p->isa_flags);
+                json_str(isa);
+            }
+            putchar('}');
+        }
+        printf("],\"environment\":[");
+        for (size_t i = 0; i < sizeof k_env / sizeof k_env[0]; i++) {
+            const char *v = getenv(k_env[i].name);
+            printf("%s{\"name\":\"%s\",\"value\":", i ? "," : "", k_env[i].name);
+            if (v)
+                json_str(v);
+            else
+                printf("null");
+            printf(",\"meaning\":");
+            json_str(k_env[i].meaning);
+            putchar('}');
+        }
+        printf("]}\n");
+    } else {
+        printf("cannon %s (ACL runtime API %d.%d.%d)\n", CANNON_VERSION_STRING, major, minor, patch);
+        if (init_rc != ACL_SUCCESS)
+            printf("aclInit failed: %d\n  %s\n", init_rc, init_msg ? init_err : "(no message)");
+        printf("\nActive driver: ");
+        if (act_name)
+            printf("%s - %s\n  source: %s, score %d\n", act_name, act_desc ? act_desc : "", act->source,
+                   act->score);
+        else
+            printf("none\n");
+        printf("\nDriver candidates (%zu):\n", g_rt.n_candidates);
+        for (size_t i = 0; i < g_rt.n_candidates; i++) {
+            const cn_driver_entry *c = &g_rt.candidates[i];
+            printf("  %-8s score %-4d %s\n", c->iface ? c->iface->name : "?", c->score, c->source);
+        }
+        printf("Rejected driver modules (%zu):\n", g_rt.n_rejected);
+        for (size_t i = 0; i < g_rt.n_rejected; i++)
+            printf("  %s\n    %s\n", g_rt.rejected[i].path, g_rt.rejected[i].reason);
+
+        printf("\nDevices: %u\n", ndev);
+        for (uint32_t i = 0; i < ndev; i++) {
+            const cannon_device_props *p = &devs[i].props;
+            if (!devs[i].ok) {
+                printf("  [%u] cannot be opened: error %d\n", i, devs[i].rc);
+                continue;
+            }
+            isa_names(p->isa_flags, isa, sizeof isa);
+            printf("  [%u] %-8s soc %s, memory %.2f GiB, %u workers, isa 0x%x (%s)\n", i, p->name,
+                   p->soc_name, (double)p->mem_capacity / (1u << 30), p->num_workers, p->isa_flags, isa);
+        }
+
+        printf("\nEnvironment:\n");
+        for (size_t i = 0; i < sizeof k_env / sizeof k_env[0]; i++) {
+            const char *v = getenv(k_env[i].name);
+            printf("  %-28s %-14s %s\n", k_env[i].name, v ? v : "(unset)", k_env[i].meaning);
+        }
+    }
+
+    free(devs);
+    if (init_rc == ACL_SUCCESS)
+        (void)aclFinalize();
+    return init_rc == ACL_SUCCESS ? 0 : 1;
+}
