@@ -95,6 +95,25 @@ CANNON_API aclError cannonReportError(aclError code, const char *fmt, ...)
 #endif
     ;
 
+/** Where a device allocation lives, for mapping it from another process (see cannonMemGetShareInfo). */
+typedef struct cannon_mem_share_info {
+    int fd;            /**< memfd of the whole device arena (owned by the runtime: dup() to keep it) */
+    int32_t device_id; /**< device holding the allocation */
+    uint64_t offset;   /**< byte offset of @p devPtr in the arena (mmap the fd at this offset) */
+    uint64_t alloc_offset; /**< byte offset of the start of its allocation in the arena */
+    uint64_t alloc_size;   /**< usable size of the allocation (the request rounded up to 64 bytes) */
+    uint64_t arena_size;   /**< size of the whole arena */
+} cannon_mem_share_info;
+
+/**
+ * Describe the live device allocation containing @p devPtr so a peer process on the same host can
+ * map it: open /proc/<pid>/fd/<fd> (or receive the fd over a Unix socket) and mmap it shared. The
+ * mapping stays valid while the allocation lives. Errors: ACL_ERROR_INVALID_PARAM (not device
+ * memory, or not in a live allocation), ACL_ERROR_RT_FEATURE_NOT_SUPPORT (the driver's memory
+ * cannot be shared).
+ */
+CANNON_API aclError cannonMemGetShareInfo(const void *devPtr, cannon_mem_share_info *info);
+
 /** Number of worker threads of the current device (what num_workers will be). 0 with no device. */
 CANNON_API uint32_t cannonGetWorkerCount(void);
 

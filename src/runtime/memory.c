@@ -451,3 +451,26 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int
     cn_obj_put(&s->obj);
     return rc;
 }
+
+CANNON_API aclError cannonMemGetShareInfo(const void *devPtr, cannon_mem_share_info *info)
+{
+    if (!devPtr || !info)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "cannonMemGetShareInfo: %s is NULL", !devPtr ? "devPtr" : "info");
+    cn_device *d = cn_device_of_ptr(devPtr);
+    void *start;
+    size_t size;
+    if (!d || cn_devalloc_find(d->alloc, devPtr, &start, &size) != CN_DEVALLOC_OK)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "cannonMemGetShareInfo: %p is not in a live device allocation", devPtr);
+    int fd = cn_drv()->memory->export_fd ? cn_drv()->memory->export_fd(d->drv) : -1;
+    if (fd < 0)
+        return cn_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "cannonMemGetShareInfo: device %d's memory cannot be shared",
+                        d->id);
+    const char *base = __atomic_load_n(&d->arena_base, __ATOMIC_ACQUIRE);
+    info->fd = fd;
+    info->device_id = d->id;
+    info->offset = (uint64_t)((const char *)devPtr - base);
+    info->alloc_offset = (uint64_t)((const char *)start - base);
+    info->alloc_size = size;
+    info->arena_size = __atomic_load_n(&d->arena_size, __ATOMIC_RELAXED);
+    return ACL_SUCCESS;
+}
