@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 /* Remaining successful allocations before an injected failure; negative: injection off. */
@@ -29,6 +30,29 @@ void *cn_malloc(size_t n) { return should_fail() ? NULL : malloc(n ? n : 1); }
 void *cn_calloc(size_t count, size_t n) { return should_fail() ? NULL : calloc(count ? count : 1, n ? n : 1); }
 void *cn_realloc(void *p, size_t n) { return should_fail() ? NULL : realloc(p, n ? n : 1); }
 void cn_free(void *p) { free(p); }
+
+/* Below this a table fits in a few pages and the heap is cheaper than a mapping. */
+#define TABLE_MMAP_MIN ((size_t)64 << 10)
+
+void *cn_zalloc_table(size_t bytes)
+{
+    if (should_fail())
+        return NULL;
+    if (bytes < TABLE_MMAP_MIN)
+        return calloc(1, bytes ? bytes : 1);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void cn_free_table(void *p, size_t bytes)
+{
+    if (!p)
+        return;
+    if (bytes < TABLE_MMAP_MIN)
+        free(p);
+    else
+        munmap(p, bytes);
+}
 
 char *cn_strdup(const char *s)
 {

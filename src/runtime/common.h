@@ -24,6 +24,15 @@ void *cn_realloc(void *p, size_t n);
 char *cn_strdup(const char *s);
 void cn_free(void *p);
 
+/*
+ * Zero-filled tables (counted by fault injection like cn_calloc). Large ones are mapped
+ * anonymously instead of calloc'd: glibc clears a calloc'd heap chunk with memset, touching every
+ * page, and a first touch costs 10-20 us per 4 KiB page on the VMs cannon targets. A mapped table
+ * costs a page only when an entry in it is first used. Free with the same byte count.
+ */
+void *cn_zalloc_table(size_t bytes);
+void cn_free_table(void *p, size_t bytes);
+
 /* Fault injection: after `n` more successful allocations the next one fails (n < 0: never). */
 void cn_fault_inject_set(long n);
 /* Number of allocations made since the counter was last reset (for sizing injection loops). */

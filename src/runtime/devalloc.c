@@ -255,15 +255,27 @@ static void list_push_back(cn_devalloc *a, slab *s)
 
 /* ---- cached large runs ---- */
 
+/* A bucket slot holds its head's index + 1, so that the zero-filled table starts as all empty
+ * (NIL + 1 wraps to 0, and 0 - 1 back to NIL). */
+static inline uint32_t bucket_head(const cn_devalloc *a, size_t n)
+{
+    return a->bucket[n] - 1u;
+}
+
+static inline void bucket_set(cn_devalloc *a, size_t n, uint32_t h)
+{
+    a->bucket[n] = h + 1u;
+}
+
 static void bucket_push(cn_devalloc *a, uint32_t h)
 {
     seg *e = &a->segs[h];
-    uint32_t *head = &a->bucket[e->len];
+    uint32_t head = bucket_head(a, e->len);
     e->prev = NIL;
-    e->link = *head;
-    if (*head != NIL)
-        a->segs[*head].prev = h;
-    *head = h;
+    e->link = head;
+    if (head != NIL)
+        a->segs[head].prev = h;
+    bucket_set(a, e->len, h);
     a->ncached_runs++;
 }
 
@@ -273,7 +285,7 @@ static void bucket_unlink(cn_devalloc *a, uint32_t h)
     if (e->prev != NIL)
         a->segs[e->prev].link = e->link;
     else
-        a->bucket[e->len] = e->link;
+        bucket_set(a, e->len, e->link);
     if (e->link != NIL)
         a->segs[e->link].prev = e->prev;
     e->link = e->prev = NIL;
@@ -284,8 +296,8 @@ static void bucket_unlink(cn_devalloc *a, uint32_t h)
 static void flush(cn_devalloc *a)
 {
     for (size_t n = 1; a->ncached_runs && n <= a->nseg; n++) {
-        while (a->bucket[n] != NIL) {
-            uint32_t h = a->bucket[n];
+        while (bucket_head(a, n) != NIL) {
+            uint32_t h = bucket_head(a, n);
             bucket_unlink(a, h);
             a->cached_bytes -= (size_t)n * SEG_SIZE;
             release_segs(a, h, (uint32_t)n);
@@ -309,6 +321,16 @@ static void flush(cn_devalloc *a)
 
 /* ---- create / destroy ---- */
 
+static size_t segs_bytes(const cn_devalloc *a)
+{
+    return ((size_t)a->nseg ? a->nseg : 1) * sizeof(seg);
+}
+
+static size_t bucket_bytes(const cn_devalloc *a)
+{
+    return ((size_t)a->nseg + 1) * sizeof(uint32_t);
+}
+
 aclError cn_devalloc_create(void *base, size_t capacity, const cn_devalloc_ops *ops, cn_devalloc **out)
 {
     if (!out)
@@ -327,20 +349,21 @@ aclError cn_devalloc_create(void *base, size_t capacity, const cn_devalloc_ops *
     if (ops)
         a->ops = *ops;
     a->nwords = ((size_t)a->nseg + 63) / 64;
-    a->segs = cn_calloc((size_t)a->nseg ? a->nseg : 1, sizeof(seg));
+    /* The segment table and the bucket heads start all zero (SEG_FREE, empty bucket) in tables
+     * that cost a page only when first used: an 8 GiB arena has 4096 segments, and clearing or
+     * filling their 112 KiB of tables up front was most of aclrtSetDevice's page faults. */
+    a->segs = cn_zalloc_table(segs_bytes(a));
     a->freemap = cn_calloc(a->nwords ? a->nwords : 1, sizeof(uint64_t));
-    a->bucket = cn_malloc(((size_t)a->nseg + 1) * sizeof(uint32_t));
+    a->bucket = cn_zalloc_table(bucket_bytes(a));
     if (!a->segs || !a->freemap || !a->bucket || pthread_mutex_init(&a->mu, NULL) != 0) {
-        cn_free(a->segs);
+        cn_free_table(a->segs, segs_bytes(a));
         cn_free(a->freemap);
-        cn_free(a->bucket);
+        cn_free_table(a->bucket, bucket_bytes(a));
         cn_free(a);
         return ACL_ERROR_BAD_ALLOC;
     }
     for (uint32_t i = 0; i < a->nseg; i++)
         a->freemap[i >> 6] |= 1ull << (i & 63);
-    for (size_t i = 0; i <= a->nseg; i++)
-        a->bucket[i] = NIL;
     a->nfree_segs = a->nseg;
     for (unsigned c = 0; c < NCLASSES; c++) {
         uint32_t sz = class_size(c);
@@ -360,27 +383,22 @@ void cn_devalloc_destroy(cn_devalloc *a, size_t *leaked_count, size_t *leaked_by
         *leaked_bytes = a ? a->live_bytes : 0;
     if (!a)
         return;
-    uint32_t i = 0;
+    /* Held segments are exactly those not free in the bitmap; walking the bitmap rather than the
+     * table leaves the table's never-used pages untouched. One decommit per maximal held range. */
+    size_t i = next_clear(a, 0);
     while (i < a->nseg) {
-        if (a->segs[i].kind == SEG_FREE) {
-            i++;
-            continue;
-        }
-        /* One decommit per maximal held range. */
-        uint32_t j = i;
-        while (j < a->nseg && a->segs[j].kind != SEG_FREE) {
-            if (a->segs[j].kind == SEG_SLAB)
-                cn_free(a->segs[j].u.slab);
-            j++;
-        }
+        size_t j = next_set(a, i);
+        for (size_t k = i; k < j; k++)
+            if (a->segs[k].kind == SEG_SLAB)
+                cn_free(a->segs[k].u.slab);
         if (a->ops.decommit)
-            a->ops.decommit(a->ops.ctx, a->start + (size_t)i * SEG_SIZE, (size_t)(j - i) * SEG_SIZE);
-        i = j;
+            a->ops.decommit(a->ops.ctx, a->start + i * SEG_SIZE, (j - i) * SEG_SIZE);
+        i = next_clear(a, j);
     }
     pthread_mutex_destroy(&a->mu);
-    cn_free(a->segs);
+    cn_free_table(a->segs, segs_bytes(a));
     cn_free(a->freemap);
-    cn_free(a->bucket);
+    cn_free_table(a->bucket, bucket_bytes(a));
     cn_free(a);
 }
 
@@ -464,7 +482,7 @@ static aclError alloc_large(cn_devalloc *a, size_t r, int huge, void **out)
         if (hi > a->nseg)
             hi = a->nseg;
         for (size_t n = m; n <= hi; n++) {
-            uint32_t h = a->bucket[n];
+            uint32_t h = bucket_head(a, n);
             if (h == NIL)
                 continue;
             bucket_unlink(a, h);

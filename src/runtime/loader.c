@@ -181,10 +181,13 @@ static void scan_path_entry(const char *p)
         try_module(p);
 }
 
-/* The module directory next to the library that holds this code. */
+/* The module directory next to the library that holds this code. A directory named twice (the
+ * library in <prefix>/lib makes <dir>/../lib the same place, and an installed library's directory
+ * is usually the install-time one) is scanned once: each scan is four system calls. */
 static void scan_private_dir(void)
 {
     Dl_info info;
+    bool install_dir_done = false;
     if (dladdr((void *)&scan_private_dir, &info) && info.dli_fname) {
         char buf[PATH_MAX];
         snprintf(buf, sizeof(buf), "%s", info.dli_fname);
@@ -194,12 +197,17 @@ static void scan_private_dir(void)
             char dir[PATH_MAX + 32];
             snprintf(dir, sizeof(dir), "%s/cannon/drivers", buf);
             scan_dir(dir);
+            install_dir_done = strcmp(dir, CANNON_DRIVER_DIR) == 0;
             /* A statically linked program in <prefix>/bin finds <prefix>/lib's modules. */
-            snprintf(dir, sizeof(dir), "%s/../lib/cannon/drivers", buf);
-            scan_dir(dir);
+            const char *base = strrchr(buf, '/');
+            if (strcmp(base ? base + 1 : buf, "lib") != 0) {
+                snprintf(dir, sizeof(dir), "%s/../lib/cannon/drivers", buf);
+                scan_dir(dir);
+            }
         }
     }
-    scan_dir(CANNON_DRIVER_DIR);
+    if (!install_dir_done)
+        scan_dir(CANNON_DRIVER_DIR);
 }
 
 aclError cn_loader_load(void)

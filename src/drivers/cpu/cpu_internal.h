@@ -14,6 +14,8 @@
 
 #include "cannon/driver.h"
 
+#define CPU_LIKELY(x) __builtin_expect(!!(x), 1)
+
 /* ---- configuration and logging (cpu_driver.c) ---- */
 
 typedef void (*cannon_cpu_log_fn)(int level, const char *fmt, ...);
@@ -63,8 +65,17 @@ void cannon_cpu_futex_wake_all(_Atomic uint32_t *word);
 typedef struct cpu_counter {
     _Atomic uint64_t value;
     _Atomic uint32_t seq;     /* futex word: bumped after every change of value */
-    _Atomic uint32_t waiters; /* threads (about to be) asleep on seq */
+    _Atomic uint64_t wake_at; /* lowest target of a sleeping waiter; UINT64_MAX: none */
 } cpu_counter;
+
+/**
+ * Spin-loop pacing: call once per round of ~64 pause instructions with the time the spin began
+ * and the time now. After CPU_SPIN_YIELD_NS of fruitless spinning it yields the core on every
+ * round, so that on an oversubscribed machine the thread being waited for (often queued on this
+ * very core) gets to run instead of watching a spinner burn the rest of its time slice.
+ */
+#define CPU_SPIN_YIELD_NS 4000
+void cannon_cpu_spin_pace(int64_t spin_start_ns, int64_t now_ns);
 
 void cannon_cpu_counter_init(cpu_counter *c, uint64_t value);
 void cannon_cpu_counter_add(cpu_counter *c, uint64_t n);

@@ -6,7 +6,51 @@
 #include "cannon/cpu.h"
 #include "cpu_internal.h"
 
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__has_include)
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h> /* glibc >= 2.33 */
+#endif
+#endif
+
+#if defined(CPU_FEATURE_ACTIVE)
+
+/* CPU_FEATURE_ACTIVE itself, but shifting an unsigned 1: glibc's inline shifts an int 1 by up to
+ * 31 bits, undefined behaviour that UBSan reports for bit 31 (AVX512VL). */
+static int active(unsigned index)
+{
+    const struct cpuid_feature *f = __x86_get_cpuid_feature_leaf(index / 128u);
+    unsigned reg = index % 128u;
+    return (f->active_array[reg / 32u] >> (reg % 32u)) & 1u;
+}
+#define CPU_ACTIVE(name) active(x86_cpu_##name)
+
+/* glibc has already run cpuid at start-up and keeps what it found; asking it costs nothing, while
+ * each cpuid instruction traps to the hypervisor on a VM (~15 us). "Active" means the CPU has the
+ * feature and the OS enabled its register state (glibc checks XCR0), as the cpuid path below does. */
+uint32_t cannon_cpu_detect_isa(void)
+{
+    if (!CPU_ACTIVE(AVX))
+        return 0;
+    uint32_t isa = 0;
+    if (CPU_ACTIVE(FMA))
+        isa |= CANNON_CPU_ISA_FMA;
+    if (CPU_ACTIVE(F16C))
+        isa |= CANNON_CPU_ISA_F16C;
+    if (CPU_ACTIVE(AVX2))
+        isa |= CANNON_CPU_ISA_AVX2;
+    if (CPU_ACTIVE(AVX512F)) {
+        isa |= CANNON_CPU_ISA_AVX512F;
+        if (CPU_ACTIVE(AVX512BW))
+            isa |= CANNON_CPU_ISA_AVX512BW;
+        if (CPU_ACTIVE(AVX512VL))
+            isa |= CANNON_CPU_ISA_AVX512VL;
+        if (CPU_ACTIVE(AVX512_BF16))
+            isa |= CANNON_CPU_ISA_AVX512BF16;
+    }
+    return isa;
+}
+
+#elif defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 
 /* xgetbv is written as inline asm so this file needs no -mxsave. */

@@ -13,6 +13,12 @@
  *
  * Idle helpers spin CANNON_SPIN_US on `seq` and then sleep on it as a futex; a publisher makes
  * the wake-up system call only when some helper announced that it sleeps.
+ *
+ * The helpers start with the first job that has more than one block, not when the pool is
+ * acquired: opening a device (aclrtSetDevice) should not pay ~100 us per thread on a VM for
+ * threads a program that only copies memory or runs single-block kernels never needs.
+ * num_workers says from the start how many workers there will be, so kernels and device
+ * properties see the same count before and after; it drops only if some helper fails to start.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -39,6 +45,8 @@ static struct {
     unsigned refs;
     pthread_t *threads;
     uint32_t nthreads;
+    uint32_t want_workers;   /* helpers + 1 to start with the first multi-block job */
+    _Atomic int started;     /* the helpers were started (release: threads/nthreads are set) */
     /* Who may run a job now (worker 0). */
     pthread_mutex_t owner;
     _Atomic uint32_t num_workers;
@@ -133,6 +141,10 @@ static void run_blocks(cpu_job *job, uint32_t worker_id)
 static void *helper_main(void *arg)
 {
     const uint32_t id = (uint32_t)(uintptr_t)arg;
+    /* Named by the thread itself: one prctl, where naming it from outside opens /proc. */
+    char name[16]; /* the kernel's limit for thread names, NUL included */
+    snprintf(name, sizeof name, "cannon-w%u", id % 10000u);
+    pthread_setname_np(pthread_self(), name);
     t_in_pool = 1;
     t_worker_id = id;
     uint32_t seen = atomic_load(&g_pool.seq);
@@ -143,14 +155,18 @@ static void *helper_main(void *arg)
             break;
         /* Wait for a new job (or stop): spin first, then sleep on the futex. */
         if (atomic_load_explicit(&g_pool.seq, memory_order_relaxed) == seen) {
-            int64_t end = cannon_cpu_now_ns() + cannon_cpu_spin_ns();
+            int64_t start = cannon_cpu_now_ns(), end = start + cannon_cpu_spin_ns();
             int moved = 0;
-            do {
+            for (;;) {
                 for (int i = 0; i < 64 && !moved; i++) {
                     moved = atomic_load_explicit(&g_pool.seq, memory_order_relaxed) != seen;
                     cannon_cpu_relax();
                 }
-            } while (!moved && cannon_cpu_now_ns() < end);
+                int64_t now = moved ? 0 : cannon_cpu_now_ns();
+                if (moved || now >= end)
+                    break;
+                cannon_cpu_spin_pace(start, now);
+            }
             while (!moved) {
                 atomic_fetch_add(&g_pool.sleepers, 1);
                 if (atomic_load(&g_pool.seq) == seen)
@@ -185,8 +201,27 @@ int cannon_cpu_pool_acquire(uint32_t num_workers)
         num_workers = 1;
     atomic_store(&g_pool.stop, 0);
     atomic_store(&g_pool.current, NULL);
+    atomic_store(&g_pool.started, 0);
     g_pool.nthreads = 0;
     g_pool.threads = NULL;
+    g_pool.want_workers = num_workers;
+    pthread_mutex_lock(&g_pool.owner);
+    atomic_store(&g_pool.num_workers, num_workers);
+    pthread_mutex_unlock(&g_pool.owner);
+    pthread_mutex_unlock(&g_pool.life);
+    return 0;
+}
+
+/* Start the helpers if the pool is up and they are not running yet. Takes `life` then `owner`,
+ * the order release uses, so it must not be called with `owner` held. */
+static void pool_start(void)
+{
+    pthread_mutex_lock(&g_pool.life);
+    if (g_pool.refs == 0 || atomic_load(&g_pool.started)) {
+        pthread_mutex_unlock(&g_pool.life);
+        return;
+    }
+    uint32_t num_workers = g_pool.want_workers;
     if (num_workers > 1) {
         g_pool.threads = calloc(num_workers - 1, sizeof *g_pool.threads);
         if (g_pool.threads == NULL) {
@@ -206,17 +241,14 @@ int cannon_cpu_pool_acquire(uint32_t num_workers)
                     num_workers, strerror(rc));
             break;
         }
-        char name[16]; /* the kernel's limit for thread names, NUL included */
-        snprintf(name, sizeof name, "cannon-w%u", i % 10000u);
-        pthread_setname_np(g_pool.threads[i - 1], name);
         g_pool.nthreads++;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_mutex_lock(&g_pool.owner);
     atomic_store(&g_pool.num_workers, g_pool.nthreads + 1);
     pthread_mutex_unlock(&g_pool.owner);
+    atomic_store(&g_pool.started, 1);
     pthread_mutex_unlock(&g_pool.life);
-    return 0;
 }
 
 void cannon_cpu_pool_release(void)
@@ -236,6 +268,7 @@ void cannon_cpu_pool_release(void)
     free(g_pool.threads);
     g_pool.threads = NULL;
     g_pool.nthreads = 0;
+    atomic_store(&g_pool.started, 0);
     atomic_store(&g_pool.num_workers, 1);
     pthread_mutex_unlock(&g_pool.owner);
     pthread_mutex_unlock(&g_pool.life);
@@ -253,13 +286,17 @@ static void owner_lock(void)
     if (pthread_mutex_trylock(&g_pool.owner) == 0)
         return;
     /* Another stream's job is running; jobs are usually short, so spin before blocking. */
-    int64_t end = cannon_cpu_now_ns() + cannon_cpu_spin_ns();
-    do {
+    int64_t start = cannon_cpu_now_ns(), end = start + cannon_cpu_spin_ns();
+    for (;;) {
         for (int i = 0; i < 32; i++)
             cannon_cpu_relax();
         if (pthread_mutex_trylock(&g_pool.owner) == 0)
             return;
-    } while (cannon_cpu_now_ns() < end);
+        int64_t now = cannon_cpu_now_ns();
+        if (now >= end)
+            break;
+        cannon_cpu_spin_pace(start, now);
+    }
     pthread_mutex_lock(&g_pool.owner);
 }
 
@@ -267,14 +304,18 @@ static void wait_helpers_done(void)
 {
     if (atomic_load(&g_pool.active) == 0)
         return;
-    int64_t end = cannon_cpu_now_ns() + cannon_cpu_spin_ns();
-    do {
+    int64_t start = cannon_cpu_now_ns(), end = start + cannon_cpu_spin_ns();
+    for (;;) {
         for (int i = 0; i < 64; i++) {
             if (atomic_load(&g_pool.active) == 0)
                 return;
             cannon_cpu_relax();
         }
-    } while (cannon_cpu_now_ns() < end);
+        int64_t now = cannon_cpu_now_ns();
+        if (now >= end)
+            break;
+        cannon_cpu_spin_pace(start, now);
+    }
     atomic_store(&g_pool.owner_waiting, 1);
     for (;;) {
         uint32_t a = atomic_load(&g_pool.active);
@@ -300,6 +341,9 @@ int cannon_cpu_pool_run(const char *name, cannon_kernel_fn fn, void *args, uint3
         job.num_workers = atomic_load(&g_pool.num_workers);
         run_blocks(&job, t_worker_id);
     } else {
+        if (block_dim > 1 && !atomic_load_explicit(&g_pool.started, memory_order_acquire) &&
+            atomic_load(&g_pool.num_workers) > 1)
+            pool_start();
         owner_lock();
         t_in_pool = 1;
         t_worker_id = 0;

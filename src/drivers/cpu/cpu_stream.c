@@ -10,6 +10,13 @@
  * threads spin CANNON_SPIN_US before sleeping on futexes (see cpu_sync.c), which keeps an empty
  * launch + synchronize at a few microseconds instead of two ~58 us futex wake-ups.
  *
+ * The executor thread starts with the stream's first task, not at creation: creating a stream
+ * (the default stream of every aclrtSetDevice among them) then costs no thread, which on a VM is
+ * ~100 us, and a stream that never gets work never has one. The start happens under qlock and
+ * can fail, so every enqueue can return ACL_ERROR_RT_NO_STREAM_RESOURCE. A synchronizing thread
+ * runs queued device work itself while the executor is not running any (stream_help), which
+ * keeps launch + synchronize fast when the machine has no core to spare for the executor.
+ *
  * Events are generation counters. Enqueuing a record bumps `record_gen` and stores the new value in
  * the task; running it raises the waitable `done` counter to that value (and stamps the time for
  * timing events). So "the work captured by the last record" is simply done >= record_gen as read
@@ -84,10 +91,13 @@ struct cannon_drv_stream {
     /* Enqueue side. */
     _Alignas(64) pthread_mutex_t qlock;
     cpu_task *head, *tail, *free_list;
+    int started; /* the executor thread runs (under qlock) */
+    int closed;  /* destroy began: start no executor any more (under qlock) */
     _Atomic uint64_t submitted;
     _Atomic uint32_t qseq; /* futex word of the idle executor, bumped per enqueue */
     /* Executor side. */
     _Alignas(64) _Atomic uint32_t exec_sleeping;
+    _Atomic int busy;    /* a thread runs tasks: the executor or a helping synchronizer */
     _Atomic int stop;    /* exit once the queue is empty */
     _Atomic int discard; /* drop tasks instead of running them (force destroy) */
     _Alignas(64) cpu_counter completed;
@@ -281,45 +291,68 @@ static void task_release(cpu_task *t)
     t->heap_args = NULL;
 }
 
+/* Run a batch taken off the queue, in order, and give its tasks to the free list. Only the holder
+ * of s->busy runs tasks, so batches never overlap and the stream's order holds. */
+static void run_batch(cannon_drv_stream *s, cpu_task *batch)
+{
+    cpu_task *last = NULL;
+    for (cpu_task *t = batch; t != NULL; t = t->next) {
+        if (atomic_load_explicit(&s->discard, memory_order_relaxed))
+            discard_task(t);
+        else
+            run_task(s, t);
+        task_release(t);
+        cannon_cpu_counter_add(&s->completed, 1);
+        last = t;
+    }
+    pthread_mutex_lock(&s->qlock);
+    last->next = s->free_list;
+    s->free_list = batch;
+    pthread_mutex_unlock(&s->qlock);
+}
+
+static int busy_claim(cannon_drv_stream *s)
+{
+    int zero = 0;
+    return atomic_compare_exchange_strong(&s->busy, &zero, 1);
+}
+
 static void *stream_main(void *arg)
 {
     cannon_drv_stream *s = arg;
+    /* Named by the thread itself: one prctl, where naming it from outside opens /proc. */
+    pthread_setname_np(pthread_self(), "cannon-stream");
     for (;;) {
         uint32_t v = atomic_load(&s->qseq);
-        pthread_mutex_lock(&s->qlock);
-        cpu_task *batch = s->head;
-        s->head = s->tail = NULL;
-        pthread_mutex_unlock(&s->qlock);
-
-        if (batch != NULL) {
-            cpu_task *last = NULL;
-            for (cpu_task *t = batch; t != NULL; t = t->next) {
-                if (atomic_load_explicit(&s->discard, memory_order_relaxed))
-                    discard_task(t);
-                else
-                    run_task(s, t);
-                task_release(t);
-                cannon_cpu_counter_add(&s->completed, 1);
-                last = t;
-            }
+        /* A synchronizing thread may be running tasks (see stream_help); it nudges qseq when it
+         * leaves work behind, so the executor just waits for the next bump meanwhile. */
+        if (busy_claim(s)) {
             pthread_mutex_lock(&s->qlock);
-            last->next = s->free_list;
-            s->free_list = batch;
+            cpu_task *batch = s->head;
+            s->head = s->tail = NULL;
             pthread_mutex_unlock(&s->qlock);
-            continue;
+            if (batch != NULL)
+                run_batch(s, batch);
+            atomic_store(&s->busy, 0);
+            if (batch != NULL)
+                continue;
+            if (atomic_load(&s->stop))
+                break;
         }
-        if (atomic_load(&s->stop))
-            break;
 
         /* Idle: spin on the enqueue counter, then sleep on it. */
-        int64_t end = cannon_cpu_now_ns() + cannon_cpu_spin_ns();
+        int64_t start = cannon_cpu_now_ns(), end = start + cannon_cpu_spin_ns();
         int moved = 0;
-        do {
+        for (;;) {
             for (int i = 0; i < 64 && !moved; i++) {
                 moved = atomic_load_explicit(&s->qseq, memory_order_relaxed) != v;
                 cannon_cpu_relax();
             }
-        } while (!moved && cannon_cpu_now_ns() < end);
+            int64_t now = moved ? 0 : cannon_cpu_now_ns();
+            if (moved || now >= end)
+                break;
+            cannon_cpu_spin_pace(start, now);
+        }
         if (!moved) {
             atomic_store(&s->exec_sleeping, 1);
             if (atomic_load(&s->qseq) == v)
@@ -328,6 +361,27 @@ static void *stream_main(void *arg)
         }
     }
     return NULL;
+}
+
+/* Start the executor if it does not run yet. Called with qlock held; 0 or an ACL error. */
+static int executor_ensure_locked(cannon_drv_stream *s)
+{
+    if (CPU_LIKELY(s->started))
+        return 0;
+    if (s->closed)
+        return ACL_ERROR_RT_NO_STREAM_RESOURCE;
+    /* The executor blocks every signal: signals belong to the application's threads. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&s->thread, NULL, stream_main, s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        CPU_LOG(CPU_LOG_ERROR, "cpu driver: cannot start a stream thread: %s", strerror(rc));
+        return ACL_ERROR_RT_NO_STREAM_RESOURCE;
+    }
+    s->started = 1;
+    return 0;
 }
 
 /* Take a task from the free list (or the heap); NULL when out of memory. Called with qlock held. */
@@ -353,7 +407,11 @@ static void task_push_unlock(cannon_drv_stream *s, cpu_task *t)
     atomic_fetch_add(&s->submitted, 1);
     pthread_mutex_unlock(&s->qlock);
     atomic_fetch_add(&s->qseq, 1);
-    if (atomic_load(&s->exec_sleeping))
+    /* Taking the flag down makes this the only enqueue that pays for the wake-up: on a loaded
+     * machine the woken executor may take a while to get a core, and enqueues meanwhile would each
+     * make another system call. The executor re-checks qseq after raising the flag, so it cannot
+     * miss the bump. */
+    if (atomic_load_explicit(&s->exec_sleeping, memory_order_relaxed) && atomic_exchange(&s->exec_sleeping, 0))
         cannon_cpu_futex_wake_all(&s->qseq);
 }
 
@@ -370,11 +428,12 @@ static int enqueue_launch(cannon_drv_stream *s, const cannon_launch_desc *desc)
         memcpy(heap, desc->args, desc->args_size);
     }
     pthread_mutex_lock(&s->qlock);
-    cpu_task *t = task_get_locked(s);
+    int rc = executor_ensure_locked(s);
+    cpu_task *t = rc == 0 ? task_get_locked(s) : NULL;
     if (t == NULL) {
         pthread_mutex_unlock(&s->qlock);
         free(heap);
-        return ACL_ERROR_BAD_ALLOC;
+        return rc != 0 ? rc : ACL_ERROR_BAD_ALLOC;
     }
     t->type = T_LAUNCH;
     t->u.launch.fn = desc->fn;
@@ -397,10 +456,11 @@ static int enqueue_launch(cannon_drv_stream *s, const cannon_launch_desc *desc)
 #define ENQUEUE_SIMPLE(s, fill)                                                                    \
     do {                                                                                           \
         pthread_mutex_lock(&(s)->qlock);                                                           \
-        cpu_task *t = task_get_locked(s);                                                          \
+        int rc_ = executor_ensure_locked(s);                                                       \
+        cpu_task *t = rc_ == 0 ? task_get_locked(s) : NULL;                                        \
         if (t == NULL) {                                                                           \
             pthread_mutex_unlock(&(s)->qlock);                                                     \
-            return ACL_ERROR_BAD_ALLOC;                                                            \
+            return rc_ != 0 ? rc_ : ACL_ERROR_BAD_ALLOC;                                           \
         }                                                                                          \
         t->heap_args = NULL;                                                                       \
         fill;                                                                                      \
@@ -441,11 +501,12 @@ static int enqueue_event(cannon_drv_stream *s, cannon_drv_event *e, int type)
         return ACL_ERROR_INVALID_PARAM;
     atomic_fetch_add(&e->refs, 1);
     pthread_mutex_lock(&s->qlock);
-    cpu_task *t = task_get_locked(s);
+    int rc = executor_ensure_locked(s);
+    cpu_task *t = rc == 0 ? task_get_locked(s) : NULL;
     if (t == NULL) {
         pthread_mutex_unlock(&s->qlock);
         event_unref(e);
-        return ACL_ERROR_BAD_ALLOC;
+        return rc != 0 ? rc : ACL_ERROR_BAD_ALLOC;
     }
     t->heap_args = NULL;
     t->type = type;
@@ -471,6 +532,54 @@ static int enqueue_reset(cannon_drv_stream *s, cannon_drv_event *e)
     return enqueue_event(s, e, T_RESET);
 }
 
+/* Tasks a synchronizing thread may run itself: device work and event bookkeeping. Host tasks
+ * (which applications expect on the stream's thread) and event waits (which may block on other
+ * streams for long) are left to the executor. */
+static int helpable(const cpu_task *t)
+{
+    return t->type == T_LAUNCH || t->type == T_COPY || t->type == T_FILL || t->type == T_RECORD ||
+           t->type == T_RESET;
+}
+
+/*
+ * The synchronizing thread runs queued tasks itself while the executor is not running any (it
+ * sleeps, or has not been scheduled since the enqueue). On an oversubscribed machine a launch +
+ * synchronize then needs no second thread to get a core: without this, it costs a futex wake-up
+ * plus however long the woken executor waits for a core, tens of microseconds. Mutual exclusion
+ * with the executor is the s->busy token; a batch is taken whole under qlock, so tasks still run
+ * one at a time and in order. Leaving work behind (tasks enqueued meanwhile, or a batch it may
+ * not run), the helper bumps qseq so that the executor picks it up.
+ */
+static void stream_help(cannon_drv_stream *s, uint64_t target)
+{
+    while (atomic_load(&s->completed.value) < target && busy_claim(s)) {
+        pthread_mutex_lock(&s->qlock);
+        cpu_task *batch = s->head;
+        for (cpu_task *t = batch; t != NULL; t = t->next)
+            if (!helpable(t)) {
+                batch = NULL;
+                break;
+            }
+        if (batch != NULL)
+            s->head = s->tail = NULL;
+        pthread_mutex_unlock(&s->qlock);
+        if (batch != NULL)
+            run_batch(s, batch);
+        atomic_store(&s->busy, 0);
+        pthread_mutex_lock(&s->qlock);
+        int left = s->head != NULL;
+        pthread_mutex_unlock(&s->qlock);
+        if (left || atomic_load(&s->stop)) {
+            atomic_fetch_add(&s->qseq, 1);
+            if (atomic_load_explicit(&s->exec_sleeping, memory_order_relaxed) &&
+                atomic_exchange(&s->exec_sleeping, 0))
+                cannon_cpu_futex_wake_all(&s->qseq);
+        }
+        if (batch == NULL)
+            break;
+    }
+}
+
 static int stream_synchronize(cannon_drv_stream *s, int32_t timeout_ms, char *msg, size_t msg_size)
 {
     if (s == NULL)
@@ -478,6 +587,8 @@ static int stream_synchronize(cannon_drv_stream *s, int32_t timeout_ms, char *ms
     if (msg != NULL && msg_size > 0)
         msg[0] = '\0';
     uint64_t target = atomic_load(&s->submitted);
+    if (atomic_load(&s->completed.value) < target)
+        stream_help(s, target);
     if (cannon_cpu_counter_wait(&s->completed, target, cannon_cpu_deadline(timeout_ms), NULL) !=
         CPU_WAIT_OK)
         return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
@@ -509,22 +620,9 @@ static int stream_create(cannon_drv_device *dev, uint32_t flags, cannon_drv_stre
     atomic_init(&s->exec_sleeping, 0);
     atomic_init(&s->stop, 0);
     atomic_init(&s->discard, 0);
+    atomic_init(&s->busy, 0);
     cannon_cpu_counter_init(&s->completed, 0);
     cannon_cpu_err_init(&s->err);
-
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&s->thread, NULL, stream_main, s);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) {
-        CPU_LOG(CPU_LOG_ERROR, "cpu driver: cannot start a stream thread: %s", strerror(rc));
-        cannon_cpu_err_destroy(&s->err);
-        pthread_mutex_destroy(&s->qlock);
-        free(s);
-        return ACL_ERROR_RT_NO_STREAM_RESOURCE;
-    }
-    pthread_setname_np(s->thread, "cannon-stream");
 
     cpu_dev_objs *o = cannon_cpu_dev_objs(dev);
     pthread_mutex_lock(&o->lock);
@@ -556,9 +654,15 @@ static int stream_destroy(cannon_drv_stream *s, int force)
     if (force)
         atomic_store(&s->discard, 1);
     atomic_store(&s->stop, 1);
-    atomic_fetch_add(&s->qseq, 1);
-    cannon_cpu_futex_wake_all(&s->qseq);
-    pthread_join(s->thread, NULL);
+    pthread_mutex_lock(&s->qlock);
+    s->closed = 1;
+    int started = s->started;
+    pthread_mutex_unlock(&s->qlock);
+    if (started) {
+        atomic_fetch_add(&s->qseq, 1);
+        cannon_cpu_futex_wake_all(&s->qseq);
+        pthread_join(s->thread, NULL);
+    }
 
     /* Tasks a racing enqueue slipped in after the executor left are dropped. */
     for (cpu_task *t = s->head, *next; t != NULL; t = next) {

@@ -1,0 +1,24 @@
+/**
+ * @file aclnn_silu.h
+ * out = self * sigmoid(self). FLOAT, FLOAT16, BFLOAT16, DOUBLE; out of self's shape.
+ * Two-phase aclnn API (see aclnn/aclnn_base.h); implemented in libopapi.
+ */
+#ifndef OP_API_INC_SILU_H_
+#define OP_API_INC_SILU_H_
+
+#include "aclnn/aclnn_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Phase 1 of aclnnSilu: checks the arguments and plans the computation. */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnSiluGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+/** Phase 2: run the plan of phase 1 on @p stream (asynchronous; synchronize before reading). */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnSilu(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OP_API_INC_SILU_H_ */

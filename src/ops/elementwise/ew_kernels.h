@@ -1,0 +1,121 @@
+/*
+ * Elementwise kernels shared by the arithmetic operators (Add, Sub, Mul, Div and their scalar and
+ * in-place forms), aclnnCast and the activations (Relu, Gelu, Silu and their backward forms).
+ *
+ * Every operator is planned as one kernel over up to three operands (the output and one or two
+ * inputs) whose shapes have already been broadcast: a broadcast input simply has stride 0 along
+ * the broadcast dims. Phase 1 (ew_plan.c) coalesces the dims into as few as possible (ew_layout);
+ * the kernel walks the output in row-major order, a fixed chunk of elements per block, and hands
+ * each contiguous run of the innermost dim to one of:
+ *   - the vector loop of its tier (ew_impl.h), when the output and the first input share one of
+ *     fp32 / fp16 / bf16, the output run is contiguous and every input run is contiguous or a
+ *     single repeated value (stride 0): this covers same-dtype arithmetic with any broadcast;
+ *   - the generic path otherwise: the run is converted, a few hundred elements at a time, to the
+ *     compute type (fp32, fp64, int64 or bool) in stack buffers, computed, and converted to the
+ *     output dtype, so any dtype combination and any stride works.
+ * Every element's value depends only on its inputs and the operator, never on the block split or
+ * the worker count.
+ */
+#ifndef CANNON_OPS_ELEMENTWISE_EW_KERNELS_H_
+#define CANNON_OPS_ELEMENTWISE_EW_KERNELS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aclnn/aclnn_base.h"
+
+/* Operators. a = first input, b = second input (or the scalar operand). */
+enum ew_op {
+    EW_COPY = 0,      /* out = a (Cast) */
+    EW_ADD,           /* out = a + alpha * b (Sub passes -alpha) */
+    EW_MUL,           /* out = a * b */
+    EW_DIV,           /* out = a / b */
+    EW_RELU,          /* out = max(a, 0), NaN kept */
+    EW_THRESH_BWD,    /* out = b <= thr ? 0 : a  (a = gradOutput, b = self) */
+    EW_GELU_TANH,     /* out = 0.5 a (1 + tanh(sqrt(2/pi) (a + 0.044715 a^3))) */
+    EW_GELU_ERF,      /* out = a * Phi(a) */
+    EW_GELU_BWD,      /* out = a * d/dx gelu_tanh(b) */
+    EW_SILU,          /* out = a * sigmoid(a) */
+    EW_SILU_BWD,      /* out = a * d/dx silu(b) */
+    EW_OP_COUNT
+};
+
+/* How the computation is carried out (the promoted type's family). */
+enum ew_mode { EW_MODE_F32 = 0, EW_MODE_F64 = 1, EW_MODE_I64 = 2, EW_MODE_BOOL = 3 };
+
+/* Storage type of the vector loops. */
+enum ew_vdt { EW_VF32 = 0, EW_VF16 = 1, EW_VBF16 = 2 };
+
+#define EW_MAX_DIMS 8
+
+/* Operator parameters in the compute type. */
+typedef struct ew_params {
+    float alpha, thr;   /* EW_MODE_F32 */
+    double alpha_d, thr_d;
+    int64_t alpha_i, thr_i;
+} ew_params;
+
+typedef struct ew_args {
+    void *p[3];                    /* out, in0, in1 (bound at phase 2; in1 NULL: see sval) */
+    int64_t nd;                    /* coalesced rank (>= 1) */
+    int64_t shape[EW_MAX_DIMS];
+    int64_t stride[3][EW_MAX_DIMS]; /* bytes; 0 along broadcast dims */
+    int64_t numel, chunk;          /* elements, elements per block */
+    int32_t op, mode, nin;
+    int32_t dt[3];                 /* aclDataType of out, in0, in1 */
+    int32_t isa, nt;
+    int32_t scalar_b;              /* in1 is the value in sval (dtype dt[2]) */
+    int32_t ct;                    /* the promoted (compute) dtype: results are rounded to it */
+    ew_params prm;
+    unsigned char sval[16];
+} ew_args;
+
+/*
+ * A vector loop over n elements: o[i] = op(a[i], b[i]). amode/bmode: 1 = contiguous array of the
+ * storage type, 0 = the value as/bs repeated. nt: write o with non-temporal stores (o must be
+ * element-aligned; the loop aligns itself). Unary ops ignore b.
+ */
+typedef void (*ew_vec_fn)(int op, int vdt, void *o, const void *a, int amode, float as, const void *b,
+                          int bmode, float bs, int64_t n, const ew_params *prm, int nt);
+void cannon_ew_vec_scalar(int op, int vdt, void *o, const void *a, int amode, float as, const void *b,
+                          int bmode, float bs, int64_t n, const ew_params *prm, int nt);
+void cannon_ew_vec_avx2(int op, int vdt, void *o, const void *a, int amode, float as, const void *b,
+                        int bmode, float bs, int64_t n, const ew_params *prm, int nt);
+void cannon_ew_vec_avx512(int op, int vdt, void *o, const void *a, int amode, float as, const void *b,
+                          int bmode, float bs, int64_t n, const ew_params *prm, int nt);
+
+/* fp64 reference math (the EW_MODE_F64 path and the tests' notion of the exact function). */
+double cannon_ew_apply_f64(int op, double a, double b, const ew_params *prm);
+
+/* ---- dtype helpers (ew_plan.c) ---- */
+/* Element size of a supported dtype (BOOL, UINT8, INT8/16/32/64, FLOAT16, BF16, FLOAT, DOUBLE); 0 otherwise. */
+size_t cannon_ew_esize(aclDataType t);
+int cannon_ew_is_float(aclDataType t);    /* FLOAT16, BF16, FLOAT, DOUBLE */
+int cannon_ew_is_integral(aclDataType t); /* UINT8, INT8..INT64 (not BOOL) */
+/* torch's type promotion of two tensor dtypes (both supported); ACL_DT_UNDEFINED if unsupported. */
+aclDataType cannon_ew_promote(aclDataType a, aclDataType b);
+/* Promotion of a tensor dtype with a scalar of dtype s (a scalar of a higher category gives
+ * that category's default: FLOAT for floats, INT64 for integers). */
+aclDataType cannon_ew_promote_scalar(aclDataType tensor, aclDataType s);
+/* torch's canCast: no float -> integral/bool, no non-bool -> bool. */
+int cannon_ew_can_cast(aclDataType from, aclDataType to);
+/* The mode computing in type t. */
+int cannon_ew_mode_of(aclDataType t);
+/* "FLOAT", "INT64", ... for messages. */
+const char *cannon_ew_dtype_name(aclDataType t);
+
+/* ---- planning (ew_plan.c) ---- */
+/*
+ * Shared phase 1 tail: @p tmpl has op, mode, prm, scalar_b/sval/dt[2] set. Checks that in0 and
+ * in1 (NULL for unary or scalar ops) broadcast to out's shape, builds the layout, creates the
+ * executor (inputs in0, in1; output out) and records the kernel. Errors are reported against @p api.
+ * @p out_name / @p in_names name the arguments in messages.
+ */
+aclnnStatus cannon_ew_plan(const char *api, ew_args *tmpl, const aclTensor *out, const aclTensor *in0,
+                           const aclTensor *in1, const char *out_name, const char *in0_name, const char *in1_name,
+                           uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/* Store @p v converted to dtype @p t into @p dst (for scalar operands). */
+void cannon_ew_store_scalar(aclDataType t, int mode, double vd, int64_t vi, unsigned char *dst);
+
+#endif /* CANNON_OPS_ELEMENTWISE_EW_KERNELS_H_ */

@@ -1,0 +1,674 @@
+/*
+ * The elementwise framework: dtype rules (promotion, castability), the broadcasting walker and
+ * its generic (any dtype, any stride) path, the kernel, and the shared phase-1 tail that the
+ * arithmetic, cast and activation operators end with. See ew_kernels.h for the design.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cannon/opdev.h"
+
+#include "../kernels/convert.h"
+#include "../kernels/isa.h"
+#include "../kernels/kernels.h"
+#include "ew_kernels.h"
+
+/* Output elements per block: big enough that the per-block walk set-up is noise, small enough
+ * that a few-MiB tensor still spreads over the workers. A multiple of 64 so that every block of
+ * a contiguous output starts 64-byte aligned relative to the first. */
+#define EW_CHUNK 32768
+/* Outputs at least this large are written with non-temporal stores: they cannot stay in cache
+ * anyway, and streaming skips the read-for-ownership of every output line (a third of the
+ * traffic of a binary op). */
+#define EW_NT_BYTES ((uint64_t)16 << 20)
+/* Elements per step of the generic path (stack buffers of this many fp64 / int64). */
+#define EW_GBUF 256
+
+/* ---------------------------------------------------------------------------------------------
+ * dtype rules
+ * ------------------------------------------------------------------------------------------- */
+size_t cannon_ew_esize(aclDataType t)
+{
+    switch (t) {
+    case ACL_BOOL:
+    case ACL_UINT8:
+    case ACL_INT8:
+        return 1;
+    case ACL_INT16:
+    case ACL_FLOAT16:
+    case ACL_BF16:
+        return 2;
+    case ACL_INT32:
+    case ACL_FLOAT:
+        return 4;
+    case ACL_INT64:
+    case ACL_DOUBLE:
+        return 8;
+    default:
+        return 0;
+    }
+}
+
+int cannon_ew_is_float(aclDataType t)
+{
+    return t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16 || t == ACL_DOUBLE;
+}
+
+int cannon_ew_is_integral(aclDataType t)
+{
+    return t == ACL_UINT8 || t == ACL_INT8 || t == ACL_INT16 || t == ACL_INT32 || t == ACL_INT64;
+}
+
+static int category(aclDataType t)
+{
+    return t == ACL_BOOL ? 0 : cannon_ew_is_integral(t) ? 1 : 2;
+}
+
+aclDataType cannon_ew_promote(aclDataType a, aclDataType b)
+{
+    if (!cannon_ew_esize(a) || !cannon_ew_esize(b))
+        return ACL_DT_UNDEFINED;
+    if (a == b)
+        return a;
+    const int ca = category(a), cb = category(b);
+    if (ca != cb)
+        return ca > cb ? a : b;
+    if (ca == 2) {
+        /* fp16 and bf16 have no common 16-bit type: both fit in fp32. */
+        if ((a == ACL_FLOAT16 && b == ACL_BF16) || (a == ACL_BF16 && b == ACL_FLOAT16))
+            return ACL_FLOAT;
+        return cannon_ew_esize(a) >= cannon_ew_esize(b) ? a : b;
+    }
+    /* integers: uint8 with a signed type needs the next wider signed type to hold both ranges */
+    if (a == ACL_UINT8 || b == ACL_UINT8) {
+        const aclDataType s = a == ACL_UINT8 ? b : a;
+        return s == ACL_INT8 ? ACL_INT16 : s;
+    }
+    return cannon_ew_esize(a) >= cannon_ew_esize(b) ? a : b;
+}
+
+aclDataType cannon_ew_promote_scalar(aclDataType tensor, aclDataType s)
+{
+    if (!cannon_ew_esize(tensor))
+        return ACL_DT_UNDEFINED;
+    const int ct = category(tensor);
+    const int cs = s == ACL_BOOL ? 0 : (cannon_ew_is_integral(s) || s == ACL_UINT16 || s == ACL_UINT32 ||
+                                        s == ACL_UINT64) ? 1 : 2;
+    if (cs <= ct)
+        return tensor;
+    return cs == 2 ? ACL_FLOAT : ACL_INT64;
+}
+
+int cannon_ew_can_cast(aclDataType from, aclDataType to)
+{
+    if (cannon_ew_is_float(from) && !cannon_ew_is_float(to))
+        return 0;
+    if (from != ACL_BOOL && to == ACL_BOOL)
+        return 0;
+    return 1;
+}
+
+int cannon_ew_mode_of(aclDataType t)
+{
+    if (t == ACL_DOUBLE)
+        return EW_MODE_F64;
+    if (cannon_ew_is_float(t))
+        return EW_MODE_F32;
+    return t == ACL_BOOL ? EW_MODE_BOOL : EW_MODE_I64;
+}
+
+const char *cannon_ew_dtype_name(aclDataType t)
+{
+    switch (t) {
+    case ACL_FLOAT: return "FLOAT";
+    case ACL_FLOAT16: return "FLOAT16";
+    case ACL_BF16: return "BFLOAT16";
+    case ACL_DOUBLE: return "DOUBLE";
+    case ACL_INT8: return "INT8";
+    case ACL_INT16: return "INT16";
+    case ACL_INT32: return "INT32";
+    case ACL_INT64: return "INT64";
+    case ACL_UINT8: return "UINT8";
+    case ACL_BOOL: return "BOOL";
+    case ACL_UINT16: return "UINT16";
+    case ACL_UINT32: return "UINT32";
+    case ACL_UINT64: return "UINT64";
+    case ACL_COMPLEX64: return "COMPLEX64";
+    case ACL_COMPLEX128: return "COMPLEX128";
+    default: return "unsupported";
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * scalar conversions of the generic path
+ * ------------------------------------------------------------------------------------------- */
+/* float -> integer as torch on x86 in practice: NaN -> 0, truncation toward zero, saturation at
+ * the int64 range; narrower integers then keep the low bits (two's complement wrap). */
+static int64_t f2i(double v)
+{
+    if (v != v)
+        return 0;
+    if (v >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (v <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)v;
+}
+
+/* double -> float rounded to odd: narrowing that to fp16/bf16 afterwards rounds exactly as one
+ * direct rounding would (the extra bits of fp32 are enough to make the double rounding exact). */
+static float d2f_odd(double d)
+{
+    float f = (float)d;
+    if ((double)f != d && d == d) {
+        if (fabs((double)f) > fabs(d))
+            f = nextafterf(f, 0.0f);
+        uint32_t u = cannon_f32_bits(f) | 1u;
+        f = cannon_bits_f32(u);
+    }
+    return f;
+}
+
+static void put_int(aclDataType t, char *p, int64_t v)
+{
+    switch (t) {
+    case ACL_UINT8: { uint8_t x = (uint8_t)(uint64_t)v; memcpy(p, &x, 1); break; }
+    case ACL_INT8: { uint8_t x = (uint8_t)(uint64_t)v; memcpy(p, &x, 1); break; }
+    case ACL_INT16: { uint16_t x = (uint16_t)(uint64_t)v; memcpy(p, &x, 2); break; }
+    case ACL_INT32: { uint32_t x = (uint32_t)(uint64_t)v; memcpy(p, &x, 4); break; }
+    case ACL_INT64: memcpy(p, &v, 8); break;
+    case ACL_BOOL: { uint8_t x = v != 0; memcpy(p, &x, 1); break; }
+    default: break;
+    }
+}
+
+static int64_t get_int(aclDataType t, const char *p)
+{
+    switch (t) {
+    case ACL_UINT8: return *(const uint8_t *)p;
+    case ACL_INT8: return *(const int8_t *)p;
+    case ACL_INT16: { int16_t x; memcpy(&x, p, 2); return x; }
+    case ACL_INT32: { int32_t x; memcpy(&x, p, 4); return x; }
+    case ACL_INT64: { int64_t x; memcpy(&x, p, 8); return x; }
+    case ACL_BOOL: return *(const uint8_t *)p != 0;
+    default: return 0;
+    }
+}
+
+static double get_d(aclDataType t, const char *p)
+{
+    switch (t) {
+    case ACL_FLOAT: { float x; memcpy(&x, p, 4); return x; }
+    case ACL_FLOAT16: { uint16_t h; memcpy(&h, p, 2); return cannon_f16_to_f32(h); }
+    case ACL_BF16: { uint16_t h; memcpy(&h, p, 2); return cannon_bf16_to_f32(h); }
+    case ACL_DOUBLE: { double x; memcpy(&x, p, 8); return x; }
+    default: return (double)get_int(t, p);
+    }
+}
+
+static float get_f(aclDataType t, const char *p)
+{
+    switch (t) {
+    case ACL_DOUBLE: { double x; memcpy(&x, p, 8); return (float)x; }
+    case ACL_INT64: return (float)get_int(t, p); /* one rounding, as torch's static_cast */
+    case ACL_INT32: return (float)get_int(t, p);
+    default: return (float)get_d(t, p);
+    }
+}
+
+static void put_f(aclDataType t, char *p, float v)
+{
+    switch (t) {
+    case ACL_FLOAT: memcpy(p, &v, 4); break;
+    case ACL_FLOAT16: { uint16_t h = cannon_f32_to_f16(v); memcpy(p, &h, 2); break; }
+    case ACL_BF16: { uint16_t h = cannon_f32_to_bf16(v); memcpy(p, &h, 2); break; }
+    case ACL_DOUBLE: { double d = v; memcpy(p, &d, 8); break; }
+    case ACL_BOOL: { uint8_t x = v != 0.0f; memcpy(p, &x, 1); break; }
+    default: put_int(t, p, f2i(v)); break;
+    }
+}
+
+static void put_d(aclDataType t, char *p, double v)
+{
+    switch (t) {
+    case ACL_FLOAT: { float f = (float)v; memcpy(p, &f, 4); break; }
+    case ACL_FLOAT16: { uint16_t h = cannon_f32_to_f16(d2f_odd(v)); memcpy(p, &h, 2); break; }
+    case ACL_BF16: { uint16_t h = cannon_f32_to_bf16(d2f_odd(v)); memcpy(p, &h, 2); break; }
+    case ACL_DOUBLE: memcpy(p, &v, 8); break;
+    case ACL_BOOL: { uint8_t x = v != 0.0; memcpy(p, &x, 1); break; }
+    default: put_int(t, p, f2i(v)); break;
+    }
+}
+
+static void put_i(aclDataType t, char *p, int64_t v)
+{
+    if (cannon_ew_is_float(t))
+        put_d(t, p, (double)v);
+    else
+        put_int(t, p, v);
+}
+
+void cannon_ew_store_scalar(aclDataType t, int mode, double vd, int64_t vi, unsigned char *dst)
+{
+    memset(dst, 0, 16);
+    if (mode == EW_MODE_I64 || mode == EW_MODE_BOOL)
+        put_i(t, (char *)dst, vi);
+    else
+        put_d(t, (char *)dst, vd);
+}
+
+/* ---- bulk loads and stores of one run ---- */
+static void load_f32(aclDataType t, const char *p, int64_t s, int64_t n, float *d, const cannon_kernel_table *kt)
+{
+    if (t == ACL_FLOAT && s == 4) {
+        memcpy(d, p, (size_t)n * 4);
+    } else if (t == ACL_FLOAT16 && s == 2) {
+        kt->f16_to_f32(d, (const uint16_t *)(const void *)p, (size_t)n);
+    } else if (t == ACL_BF16 && s == 2) {
+        kt->bf16_to_f32(d, (const uint16_t *)(const void *)p, (size_t)n);
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            d[i] = get_f(t, p + i * s);
+    }
+}
+
+static void store_f32(aclDataType t, char *p, int64_t s, int64_t n, const float *v, const cannon_kernel_table *kt)
+{
+    if (t == ACL_FLOAT && s == 4) {
+        memcpy(p, v, (size_t)n * 4);
+    } else if (t == ACL_FLOAT16 && s == 2) {
+        kt->f32_to_f16((uint16_t *)(void *)p, v, (size_t)n);
+    } else if (t == ACL_BF16 && s == 2) {
+        kt->f32_to_bf16((uint16_t *)(void *)p, v, (size_t)n);
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            put_f(t, p + i * s, v[i]);
+    }
+}
+
+static void round_to(int32_t t, float *v, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        v[i] = t == ACL_FLOAT16 ? cannon_f16_to_f32(cannon_f32_to_f16(v[i])) : cannon_bf16_to_f32(cannon_f32_to_bf16(v[i]));
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * fp64 and integer math
+ * ------------------------------------------------------------------------------------------- */
+double cannon_ew_apply_f64(int op, double a, double b, const ew_params *prm)
+{
+    switch (op) {
+    case EW_ADD:
+        return a + prm->alpha_d * b;
+    case EW_MUL:
+        return a * b;
+    case EW_DIV:
+        return a / b;
+    case EW_RELU:
+        return a > 0.0 || a != a ? a : 0.0;
+    case EW_THRESH_BWD:
+        return b <= prm->thr_d ? 0.0 : a;
+    case EW_GELU_TANH: /* x sigmoid(2u): no cancellation for x < 0, unlike 0.5 x (1 + tanh u) */
+        return a / (1.0 + exp(-1.5957691216057308 * (a + 0.044715 * a * a * a)));
+    case EW_GELU_ERF:
+        return a < 0.0 ? a * 0.5 * erfc(-a * 0.7071067811865476) : a * (1.0 - 0.5 * erfc(a * 0.7071067811865476));
+    case EW_SILU:
+        return a / (1.0 + exp(-a));
+    case EW_GELU_BWD: {
+        const double x = b, x2 = x * x;
+        const double y = 1.5957691216057308 * (x + 0.044715 * x2 * x);
+        const double s = 1.0 / (1.0 + exp(-y)), oms = 1.0 / (1.0 + exp(y));
+        const double dy = 1.5957691216057308 * (1.0 + 3.0 * 0.044715 * x2);
+        return a * (s + x * s * oms * dy);
+    }
+    case EW_SILU_BWD: {
+        const double s = 1.0 / (1.0 + exp(-b)), oms = 1.0 / (1.0 + exp(b));
+        return a * s * (1.0 + b * oms);
+    }
+    default:
+        return a;
+    }
+}
+
+static int64_t apply_i64(int op, int64_t a, int64_t b, const ew_params *prm)
+{
+    /* unsigned arithmetic: wrap-around like torch's integer kernels, without signed overflow */
+    switch (op) {
+    case EW_ADD:
+        return (int64_t)((uint64_t)a + (uint64_t)prm->alpha_i * (uint64_t)b);
+    case EW_MUL:
+        return (int64_t)((uint64_t)a * (uint64_t)b);
+    case EW_DIV:
+        return b ? a / b : 0; /* not reached: true division computes in floating point */
+    case EW_RELU:
+        return a > 0 ? a : 0;
+    case EW_THRESH_BWD:
+        return b <= prm->thr_i ? 0 : a;
+    default:
+        return a;
+    }
+}
+
+static int64_t apply_bool(int op, int64_t a, int64_t b, const ew_params *prm)
+{
+    switch (op) {
+    case EW_ADD:
+        return a || (prm->alpha_i && b);
+    case EW_MUL:
+        return a && b;
+    default:
+        return a != 0;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * the kernel
+ * ------------------------------------------------------------------------------------------- */
+typedef struct ew_ctx {
+    const ew_args *a;
+    const cannon_kernel_table *kt;
+    ew_vec_fn vec;
+    int round16; /* F32 mode with a 16-bit common type */
+    int vdt;   /* storage type of out and in0 when both are the same fp32/fp16/bf16, else -1 */
+    int64_t es; /* its element size */
+} ew_ctx;
+
+/* One run of n elements with byte strides so, sa, sb. */
+static void ew_segment(const ew_ctx *c, char *po, const char *pa, const char *pb, int64_t so, int64_t sa,
+                       int64_t sb, int64_t n)
+{
+    const ew_args *a = c->a;
+    const aclDataType t0 = (aclDataType)a->dt[0], t1 = (aclDataType)a->dt[1], t2 = (aclDataType)a->dt[2];
+    const int binary = a->nin == 2;
+    if (c->vdt >= 0 && so == c->es && (sa == c->es || sa == 0) &&
+        (!binary || sb == 0 || (sb == c->es && t2 == t0))) {
+        const float as = sa == 0 ? get_f(t1, pa) : 0.0f;
+        float bs = binary && sb == 0 ? get_f(t2, pb) : 0.0f;
+        if (c->round16 && binary && sb == 0 && t2 != (aclDataType)a->ct && !a->scalar_b)
+            round_to(a->ct, &bs, 1);
+        const int nt = a->nt && ((uintptr_t)po % (uintptr_t)c->es) == 0;
+        c->vec(a->op, c->vdt, po, pa, sa != 0, as, pb, binary && sb != 0, bs, n, &a->prm, nt);
+        return;
+    }
+    /* generic path: convert to the compute type a buffer at a time */
+    for (int64_t i0 = 0; i0 < n; i0 += EW_GBUF) {
+        const int64_t m = n - i0 < EW_GBUF ? n - i0 : EW_GBUF;
+        const char *qa = pa + i0 * sa, *qb = binary ? pb + i0 * sb : NULL;
+        char *qo = po + i0 * so;
+        if (a->mode == EW_MODE_F32) {
+            float ba[EW_GBUF], bb[EW_GBUF], bo[EW_GBUF];
+            load_f32(t1, qa, sa, m, ba, c->kt);
+            if (binary)
+                load_f32(t2, qb, sb, m, bb, c->kt);
+            if (c->round16) {
+                /* torch casts the inputs to the common 16-bit type first */
+                if (t1 != (aclDataType)a->ct)
+                    round_to(a->ct, ba, m);
+                if (binary && t2 != (aclDataType)a->ct && !a->scalar_b)
+                    round_to(a->ct, bb, m);
+            }
+            c->vec(a->op, EW_VF32, bo, ba, 1, 0.0f, bb, binary, 0.0f, m, &a->prm, 0);
+            if (c->round16 && t0 != (aclDataType)a->ct)
+                round_to(a->ct, bo, m); /* computed in the common type, then cast to out */
+            store_f32(t0, qo, so, m, bo, c->kt);
+        } else if (a->mode == EW_MODE_F64) {
+            for (int64_t i = 0; i < m; i++) {
+                const double x = get_d(t1, qa + i * sa), y = binary ? get_d(t2, qb + i * sb) : 0.0;
+                put_d(t0, qo + i * so, cannon_ew_apply_f64(a->op, x, y, &a->prm));
+            }
+        } else {
+            const int is_bool = a->mode == EW_MODE_BOOL;
+            for (int64_t i = 0; i < m; i++) {
+                const int64_t x = get_int(t1, qa + i * sa), y = binary ? get_int(t2, qb + i * sb) : 0;
+                int64_t r = is_bool ? apply_bool(a->op, x, y, &a->prm) : apply_i64(a->op, x, y, &a->prm);
+                if (!is_bool && a->ct != ACL_INT64) {
+                    /* wrap at the width of the common type, as torch computing in it would */
+                    char tmp[8] = {0};
+                    put_int((aclDataType)a->ct, tmp, r);
+                    r = get_int((aclDataType)a->ct, tmp);
+                }
+                put_i(t0, qo + i * so, r);
+            }
+        }
+    }
+}
+
+static ew_vec_fn vec_for(int isa)
+{
+    switch (isa) {
+#if defined(CANNON_OPS_HAVE_AVX512)
+    case CANNON_ISA_AVX512:
+        return cannon_ew_vec_avx512;
+#endif
+#if defined(CANNON_OPS_HAVE_AVX2)
+    case CANNON_ISA_AVX2:
+        return cannon_ew_vec_avx2;
+#endif
+    default:
+        return cannon_ew_vec_scalar;
+    }
+}
+
+static int vdt_of(aclDataType t)
+{
+    return t == ACL_FLOAT ? EW_VF32 : t == ACL_FLOAT16 ? EW_VF16 : t == ACL_BF16 ? EW_VBF16 : -1;
+}
+
+static int ew_kernel(const cannon_kernel_ctx *kctx, void *args)
+{
+    const ew_args *a = (const ew_args *)args;
+    const int64_t start = (int64_t)kctx->block_idx * a->chunk;
+    if (start >= a->numel)
+        return 0;
+    const int64_t end = a->numel - start < a->chunk ? a->numel : start + a->chunk;
+    ew_ctx c;
+    c.a = a;
+    c.kt = cannon_kernels_for((cannon_isa)a->isa);
+    c.vec = vec_for(a->isa);
+    c.vdt = a->mode == EW_MODE_F32 && a->dt[0] == a->dt[1] ? vdt_of((aclDataType)a->dt[0]) : -1;
+    c.es = c.vdt == EW_VF32 ? 4 : 2;
+    c.round16 = a->mode == EW_MODE_F32 && (a->ct == ACL_FLOAT16 || a->ct == ACL_BF16);
+
+    const int nops = a->nin + 1;
+    const int64_t nd = a->nd, L = nd - 1;
+    int64_t idx[EW_MAX_DIMS];
+    char *ptr[3];
+    ptr[0] = (char *)a->p[0];
+    ptr[1] = (char *)a->p[1];
+    ptr[2] = a->scalar_b ? (char *)(uintptr_t)a->sval : (char *)a->p[2];
+    int64_t rem = start;
+    for (int64_t d = L; d >= 0; d--) {
+        idx[d] = rem % a->shape[d];
+        rem /= a->shape[d];
+        for (int k = 0; k < nops; k++)
+            ptr[k] += idx[d] * a->stride[k][d];
+    }
+    int64_t pos = start;
+    while (pos < end) {
+        int64_t n = a->shape[L] - idx[L];
+        if (n > end - pos)
+            n = end - pos;
+        ew_segment(&c, ptr[0], ptr[1], ptr[2], a->stride[0][L], a->stride[1][L], a->stride[2][L], n);
+        pos += n;
+        idx[L] += n;
+        for (int k = 0; k < nops; k++)
+            ptr[k] += n * a->stride[k][L];
+        /* carry into the outer dims */
+        for (int64_t d = L; d > 0 && idx[d] == a->shape[d]; d--) {
+            idx[d] = 0;
+            idx[d - 1]++;
+            for (int k = 0; k < nops; k++)
+                ptr[k] += a->stride[k][d - 1] - a->shape[d] * a->stride[k][d];
+        }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * phase 1
+ * ------------------------------------------------------------------------------------------- */
+static void fmt_shape(char *buf, size_t cap, const cannon_tensor_view *v)
+{
+    size_t k = (size_t)snprintf(buf, cap, "[");
+    for (int64_t i = 0; i < v->ndim && k < cap; i++)
+        k += (size_t)snprintf(buf + k, cap - k, i ? ",%lld" : "%lld", (long long)v->shape[i]);
+    if (k < cap)
+        snprintf(buf + k, cap - k, "]");
+}
+
+aclnnStatus cannon_ew_plan(const char *api, ew_args *tmpl, const aclTensor *out, const aclTensor *in0,
+                           const aclTensor *in1, const char *out_name, const char *in0_name, const char *in1_name,
+                           uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    cannon_tensor_view vo, v0, v1;
+    if (!cannonTensorGetView(out, &vo) || !cannonTensorGetView(in0, &v0) || (in1 && !cannonTensorGetView(in1, &v1)))
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor", api);
+    if (vo.ndim > CANNON_OP_MAX_RANK || v0.ndim > CANNON_OP_MAX_RANK || (in1 && v1.ndim > CANNON_OP_MAX_RANK))
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: tensors may have at most %d dims", api,
+                                 CANNON_OP_MAX_RANK);
+    /* broadcast shape of the inputs (right-aligned, size 1 stretches) */
+    int64_t bshape[CANNON_OP_MAX_RANK];
+    int64_t brank = v0.ndim;
+    if (in1 && v1.ndim > brank)
+        brank = v1.ndim;
+    for (int64_t i = 0; i < brank; i++) {
+        const int64_t i0 = i - (brank - v0.ndim), i1 = in1 ? i - (brank - v1.ndim) : -1;
+        const int64_t d0 = i0 >= 0 ? v0.shape[i0] : 1, d1 = i1 >= 0 ? v1.shape[i1] : 1;
+        if (d0 != d1 && d0 != 1 && d1 != 1) {
+            char s0[160], s1[160];
+            fmt_shape(s0, sizeof s0, &v0);
+            fmt_shape(s1, sizeof s1, &v1);
+            return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s shape %s and %s shape %s cannot broadcast", api,
+                                     in0_name, s0, in1_name, s1);
+        }
+        bshape[i] = d0 == 1 ? d1 : d0;
+    }
+    int same = brank == vo.ndim;
+    for (int64_t i = 0; same && i < brank; i++)
+        same = bshape[i] == vo.shape[i];
+    if (!same) {
+        char so[160], s0[160], s1[160] = "";
+        fmt_shape(so, sizeof so, &vo);
+        fmt_shape(s0, sizeof s0, &v0);
+        if (in1)
+            fmt_shape(s1, sizeof s1, &v1);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s shape %s differs from the shape of %s %s%s%s", api,
+                                 out_name, so, in0_name, s0, in1 ? (in1_name ? " broadcast with " : "") : "",
+                                 in1 ? s1 : "");
+    }
+
+    ew_args a = *tmpl;
+    a.nin = in1 || tmpl->scalar_b ? 2 : 1;
+    a.dt[0] = vo.dtype;
+    a.dt[1] = v0.dtype;
+    if (in1)
+        a.dt[2] = v1.dtype;
+    const int64_t es[3] = {(int64_t)cannon_ew_esize(vo.dtype), (int64_t)cannon_ew_esize(v0.dtype),
+                           in1 ? (int64_t)cannon_ew_esize(v1.dtype) : 0};
+    /* per-operand byte strides over the output's dims, 0 where an input is broadcast */
+    int64_t full[3][CANNON_OP_MAX_RANK];
+    int64_t numel = 1;
+    for (int64_t i = 0; i < vo.ndim; i++) {
+        numel *= vo.shape[i];
+        full[0][i] = vo.strides[i] * es[0];
+        const int64_t i0 = i - (vo.ndim - v0.ndim);
+        full[1][i] = i0 >= 0 && v0.shape[i0] != 1 ? v0.strides[i0] * es[1] : 0;
+        if (in1) {
+            const int64_t i1 = i - (vo.ndim - v1.ndim);
+            full[2][i] = i1 >= 0 && v1.shape[i1] != 1 ? v1.strides[i1] * es[2] : 0;
+        } else {
+            full[2][i] = 0;
+        }
+    }
+    /* coalesce: drop size-1 dims, then merge an outer dim into the next inner one wherever every
+     * operand steps through the pair as through one longer dim */
+    a.nd = 0;
+    for (int64_t i = 0; i < vo.ndim; i++) {
+        if (vo.shape[i] == 1)
+            continue;
+        a.shape[a.nd] = vo.shape[i];
+        for (int k = 0; k < 3; k++)
+            a.stride[k][a.nd] = full[k][i];
+        a.nd++;
+    }
+    /* merge pass (outer dim j-1 into inner dim j when stride[j-1] == stride[j] * shape[j]) */
+    {
+        int64_t nd = 0;
+        int64_t sh[EW_MAX_DIMS], st[3][EW_MAX_DIMS];
+        for (int64_t j = 0; j < a.nd; j++) {
+            if (nd > 0) {
+                int merge = 1;
+                for (int k = 0; k < 3; k++)
+                    if (st[k][nd - 1] != a.stride[k][j] * a.shape[j])
+                        merge = 0;
+                if (merge) {
+                    sh[nd - 1] *= a.shape[j];
+                    for (int k = 0; k < 3; k++)
+                        st[k][nd - 1] = a.stride[k][j];
+                    continue;
+                }
+            }
+            sh[nd] = a.shape[j];
+            for (int k = 0; k < 3; k++)
+                st[k][nd] = a.stride[k][j];
+            nd++;
+        }
+        if (nd == 0) {
+            nd = 1;
+            sh[0] = 1;
+            st[0][0] = st[1][0] = st[2][0] = 0;
+        }
+        a.nd = nd;
+        memcpy(a.shape, sh, sizeof sh);
+        for (int k = 0; k < 3; k++)
+            memcpy(a.stride[k], st[k], sizeof st[k]);
+    }
+    a.numel = numel;
+    a.isa = (int32_t)cannon_isa_select();
+    a.chunk = EW_CHUNK;
+    while ((numel + a.chunk - 1) / a.chunk > ((int64_t)1 << 24))
+        a.chunk *= 2;
+    a.nt = (uint64_t)numel * (uint64_t)es[0] >= EW_NT_BYTES;
+    const char *nt_env = getenv("CANNON_EW_NT");
+    if (nt_env && (nt_env[0] == '0' || nt_env[0] == '1'))
+        a.nt = nt_env[0] == '1';
+
+    aclOpExecutor *e = cannonExecutorCreate(api);
+    if (!e)
+        return cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
+    const int s0 = cannonExecutorAddInput(e, in0);
+    const int s1 = in1 ? cannonExecutorAddInput(e, in1) : 0;
+    const int so = cannonExecutorAddOutput(e, out);
+    aclnnStatus st = ACLNN_SUCCESS;
+    if (s0 < 0 || s1 < 0 || so < 0) {
+        st = cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
+        goto fail;
+    }
+    if (numel > 0) {
+        cannon_arg_ref refs[3];
+        size_t nrefs = 0;
+        refs[nrefs].args_offset = (uint32_t)offsetof(ew_args, p[0]);
+        refs[nrefs].slot = so;
+        refs[nrefs++].byte_offset = vo.offset * es[0];
+        refs[nrefs].args_offset = (uint32_t)offsetof(ew_args, p[1]);
+        refs[nrefs].slot = s0;
+        refs[nrefs++].byte_offset = v0.offset * es[1];
+        if (in1) {
+            refs[nrefs].args_offset = (uint32_t)offsetof(ew_args, p[2]);
+            refs[nrefs].slot = s1;
+            refs[nrefs++].byte_offset = v1.offset * es[2];
+        }
+        const uint32_t blocks = (uint32_t)((numel + a.chunk - 1) / a.chunk);
+        st = cannonExecutorAddKernel(e, api, ew_kernel, blocks, &a, sizeof a, refs, nrefs);
+        if (st != ACLNN_SUCCESS)
+            goto fail;
+    }
+    *workspaceSize = cannonExecutorWorkspaceSize(e);
+    *executor = e;
+    return ACLNN_SUCCESS;
+fail:
+    cannonExecutorDiscard(e);
+    return st;
+}

@@ -1,0 +1,451 @@
+/*
+ * aclnnMatmul (torch.matmul semantics), aclnnMm (2-D), aclnnBatchMatMul (3-D).
+ *
+ * Strategy:
+ *  - FLOAT: cblas_sgemm (OpenBLAS) per batch, operands read in place: a matrix whose rows or
+ *    columns are contiguous is passed as NoTrans/Trans with its leading dimension, so transposed
+ *    and sliced views cost no copy. Only a matrix with neither unit stride (or a broadcast
+ *    expanded inside the matrix) is gathered into the workspace first, and an output without a
+ *    unit column stride is computed into the workspace and scattered. The whole plan is one
+ *    kernel launch of one block; parallelism comes from OpenBLAS's own thread pool, which is set
+ *    once (first plan) to the device's worker count so it uses the cores the device was given.
+ *  - BFLOAT16 on CPUs with AVX512-BF16: both operands are packed into the workspace (A as rows of
+ *    even length, B as interleaved pair panels; see mm_bf16_avx512.c) by one launch, then a second
+ *    launch computes blocks of rows of every batch with vdpbf16ps tiles, fp32 accumulation and
+ *    one rounding to bf16.
+ *  - FLOAT16 (and BFLOAT16 without AVX512-BF16): each batch's operands are widened to fp32 in the
+ *    workspace, multiplied with sgemm and rounded once to the output type.
+ * Without OpenBLAS (CANNON_HAVE_OPENBLAS undefined) a plain C triple loop stands in for sgemm.
+ * cubeMathType is validated (0..4) but every mode computes as KEEP_DTYPE: no down-conversion.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "aclnnop/aclnn_batch_matmul.h"
+#include "aclnnop/aclnn_matmul.h"
+#include "aclnnop/aclnn_mm.h"
+#include "cannon/opdev.h"
+
+#include "../kernels/convert.h"
+#include "../kernels/isa.h"
+#include "mm_kernels.h"
+
+#if defined(CANNON_HAVE_OPENBLAS)
+#include <cblas.h>
+#endif
+
+/* Rows of C per block of the bf16 path (a multiple of MM_MR). */
+#define MM_BF16_ROWS 64
+
+static void sgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, const float *b,
+                  int64_t ldb, float *c, int64_t ldc)
+{
+#if defined(CANNON_HAVE_OPENBLAS)
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint)M,
+                (blasint)N, (blasint)K, 1.0f, a, (blasint)lda, b, (blasint)ldb, 0.0f, c, (blasint)ldc);
+#else
+    for (int64_t i = 0; i < M; i++) {
+        float *crow = c + i * ldc;
+        for (int64_t j = 0; j < N; j++)
+            crow[j] = 0.0f;
+        for (int64_t p = 0; p < K; p++) {
+            const float av = ta ? a[p * lda + i] : a[i * lda + p];
+            for (int64_t j = 0; j < N; j++)
+                crow[j] += av * (tb ? b[j * ldb + p] : b[p * ldb + j]);
+        }
+    }
+#endif
+}
+
+static void batch_offsets(const mm_args *g, int64_t bi, int64_t off[3])
+{
+    off[0] = off[1] = off[2] = 0;
+    for (int64_t d = g->bnd - 1; d >= 0; d--) {
+        const int64_t i = bi % g->bshape[d];
+        bi /= g->bshape[d];
+        for (int k = 0; k < 3; k++)
+            off[k] += i * g->bst[k][d];
+    }
+}
+
+/* How a matrix with strides (rs, cs) of rows x cols is handed to row-major BLAS: 0 = NoTrans,
+ * 1 = Trans (with *ld), -1 = not expressible. */
+static int blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int64_t *ld)
+{
+    if ((cs == 1 || cols <= 1) && (rows <= 1 || rs >= cols) && (rows <= 1 || rs > 0)) {
+        *ld = rows <= 1 ? (cols > 1 ? cols : 1) : rs;
+        return 0;
+    }
+    if ((rs == 1 || rows <= 1) && (cols <= 1 || cs >= rows) && (cols <= 1 || cs > 0)) {
+        *ld = cols <= 1 ? (rows > 1 ? rows : 1) : cs;
+        return 1;
+    }
+    return -1;
+}
+
+static float ld_f(int dt, const void *p, int64_t i)
+{
+    const uint16_t *h = (const uint16_t *)p;
+    return dt == MM_F32 ? ((const float *)p)[i] : dt == MM_F16 ? cannon_f16_to_f32(h[i]) : cannon_bf16_to_f32(h[i]);
+}
+
+static void st_f(int dt, void *p, int64_t i, float v)
+{
+    if (dt == MM_F32)
+        ((float *)p)[i] = v;
+    else if (dt == MM_F16)
+        ((uint16_t *)p)[i] = cannon_f32_to_f16(v);
+    else
+        ((uint16_t *)p)[i] = cannon_f32_to_bf16(v);
+}
+
+static int mm_sgemm_kernel(const cannon_kernel_ctx *ctx, void *args)
+{
+    (void)ctx;
+    const mm_args *g = (const mm_args *)args;
+    const int64_t es = g->dt == MM_F32 ? 4 : 2;
+    for (int64_t bi = 0; bi < g->nbatch; bi++) {
+        int64_t off[3];
+        batch_offsets(g, bi, off);
+        const char *a = (const char *)g->a + off[1] * es, *b = (const char *)g->b + off[2] * es;
+        char *c = (char *)g->c + off[0] * es;
+        if (g->dt == MM_F32) {
+            int64_t lda = 1, ldb = 1, ldc = 1;
+            const int ta = blas_layout(g->M, g->K, g->am, g->ak, &lda);
+            const int tb = blas_layout(g->K, g->N, g->bk, g->bn, &ldb);
+            (void)blas_layout(g->M, g->N, g->cm, g->cn, &ldc);
+            sgemm(ta, tb, g->M, g->N, g->K, (const float *)(const void *)a, lda, (const float *)(const void *)b,
+                  ldb, (float *)(void *)c, ldc);
+            continue;
+        }
+        /* 16-bit types: widen (exactly) into the workspace, multiply in fp32, round once */
+        float *wa = (float *)(void *)((char *)g->ws + g->ws_a);
+        float *wb = (float *)(void *)((char *)g->ws + g->ws_b);
+        float *wc = (float *)(void *)((char *)g->ws + g->ws_c);
+        for (int64_t i = 0; i < g->M; i++)
+            for (int64_t p = 0; p < g->K; p++)
+                wa[i * g->K + p] = ld_f(g->dt, a, i * g->am + p * g->ak);
+        for (int64_t p = 0; p < g->K; p++)
+            for (int64_t j = 0; j < g->N; j++)
+                wb[p * g->N + j] = ld_f(g->dt, b, p * g->bk + j * g->bn);
+        sgemm(0, 0, g->M, g->N, g->K, wa, g->K > 0 ? g->K : 1, wb, g->N > 0 ? g->N : 1, wc, g->N > 0 ? g->N : 1);
+        for (int64_t i = 0; i < g->M; i++)
+            for (int64_t j = 0; j < g->N; j++)
+                st_f(g->dt, c, i * g->cm + j * g->cn, wc[i * g->N + j]);
+    }
+    return 0;
+}
+
+/* bf16 path, launch 1: pack batch block_idx's A and B. */
+static int mm_bf16_pack_kernel(const cannon_kernel_ctx *ctx, void *args)
+{
+    const mm_args *g = (const mm_args *)args;
+    const int64_t bi = ctx->block_idx;
+    if (bi >= g->nbatch)
+        return 0;
+    int64_t off[3];
+    batch_offsets(g, bi, off);
+    const uint16_t *a = (const uint16_t *)g->a + off[1], *b = (const uint16_t *)g->b + off[2];
+    uint16_t *pa = (uint16_t *)(void *)((char *)g->ws + g->ws_a) + bi * g->M * g->kp;
+    uint16_t *pb = (uint16_t *)(void *)((char *)g->ws + g->ws_b) + bi * g->npan * g->kp * MM_NR;
+    for (int64_t i = 0; i < g->M; i++) {
+        uint16_t *row = pa + i * g->kp;
+        for (int64_t p = 0; p < g->K; p++)
+            row[p] = a[i * g->am + p * g->ak];
+        for (int64_t p = g->K; p < g->kp; p++)
+            row[p] = 0;
+    }
+    for (int64_t jp = 0; jp < g->npan; jp++) {
+        uint16_t *panel = pb + jp * g->kp * MM_NR;
+        for (int64_t p = 0; p < g->kp; p++) {
+            for (int64_t jj = 0; jj < MM_NR; jj++) {
+                const int64_t j = jp * MM_NR + jj;
+                panel[(p / 2) * 2 * MM_NR + jj * 2 + (p & 1)] =
+                    (p < g->K && j < g->N) ? b[p * g->bk + j * g->bn] : 0;
+            }
+        }
+    }
+    return 0;
+}
+
+/* bf16 path, launch 2: block = (batch, row block). */
+static int mm_bf16_compute_kernel(const cannon_kernel_ctx *ctx, void *args)
+{
+    const mm_args *g = (const mm_args *)args;
+    const int64_t per = (g->M + g->mblk - 1) / g->mblk;
+    const int64_t bi = ctx->block_idx / per, rb = ctx->block_idx % per;
+    if (bi >= g->nbatch)
+        return 0;
+    int64_t off[3];
+    batch_offsets(g, bi, off);
+    const uint16_t *pa = (const uint16_t *)(const void *)((const char *)g->ws + g->ws_a) + bi * g->M * g->kp;
+    const uint16_t *pb = (const uint16_t *)(const void *)((const char *)g->ws + g->ws_b) + bi * g->npan * g->kp * MM_NR;
+    const int64_t m0 = rb * g->mblk, m1 = m0 + g->mblk < g->M ? m0 + g->mblk : g->M;
+#if defined(CANNON_OPS_HAVE_AVX512)
+    cannon_mm_bf16_rows_avx512(pa, pb, g->M, g->N, g->kp, g->npan, m0, m1, (uint16_t *)g->c + off[0], g->cm, g->cn);
+#else
+    (void)pa, (void)pb, (void)m0, (void)m1;
+#endif
+    return 0;
+}
+
+static int dt_code(aclDataType t)
+{
+    return t == ACL_FLOAT ? MM_F32 : t == ACL_FLOAT16 ? MM_F16 : t == ACL_BF16 ? MM_BF16 : -1;
+}
+
+enum mm_kind { MK_MATMUL, MK_MM, MK_BMM };
+
+static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, const aclTensor *mat2,
+                           const aclTensor *out, int8_t cubeMathType, uint64_t *workspaceSize,
+                           aclOpExecutor **executor)
+{
+    if (!self || !mat2 || !out || !workspaceSize || !executor)
+        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
+                                 !self ? "self" : !mat2 ? "mat2" : !out ? "out" : !workspaceSize ? "workspaceSize"
+                                                                                                  : "executor");
+    cannon_tensor_view va, vb, vc;
+    if (!cannonTensorGetView(self, &va) || !cannonTensorGetView(mat2, &vb) || !cannonTensorGetView(out, &vc))
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor", api);
+    const int dt = dt_code(va.dtype);
+    if (dt < 0 || dt_code(vb.dtype) != dt || dt_code(vc.dtype) != dt)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID,
+                                 "%s: self, mat2 and out must share one dtype of FLOAT, FLOAT16, BFLOAT16 "
+                                 "(got %d, %d, %d)", api, (int)va.dtype, (int)vb.dtype, (int)vc.dtype);
+    if (cubeMathType < 0 || cubeMathType > 4)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: cubeMathType %d is not one of 0..4", api,
+                                 (int)cubeMathType);
+    const int64_t ra = va.ndim, rb = vb.ndim;
+    if (kind == MK_MM && (ra != 2 || rb != 2))
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: self and mat2 must be 2-D (got %lld-D and %lld-D)",
+                                 api, (long long)ra, (long long)rb);
+    if (kind == MK_BMM && (ra != 3 || rb != 3))
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: self and mat2 must be 3-D (got %lld-D and %lld-D)",
+                                 api, (long long)ra, (long long)rb);
+    if (ra < 1 || rb < 1 || ra > 6 || rb > 6)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: self and mat2 must have 1 to 6 dims", api);
+    const int a1 = ra == 1, b1 = rb == 1;
+    mm_args g;
+    memset(&g, 0, sizeof g);
+    g.dt = dt;
+    g.M = a1 ? 1 : va.shape[ra - 2];
+    g.K = va.shape[ra - 1];
+    const int64_t Kb = b1 ? vb.shape[0] : vb.shape[rb - 2];
+    g.N = b1 ? 1 : vb.shape[rb - 1];
+    if (g.K != Kb)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID,
+                                 "%s: self's last dim (%lld) differs from mat2's reduction dim (%lld)", api,
+                                 (long long)g.K, (long long)Kb);
+    const int64_t bra = ra > 2 ? ra - 2 : 0, brb = rb > 2 ? rb - 2 : 0;
+    g.bnd = bra > brb ? bra : brb;
+    int64_t bshape[MM_MAX_BATCH];
+    for (int64_t i = 0; i < g.bnd; i++) {
+        const int64_t ia = i - (g.bnd - bra), ib = i - (g.bnd - brb);
+        const int64_t da = ia >= 0 ? va.shape[ia] : 1, db = ib >= 0 ? vb.shape[ib] : 1;
+        if (da != db && da != 1 && db != 1)
+            return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: batch dims %lld and %lld cannot broadcast", api,
+                                     (long long)da, (long long)db);
+        bshape[i] = da == 1 ? db : da;
+    }
+    /* expected out shape */
+    int64_t oshape[8];
+    int64_t ro = 0;
+    for (int64_t i = 0; i < g.bnd; i++)
+        oshape[ro++] = bshape[i];
+    if (!a1)
+        oshape[ro++] = g.M;
+    if (!b1)
+        oshape[ro++] = g.N;
+    int ok = vc.ndim == ro;
+    for (int64_t i = 0; ok && i < ro; i++)
+        ok = vc.shape[i] == oshape[i];
+    if (!ok)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: out shape does not match the product's shape (rank %lld)",
+                                 api, (long long)ro);
+
+    aclOpExecutor *e = cannonExecutorCreate(api);
+    if (!e)
+        return cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
+    aclnnStatus st = ACLNN_SUCCESS;
+    const int sa = cannonExecutorAddInput(e, self), sb = cannonExecutorAddInput(e, mat2);
+    const int sc = cannonExecutorAddOutput(e, out);
+    if (sa < 0 || sb < 0 || sc < 0) {
+        st = cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
+        goto fail;
+    }
+    int64_t numel_c = 1, numel_a = 1, numel_b = 1;
+    for (int64_t i = 0; i < vc.ndim; i++)
+        numel_c *= vc.shape[i];
+    for (int64_t i = 0; i < ra; i++)
+        numel_a *= va.shape[i];
+    for (int64_t i = 0; i < rb; i++)
+        numel_b *= vb.shape[i];
+    if (numel_c == 0)
+        goto done;
+    {
+        const int64_t es = dt == MM_F32 ? 4 : 2;
+        /* strides as seen by the kernel; gathered operands get their contiguous strides */
+        int64_t sta[8], stb[8], stc[8];
+        memcpy(sta, va.strides, (size_t)ra * sizeof(int64_t));
+        memcpy(stb, vb.strides, (size_t)rb * sizeof(int64_t));
+        memcpy(stc, vc.strides, (size_t)vc.ndim * sizeof(int64_t));
+        cannon_arg_ref refs[4];
+        size_t nrefs = 0;
+        refs[0].args_offset = (uint32_t)offsetof(mm_args, a);
+        refs[0].slot = sa;
+        refs[0].byte_offset = va.offset * es;
+        refs[1].args_offset = (uint32_t)offsetof(mm_args, b);
+        refs[1].slot = sb;
+        refs[1].byte_offset = vb.offset * es;
+        refs[2].args_offset = (uint32_t)offsetof(mm_args, c);
+        refs[2].slot = sc;
+        refs[2].byte_offset = vc.offset * es;
+        refs[3].args_offset = (uint32_t)offsetof(mm_args, ws);
+        refs[3].slot = CANNON_SLOT_WORKSPACE;
+        refs[3].byte_offset = 0;
+        nrefs = 4;
+        uint64_t scatter_off = UINT64_MAX;
+        const int bf16dp = dt == MM_BF16 && cannon_isa_select() == CANNON_ISA_AVX512
+#if defined(CANNON_OPS_HAVE_AVX512)
+                           && cannon_mm_bf16_available()
+#else
+                           && 0
+#endif
+            ;
+#define CONTIG(st, shape, r)                                   \
+    do {                                                       \
+        int64_t acc_ = 1;                                      \
+        for (int64_t i_ = (r)-1; i_ >= 0; i_--) {              \
+            (st)[i_] = acc_;                                   \
+            acc_ *= (shape)[i_];                               \
+        }                                                      \
+    } while (0)
+        if (dt == MM_F32) {
+            int64_t ld;
+            const int64_t am = a1 ? 0 : sta[ra - 2], ak = sta[ra - 1];
+            if (blas_layout(g.M, g.K, am, ak, &ld) < 0) {
+                const uint64_t o = cannonExecutorReserveWorkspace(e, (uint64_t)numel_a * 4);
+                if ((st = cannonExecutorAddGather(e, sa, o)) != ACLNN_SUCCESS)
+                    goto fail;
+                refs[0].slot = CANNON_SLOT_WORKSPACE;
+                refs[0].byte_offset = (int64_t)o;
+                CONTIG(sta, va.shape, ra);
+            }
+            const int64_t bk = b1 ? stb[0] : stb[rb - 2], bn = b1 ? 0 : stb[rb - 1];
+            if (blas_layout(g.K, g.N, bk, bn, &ld) < 0) {
+                const uint64_t o = cannonExecutorReserveWorkspace(e, (uint64_t)numel_b * 4);
+                if ((st = cannonExecutorAddGather(e, sb, o)) != ACLNN_SUCCESS)
+                    goto fail;
+                refs[1].slot = CANNON_SLOT_WORKSPACE;
+                refs[1].byte_offset = (int64_t)o;
+                CONTIG(stb, vb.shape, rb);
+            }
+            const int64_t cm = a1 ? 0 : stc[vc.ndim - (b1 ? 1 : 2)], cn = b1 ? 0 : stc[vc.ndim - 1];
+            if (blas_layout(g.M, g.N, cm, cn, &ld) != 0) {
+                scatter_off = cannonExecutorReserveWorkspace(e, (uint64_t)numel_c * 4);
+                refs[2].slot = CANNON_SLOT_WORKSPACE;
+                refs[2].byte_offset = (int64_t)scatter_off;
+                CONTIG(stc, vc.shape, vc.ndim);
+            }
+        }
+        g.am = a1 ? 0 : sta[ra - 2];
+        g.ak = sta[ra - 1];
+        g.bk = b1 ? stb[0] : stb[rb - 2];
+        g.bn = b1 ? 0 : stb[rb - 1];
+        g.cm = a1 ? 0 : stc[vc.ndim - (b1 ? 1 : 2)];
+        g.cn = b1 ? 0 : stc[vc.ndim - 1];
+        g.nbatch = 1;
+        for (int64_t i = 0; i < g.bnd; i++) {
+            const int64_t ia = i - (g.bnd - bra), ib = i - (g.bnd - brb);
+            g.bshape[i] = bshape[i];
+            g.nbatch *= bshape[i];
+            g.bst[0][i] = stc[i];
+            g.bst[1][i] = ia >= 0 && va.shape[ia] != 1 ? sta[ia] : 0;
+            g.bst[2][i] = ib >= 0 && vb.shape[ib] != 1 ? stb[ib] : 0;
+        }
+        if (bf16dp) {
+            g.path = MM_PATH_BF16DP;
+            g.kp = (g.K + 1) & ~(int64_t)1;
+            g.npan = (g.N + MM_NR - 1) / MM_NR;
+            g.mblk = MM_BF16_ROWS;
+            g.ws_a = (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(g.nbatch * g.M * g.kp * 2));
+            g.ws_b = (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(g.nbatch * g.npan * g.kp * MM_NR * 2));
+            st = cannonExecutorAddKernel(e, api, mm_bf16_pack_kernel, (uint32_t)g.nbatch, &g, sizeof g, refs, nrefs);
+            if (st != ACLNN_SUCCESS)
+                goto fail;
+            const int64_t blocks = g.nbatch * ((g.M + g.mblk - 1) / g.mblk);
+            st = cannonExecutorAddKernel(e, api, mm_bf16_compute_kernel, (uint32_t)blocks, &g, sizeof g, refs, nrefs);
+            if (st != ACLNN_SUCCESS)
+                goto fail;
+        } else {
+            g.path = MM_PATH_SGEMM;
+            if (dt != MM_F32) {
+                g.ws_a = (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(g.M * g.K * 4));
+                g.ws_b = (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(g.K * g.N * 4));
+                g.ws_c = (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(g.M * g.N * 4));
+            }
+#if defined(CANNON_HAVE_OPENBLAS)
+            {
+                /* OpenBLAS keeps one global pool: size it once to the device's worker count */
+                static int threads_set;
+                if (!__atomic_exchange_n(&threads_set, 1, __ATOMIC_ACQ_REL)) {
+                    const uint32_t w = cannonGetWorkerCount();
+                    openblas_set_num_threads(w > 0 ? (int)w : 1);
+                }
+            }
+#endif
+            st = cannonExecutorAddKernel(e, api, mm_sgemm_kernel, 1, &g, sizeof g, refs, nrefs);
+            if (st != ACLNN_SUCCESS)
+                goto fail;
+        }
+        if (scatter_off != UINT64_MAX && (st = cannonExecutorAddScatter(e, sc, scatter_off)) != ACLNN_SUCCESS)
+            goto fail;
+#undef CONTIG
+    }
+done:
+    *workspaceSize = cannonExecutorWorkspaceSize(e);
+    *executor = e;
+    return ACLNN_SUCCESS;
+fail:
+    cannonExecutorDiscard(e);
+    return st;
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclnnMatmulGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2,
+                                                            aclTensor *out, int8_t cubeMathType,
+                                                            uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    return mm_plan("aclnnMatmul", MK_MATMUL, self, mat2, out, cubeMathType, workspaceSize, executor);
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclnnMatmul(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                            aclrtStream stream)
+{
+    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnMatmul");
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclnnMmGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2, aclTensor *out,
+                                                        int8_t cubeMathType, uint64_t *workspaceSize,
+                                                        aclOpExecutor **executor)
+{
+    return mm_plan("aclnnMm", MK_MM, self, mat2, out, cubeMathType, workspaceSize, executor);
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclnnMm(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                        aclrtStream stream)
+{
+    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnMm");
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchMatMulGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2,
+                                                                 aclTensor *out, int8_t cubeMathType,
+                                                                 uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    return mm_plan("aclnnBatchMatMul", MK_BMM, self, mat2, out, cubeMathType, workspaceSize, executor);
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchMatMul(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                                 aclrtStream stream)
+{
+    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnBatchMatMul");
+}

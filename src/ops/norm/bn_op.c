@@ -1,0 +1,1074 @@
+/*
+ * aclnnBatchNorm, aclnnBatchNormBackward and the SyncBatchNorm pieces (aclnnBatchNormStats,
+ * aclnnBatchNormGatherStatsWithCounts, aclnnBatchNormElemt, aclnnBatchNormReduceBackward,
+ * aclnnBatchNormElemtBackward).
+ *
+ * Every operator is a short sequence of three kernel kinds:
+ *   reduce (tiered, many blocks): per-channel fp64 partial sums over fixed O-ranges;
+ *   chan   (scalar, one block):   combines the partials in range order and does the per-channel
+ *                                 arithmetic (mean/invstd, running stats, gradients of weight and
+ *                                 bias, the coefficients of the elementwise pass);
+ *   apply  (tiered, many blocks): out = ((x - mh) - ml)*a + b + dy*k per element.
+ * Statistics: a shifted single pass (shift = the channel's first element) with exact fp64
+ * squares, so a large mean costs no accuracy and the data are read once for the statistics.
+ * saveInvstd holds 1/sqrt(var + eps) (PyTorch's and Ascend 950's convention), and
+ * aclnnBatchNormBackward expects the same.
+ * Layouts: the channel axis is dim 1 (formats ND, NC, NCL, NCHW, NCDHW) or the last dim (NHWC,
+ * NDHWC). A dim-1 tensor whose strides are channels-last (torch.channels_last) is processed in
+ * place as channels-last; other strided views go through a workspace copy.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "aclnn/opdev/cannon_access.h"
+#include "aclnnop/aclnn_batch_norm.h"
+#include "aclnnop/aclnn_batch_norm_backward.h"
+#include "aclnnop/aclnn_batch_norm_backward_reduce.h"
+#include "aclnnop/aclnn_batch_norm_elemt.h"
+#include "aclnnop/aclnn_batch_norm_elemt_backward.h"
+#include "aclnnop/aclnn_batch_norm_gather_stats_with_counts.h"
+#include "aclnnop/aclnn_batch_norm_stats.h"
+
+#include "../kernels/isa.h"
+#include "norm_op.h"
+
+/* ---- the per-channel glue kernel ---- */
+enum { CH_CENTER, CH_BN_FIN, CH_BN_EVAL, CH_GATHER, CH_ELEMT, CH_BWD_FIN, CH_RB_FIN, CH_EB };
+enum { V_W, V_B, V_RM, V_RV, V_SM, V_SI, V_GW, V_GB, V_SDY, V_SDX, V_CNT, V_MALL, V_IALL, NV };
+
+typedef struct ch_args {
+    const void *x; /* canonical input (its first element per channel is the shift) */
+    const double *part;
+    float *co; /* 6*C coefficients (see nb_args) + the gate */
+    float *center;
+    nm_vec v[NV];
+    double eps, momentum;
+    int64_t C, P, N, I, W, cnt_n;
+    int32_t op, xdtype, training, want_co;
+} ch_args;
+
+static double vget(const nm_vec *v, int64_t c, double dflt)
+{
+    return v->present ? (double)cannon_norm_ld(v->p, c * v->s1, v->dtype) : dflt;
+}
+
+static void vput(const nm_vec *v, int64_t c, double val)
+{
+    if (v->present)
+        cannon_norm_st(v->p, c * v->s1, v->dtype, (float)val);
+}
+
+static void running_update(const ch_args *a, int64_t c, double mean, double var, double n)
+{
+    const double m = a->momentum;
+    /* The running variance takes the unbiased batch variance; n == 1 gives NaN (0/0), as CANN's
+     * kernels and PyTorch do. */
+    const double unbiased = n > 1.0 ? var * n / (n - 1.0) : NAN;
+    if (a->v[V_RM].present)
+        vput(&a->v[V_RM], c, (1.0 - m) * vget(&a->v[V_RM], c, 0.0) + m * mean);
+    if (a->v[V_RV].present)
+        vput(&a->v[V_RV], c, (1.0 - m) * vget(&a->v[V_RV], c, 1.0) + m * unbiased);
+}
+
+/* The elementwise coefficients of the forward normalisation: mean = mh + ml, scale = ah + al =
+ * w * invstd (both kept to about 48 bits, so the output is rounded essentially once). */
+static void set_scale(const ch_args *a, int64_t c, double scale)
+{
+    const float hi = (float)scale;
+    a->co[2 * a->C + c] = hi;
+    a->co[5 * a->C + c] = (float)(scale - (double)hi);
+}
+
+static void fwd_co(const ch_args *a, int64_t c, double mean, double invstd)
+{
+    const int64_t C = a->C;
+    const float mh = (float)mean;
+    a->co[c] = mh;
+    a->co[C + c] = (float)(mean - (double)mh);
+    set_scale(a, c, vget(&a->v[V_W], c, 1.0) * invstd);
+    a->co[3 * C + c] = (float)vget(&a->v[V_B], c, 0.0);
+    a->co[4 * C + c] = 0.0f;
+}
+
+/* dx = k*dy + a*(x - mean) + b for training-mode statistics. */
+static void bwd_co(const ch_args *a, int64_t c, float mean, float invstd, double sdy, double sdx, double n)
+{
+    const int64_t C = a->C;
+    const double w = vget(&a->v[V_W], c, 1.0), is = invstd;
+    a->co[c] = mean;
+    a->co[C + c] = 0.0f;
+    set_scale(a, c, -w * is * is * is * sdx / n);
+    a->co[3 * C + c] = (float)(-w * is * sdy / n);
+    a->co[4 * C + c] = (float)(w * is);
+}
+
+static int ch_kernel(const cannon_kernel_ctx *ctx, void *args)
+{
+    const ch_args *a = (const ch_args *)args;
+    const int64_t C = a->C;
+    if (a->op == CH_GATHER || a->op == CH_EB) {
+        /* Validate the counts before writing anything; the gate stays closed until they pass, so
+         * the elementwise pass after a refused counter writes nothing. */
+        if (a->co)
+            a->co[6 * C] = 0.0f;
+        double total = 0.0;
+        for (int64_t i = 0; i < a->cnt_n; i++) {
+            const double n = vget(&a->v[V_CNT], i, 0.0);
+            if (!(n >= 0.0) || isinf(n))
+                return cannonKernelReportError(ctx, ACLNN_ERR_PARAM_INVALID,
+                                               "%s: count %lld is %g (must be finite and >= 0)",
+                                               a->op == CH_GATHER ? "aclnnBatchNormGatherStatsWithCounts"
+                                                                  : "aclnnBatchNormElemtBackward",
+                                               (long long)i, n);
+            total += n;
+        }
+        if (!(total > 0.0)) {
+            return cannonKernelReportError(ctx, ACLNN_ERR_PARAM_INVALID, "%s: the counts sum to zero",
+                                           a->op == CH_GATHER ? "aclnnBatchNormGatherStatsWithCounts"
+                                                              : "aclnnBatchNormElemtBackward");
+        }
+        if (a->co)
+            a->co[6 * C] = 1.0f;
+        for (int64_t c = 0; c < C; c++) {
+            if (a->op == CH_GATHER) {
+                /* Pool the ranks' (count, mean, biased var) exactly as one batch would:
+                 * mean = sum(n_i m_i)/n, var = sum(n_i (v_i + (m_i - mean)^2))/n. */
+                double sm = 0.0;
+                for (int64_t r = 0; r < a->W; r++) {
+                    const double n = vget(&a->v[V_CNT], r, 0.0);
+                    if (n > 0.0)
+                        sm += n * (double)cannon_norm_ld(a->v[V_SM].p, r * a->v[V_SM].s0 + c * a->v[V_SM].s1,
+                                                         a->v[V_SM].dtype);
+                }
+                const double mean = sm / total;
+                double m2 = 0.0;
+                for (int64_t r = 0; r < a->W; r++) {
+                    const double n = vget(&a->v[V_CNT], r, 0.0);
+                    if (!(n > 0.0))
+                        continue;
+                    const double mi = cannon_norm_ld(a->v[V_SM].p, r * a->v[V_SM].s0 + c * a->v[V_SM].s1,
+                                                     a->v[V_SM].dtype);
+                    const double ii = cannon_norm_ld(a->v[V_SI].p, r * a->v[V_SI].s0 + c * a->v[V_SI].s1,
+                                                     a->v[V_SI].dtype);
+                    const double vi = 1.0 / (ii * ii) - a->eps;
+                    m2 += n * (vi + (mi - mean) * (mi - mean));
+                }
+                double var = m2 / total;
+                if (var < 0.0)
+                    var = 0.0;
+                vput(&a->v[V_MALL], c, mean);
+                vput(&a->v[V_IALL], c, 1.0 / sqrt(var + a->eps));
+                running_update(a, c, mean, var, total);
+            } else {
+                bwd_co(a, c, (float)vget(&a->v[V_SM], c, 0.0), (float)vget(&a->v[V_SI], c, 1.0),
+                       vget(&a->v[V_SDY], c, 0.0), vget(&a->v[V_SDX], c, 0.0), total);
+            }
+        }
+        return 0;
+    }
+    for (int64_t c = 0; c < C; c++) {
+        double s = 0.0, q = 0.0;
+        if (a->part)
+            for (int64_t p = 0; p < a->P; p++) {
+                s += a->part[(p * 2 + 0) * C + c];
+                q += a->part[(p * 2 + 1) * C + c];
+            }
+        switch (a->op) {
+        case CH_CENTER:
+            a->center[c] = (float)vget(&a->v[V_SM], c, 0.0);
+            break;
+        case CH_BN_FIN: {
+            const double n = (double)a->N, sm = s / n;
+            const double mean = (double)cannon_norm_ld(a->x, c * a->I, a->xdtype) + sm;
+            double var = q / n - sm * sm;
+            if (var < 0.0)
+                var = 0.0;
+            const double invstd = 1.0 / sqrt(var + a->eps);
+            vput(&a->v[V_SM], c, mean);
+            vput(&a->v[V_SI], c, invstd);
+            running_update(a, c, mean, var, n);
+            if (a->want_co)
+                fwd_co(a, c, mean, invstd);
+            break;
+        }
+        case CH_BN_EVAL: {
+            const double rm = (float)vget(&a->v[V_RM], c, 0.0);
+            fwd_co(a, c, rm, 1.0 / sqrt(vget(&a->v[V_RV], c, 1.0) + a->eps));
+            a->co[C + c] = 0.0f;
+            break;
+        }
+        case CH_ELEMT:
+            fwd_co(a, c, (float)vget(&a->v[V_SM], c, 0.0), (float)vget(&a->v[V_SI], c, 1.0));
+            break;
+        case CH_BWD_FIN: {
+            const float invstd = a->training ? (float)vget(&a->v[V_SI], c, 1.0)
+                                             : (float)(1.0 / sqrt(vget(&a->v[V_RV], c, 1.0) + a->eps));
+            vput(&a->v[V_GW], c, q * (double)invstd);
+            vput(&a->v[V_GB], c, s);
+            if (a->want_co) {
+                if (a->training) {
+                    bwd_co(a, c, a->center[c], invstd, s, q, (double)a->N);
+                } else {
+                    a->co[c] = a->co[C + c] = a->co[2 * C + c] = a->co[3 * C + c] = a->co[5 * C + c] = 0.0f;
+                    a->co[4 * C + c] = (float)(vget(&a->v[V_W], c, 1.0) * (double)invstd);
+                }
+            }
+            break;
+        }
+        default: /* CH_RB_FIN */
+            vput(&a->v[V_SDY], c, s);
+            vput(&a->v[V_SDX], c, q);
+            vput(&a->v[V_GW], c, q * vget(&a->v[V_SI], c, 1.0));
+            vput(&a->v[V_GB], c, s);
+            break;
+        }
+    }
+    return 0;
+}
+
+/* ---- planning ---- */
+typedef struct bn_plan {
+    const char *api;
+    aclOpExecutor *e;
+    int64_t O, C, I, N; /* canonical shape; N = elements per channel */
+    int dtype, cl;
+    int slot_x, slot_g, slot_o;
+    cannon_arg_ref rx, rg, ro; /* where x, g, out live (args_offset set per use) */
+    uint64_t scatter_off;
+    int64_t P, red_span;
+    uint64_t ws_part, ws_co, ws_center;
+} bn_plan;
+
+static int channel_axis(const cannon_tensor_view *v)
+{
+    return (v->format == ACL_FORMAT_NHWC || v->format == ACL_FORMAT_NDHWC) ? (int)v->ndim - 1 : 1;
+}
+
+/* Check the data tensor's rank, format and dtype; set C and the channel axis. */
+static aclnnStatus check_data(const char *api, const char *name, const aclTensor *t, cannon_tensor_view *v)
+{
+    if (!cannonTensorGetView(t, v))
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s is not a live aclTensor", api, name);
+    if (nm_float_code(v->dtype) < 0)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype %d is not supported (FLOAT, FLOAT16, BFLOAT16)",
+                                 api, name, (int)v->dtype);
+    if (v->ndim < 2 || v->ndim > CANNON_OP_MAX_RANK)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s rank %lld is outside [2, 8]", api, name,
+                                 (long long)v->ndim);
+    int want = 0;
+    switch (v->format) {
+    case ACL_FORMAT_ND:
+    case ACL_FORMAT_UNDEFINED:
+        break;
+    case ACL_FORMAT_NC:
+        want = 2;
+        break;
+    case ACL_FORMAT_NCL:
+        want = 3;
+        break;
+    case ACL_FORMAT_NCHW:
+    case ACL_FORMAT_NHWC:
+        want = 4;
+        break;
+    case ACL_FORMAT_NCDHW:
+    case ACL_FORMAT_NDHWC:
+        want = 5;
+        break;
+    default:
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID,
+                                 "%s: %s format %d is not supported (ND, NC, NCL, NCHW, NHWC, NCDHW, NDHWC)", api,
+                                 name, (int)v->format);
+    }
+    if (want && v->ndim != want)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s has rank %lld but format %d needs rank %d", api,
+                                 name, (long long)v->ndim, (int)v->format, want);
+    return ACLNN_SUCCESS;
+}
+
+static int same_shape(const cannon_tensor_view *a, const cannon_tensor_view *b)
+{
+    if (a->ndim != b->ndim)
+        return 0;
+    for (int64_t i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i])
+            return 0;
+    return 1;
+}
+
+/* Another big tensor (gradOut, output, gradInput) must match x's shape, dtype and layout axis. */
+static aclnnStatus check_like(const char *api, const char *name, const aclTensor *t, const cannon_tensor_view *vx)
+{
+    cannon_tensor_view v;
+    aclnnStatus st = check_data(api, name, t, &v);
+    if (st != ACLNN_SUCCESS)
+        return st;
+    if (!same_shape(&v, vx))
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s shape differs from the input's", api, name);
+    if (v.dtype != vx->dtype)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype %d differs from the input's %d", api, name,
+                                 (int)v.dtype, (int)vx->dtype);
+    if (channel_axis(&v) != channel_axis(vx))
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s format puts the channels on another axis than the input's",
+                                 api, name);
+    return ACLNN_SUCCESS;
+}
+
+/* Canonical shape and bindings of the big tensors (x, optional g, optional out). */
+static aclnnStatus plan_begin(bn_plan *pl, const aclTensor *x, const aclTensor *g, const aclTensor *out)
+{
+    cannon_tensor_view v;
+    cannonTensorGetView(x, &v);
+    const int64_t ca = channel_axis(&v);
+    pl->dtype = nm_float_code(v.dtype);
+    pl->C = v.shape[ca];
+    const int64_t numel = cannonTensorNumel(x);
+    /* A dim-1 channel axis whose strides are channels-last for every big tensor is processed in
+     * place as (N*spatial, C, 1). */
+    pl->cl = ca == 1 && !cannonTensorIsContiguous(x) && nm_is_channels_last(x, 1) &&
+             (!g || nm_is_channels_last(g, 1)) && (!out || nm_is_channels_last(out, 1));
+    if (pl->cl || ca == v.ndim - 1) {
+        pl->I = 1;
+        pl->O = pl->C ? numel / pl->C : 0;
+    } else {
+        pl->O = v.shape[0];
+        pl->I = 1;
+        for (int64_t d = 2; d < v.ndim; d++)
+            pl->I *= v.shape[d];
+    }
+    pl->N = pl->O * pl->I;
+    pl->scatter_off = UINT64_MAX;
+    aclnnStatus st = ACLNN_SUCCESS;
+    uint64_t unused = 0;
+    const size_t es = nm_esize(pl->dtype);
+    if (pl->cl) {
+        pl->rx.slot = pl->slot_x;
+        pl->rx.byte_offset = v.offset * (int64_t)es;
+        if (g) {
+            cannon_tensor_view vg;
+            cannonTensorGetView(g, &vg);
+            pl->rg.slot = pl->slot_g;
+            pl->rg.byte_offset = vg.offset * (int64_t)es;
+        }
+        if (out) {
+            cannon_tensor_view vo;
+            cannonTensorGetView(out, &vo);
+            pl->ro.slot = pl->slot_o;
+            pl->ro.byte_offset = vo.offset * (int64_t)es;
+        }
+        return ACLNN_SUCCESS;
+    }
+    if ((st = nm_bind(pl->e, x, pl->slot_x, 0, &pl->rx, 0, &unused)) != ACLNN_SUCCESS)
+        return st;
+    if (g && (st = nm_bind(pl->e, g, pl->slot_g, 0, &pl->rg, 0, &unused)) != ACLNN_SUCCESS)
+        return st;
+    if (out && (st = nm_bind(pl->e, out, pl->slot_o, 1, &pl->ro, 0, &pl->scatter_off)) != ACLNN_SUCCESS)
+        return st;
+    return ACLNN_SUCCESS;
+}
+
+static cannon_arg_ref at(cannon_arg_ref r, size_t off)
+{
+    r.args_offset = (uint32_t)off;
+    return r;
+}
+
+static cannon_arg_ref ws_ref(uint64_t ws_off, size_t off)
+{
+    cannon_arg_ref r = {(uint32_t)off, CANNON_SLOT_WORKSPACE, (int64_t)ws_off};
+    return r;
+}
+
+/* Reserve the workspace: partials, coefficients (+ gate), centers. */
+static void plan_ws(bn_plan *pl)
+{
+    const int64_t C = pl->C;
+    if (pl->I > 1) {
+        pl->red_span = (16384 + pl->I - 1) / pl->I;
+    } else {
+        pl->red_span = (32768 + C - 1) / C;
+    }
+    if (pl->red_span < 1)
+        pl->red_span = 1;
+    while ((pl->O + pl->red_span - 1) / pl->red_span > 4096)
+        pl->red_span *= 2;
+    pl->P = (pl->O + pl->red_span - 1) / pl->red_span;
+    pl->ws_part = cannonExecutorReserveWorkspace(pl->e, (uint64_t)(pl->P * 2 * C) * sizeof(double) + 8);
+    pl->ws_co = cannonExecutorReserveWorkspace(pl->e, (uint64_t)(6 * C + 1) * sizeof(float));
+    pl->ws_center = cannonExecutorReserveWorkspace(pl->e, (uint64_t)C * sizeof(float) + 4);
+}
+
+static aclnnStatus add_reduce(bn_plan *pl, int mode)
+{
+    nb_args a;
+    memset(&a, 0, sizeof a);
+    a.O = pl->O;
+    a.C = pl->C;
+    a.I = pl->I;
+    a.mode = mode;
+    a.dtype = pl->dtype;
+    a.isa = (int32_t)cannon_isa_select();
+    a.span = pl->red_span;
+    a.units = pl->I > 1 ? pl->C * pl->P : pl->P;
+    uint32_t bd;
+    nm_blocks(a.units, (int64_t)64 << 10, &a.units_per_block, &bd);
+    cannon_arg_ref refs[4];
+    size_t n = 0;
+    refs[n++] = at(pl->rx, offsetof(nb_args, x));
+    if (mode == NB_RED_GRAD) {
+        refs[n++] = at(pl->rg, offsetof(nb_args, g));
+        refs[n++] = ws_ref(pl->ws_center, offsetof(nb_args, center));
+    }
+    refs[n++] = ws_ref(pl->ws_part, offsetof(nb_args, part));
+    return cannonExecutorAddKernel(pl->e, pl->api, nm_bn_reduce_kernel, bd, &a, sizeof a, refs, n);
+}
+
+static aclnnStatus add_apply(bn_plan *pl, int use_x, int use_g, int gated)
+{
+    nb_args a;
+    memset(&a, 0, sizeof a);
+    a.O = pl->O;
+    a.C = pl->C;
+    a.I = pl->I;
+    a.dtype = pl->dtype;
+    a.isa = (int32_t)cannon_isa_select();
+    a.use_x = use_x;
+    a.use_g = use_g;
+    if (pl->I > 1) {
+        a.span = (16384 + pl->I - 1) / pl->I;
+        a.units = (pl->O * pl->C + a.span - 1) / a.span;
+    } else {
+        a.span = (16384 + pl->C - 1) / pl->C;
+        a.units = (pl->O + a.span - 1) / a.span;
+    }
+    uint32_t bd;
+    nm_blocks(a.units, (int64_t)64 << 10, &a.units_per_block, &bd);
+    cannon_arg_ref refs[5];
+    size_t n = 0;
+    if (use_x)
+        refs[n++] = at(pl->rx, offsetof(nb_args, x));
+    if (use_g)
+        refs[n++] = at(pl->rg, offsetof(nb_args, g));
+    refs[n++] = at(pl->ro, offsetof(nb_args, out));
+    refs[n++] = ws_ref(pl->ws_co, offsetof(nb_args, co));
+    if (gated)
+        refs[n++] = ws_ref(pl->ws_co + (uint64_t)(6 * pl->C) * sizeof(float), offsetof(nb_args, gate));
+    aclnnStatus st = cannonExecutorAddKernel(pl->e, pl->api, nm_bn_apply_kernel, bd, &a, sizeof a, refs, n);
+    if (st == ACLNN_SUCCESS && pl->scatter_off != UINT64_MAX)
+        st = cannonExecutorAddScatter(pl->e, pl->slot_o, pl->scatter_off);
+    return st;
+}
+
+/* A chan kernel: @p vt / @p vs give the small tensors (and their slots) by V_* index. */
+static aclnnStatus add_chan(bn_plan *pl, ch_args *a, const aclTensor *const *vt, const int *vs, int with_x,
+                            int with_part)
+{
+    cannon_arg_ref refs[NV + 4];
+    size_t n = 0;
+    a->C = pl->C;
+    a->P = pl->P;
+    a->N = pl->N;
+    a->I = pl->I;
+    a->xdtype = pl->dtype;
+    for (int i = 0; i < NV; i++)
+        n += nm_vec_ref(vt[i], vs[i], &a->v[i], (uint32_t)(offsetof(ch_args, v) + (size_t)i * sizeof(nm_vec)),
+                        &refs[n]);
+    if (with_x)
+        refs[n++] = at(pl->rx, offsetof(ch_args, x));
+    if (with_part)
+        refs[n++] = ws_ref(pl->ws_part, offsetof(ch_args, part));
+    refs[n++] = ws_ref(pl->ws_co, offsetof(ch_args, co));
+    refs[n++] = ws_ref(pl->ws_center, offsetof(ch_args, center));
+    return cannonExecutorAddKernel(pl->e, pl->api, ch_kernel, 1, a, sizeof *a, refs, n);
+}
+
+static aclnnStatus check_eps(const char *api, double eps)
+{
+    if (!(eps >= 0.0) || isinf(eps))
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: eps %g must be finite and >= 0", api, eps);
+    return ACLNN_SUCCESS;
+}
+
+static int add_in(aclOpExecutor *e, const aclTensor *t, int *ok)
+{
+    if (!t)
+        return -1;
+    int s = cannonExecutorAddInput(e, t);
+    if (s < 0)
+        *ok = 0;
+    return s;
+}
+
+static int add_out(aclOpExecutor *e, const aclTensor *t, int *ok)
+{
+    if (!t)
+        return -1;
+    int s = cannonExecutorAddOutput(e, t);
+    if (s < 0)
+        *ok = 0;
+    return s;
+}
+
+static aclnnStatus finish(bn_plan *pl, aclnnStatus st, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    if (st != ACLNN_SUCCESS) {
+        cannonExecutorDiscard(pl->e);
+        return st;
+    }
+    *workspaceSize = cannonExecutorWorkspaceSize(pl->e);
+    *executor = pl->e;
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus create(bn_plan *pl, const char *api)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->api = api;
+    pl->slot_x = pl->slot_g = pl->slot_o = -1;
+    pl->e = cannonExecutorCreate(api);
+    if (!pl->e)
+        return cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
+    return ACLNN_SUCCESS;
+}
+
+#define OOM(pl) cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", (pl)->api)
+
+/* ---- aclnnBatchNorm ---- */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormGetWorkspaceSize(const aclTensor *input, const aclTensor *weight,
+                                                               const aclTensor *bias, aclTensor *runningMean,
+                                                               aclTensor *runningVar, bool training, double momentum,
+                                                               double eps, aclTensor *output, aclTensor *saveMean,
+                                                               aclTensor *saveInvstd, uint64_t *workspaceSize,
+                                                               aclOpExecutor **executor)
+{
+    const char *api = "aclnnBatchNorm";
+    if (!input || !output || !workspaceSize || !executor || (training && (!saveMean || !saveInvstd)))
+        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
+                                 !input ? "input" : !output ? "output" : !workspaceSize ? "workspaceSize"
+                                 : !executor ? "executor" : !saveMean ? "saveMean" : "saveInvstd");
+    cannon_tensor_view vx;
+    aclnnStatus st;
+    if ((st = check_data(api, "input", input, &vx)) != ACLNN_SUCCESS ||
+        (st = check_like(api, "output", output, &vx)) != ACLNN_SUCCESS || (st = check_eps(api, eps)) != ACLNN_SUCCESS)
+        return st;
+    const int64_t C = vx.shape[channel_axis(&vx)];
+    if ((st = nm_check_chan(api, "weight", weight, C, true)) != ACLNN_SUCCESS ||
+        (st = nm_check_chan(api, "bias", bias, C, true)) != ACLNN_SUCCESS ||
+        (st = nm_check_chan(api, "runningMean", runningMean, C, true)) != ACLNN_SUCCESS ||
+        (st = nm_check_chan(api, "runningVar", runningVar, C, true)) != ACLNN_SUCCESS ||
+        (training && (st = nm_check_chan(api, "saveMean", saveMean, C, false)) != ACLNN_SUCCESS) ||
+        (training && (st = nm_check_chan(api, "saveInvstd", saveInvstd, C, false)) != ACLNN_SUCCESS))
+        return st;
+    if (!isfinite(momentum))
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: momentum %g is not finite", api, momentum);
+    const int64_t numel = cannonTensorNumel(input);
+    if (training && C > 0 && numel == 0)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: training on an empty batch (no elements per channel)", api);
+    bn_plan pl;
+    if ((st = create(&pl, api)) != ACLNN_SUCCESS)
+        return st;
+    int ok = 1;
+    pl.slot_x = add_in(pl.e, input, &ok);
+    const int sw = add_in(pl.e, weight, &ok), sb = add_in(pl.e, bias, &ok);
+    const int srm = add_in(pl.e, runningMean, &ok), srv = add_in(pl.e, runningVar, &ok);
+    pl.slot_o = add_out(pl.e, output, &ok);
+    const int ssm = training ? add_out(pl.e, saveMean, &ok) : -1, ssi = training ? add_out(pl.e, saveInvstd, &ok) : -1;
+    if (!ok)
+        return finish(&pl, OOM(&pl), workspaceSize, executor);
+    if (numel == 0)
+        return finish(&pl, ACLNN_SUCCESS, workspaceSize, executor);
+    if ((st = plan_begin(&pl, input, NULL, output)) != ACLNN_SUCCESS)
+        return finish(&pl, st, workspaceSize, executor);
+    plan_ws(&pl);
+    const aclTensor *vt[NV] = {0};
+    int vs[NV];
+    for (int i = 0; i < NV; i++)
+        vs[i] = -1;
+    vt[V_W] = weight, vs[V_W] = sw;
+    vt[V_B] = bias, vs[V_B] = sb;
+    vt[V_RM] = runningMean, vs[V_RM] = srm;
+    vt[V_RV] = runningVar, vs[V_RV] = srv;
+    ch_args ca;
+    memset(&ca, 0, sizeof ca);
+    ca.eps = eps;
+    ca.momentum = momentum;
+    ca.want_co = 1;
+    if (training) {
+        vt[V_SM] = saveMean, vs[V_SM] = ssm;
+        vt[V_SI] = saveInvstd, vs[V_SI] = ssi;
+        ca.op = CH_BN_FIN;
+        if ((st = add_reduce(&pl, NB_RED_STATS)) == ACLNN_SUCCESS)
+            st = add_chan(&pl, &ca, vt, vs, 1, 1);
+    } else {
+        ca.op = CH_BN_EVAL;
+        st = add_chan(&pl, &ca, vt, vs, 0, 0);
+    }
+    if (st == ACLNN_SUCCESS)
+        st = add_apply(&pl, 1, 0, 0);
+    return finish(&pl, st, workspaceSize, executor);
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNorm(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                               aclrtStream stream)
+{
+    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnBatchNorm");
+}
+
+/* ---- aclnnBatchNormBackward ---- */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormBackwardGetWorkspaceSize(
+    const aclTensor *gradOut, const aclTensor *input, const aclTensor *weight, const aclTensor *runningMean,
+    const aclTensor *runningVar, const aclTensor *saveMean, const aclTensor *saveInvstd, bool training, double eps,
+    const aclBoolArray *outputMask, aclTensor *gradInput, aclTensor *gradWeight, aclTensor *gradBias,
+    uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    const char *api = "aclnnBatchNormBackward";
+    if (!gradOut || !input || !outputMask || !workspaceSize || !executor)
+        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
+                                 !gradOut ? "gradOut" : !input ? "input" : !outputMask ? "outputMask"
+                                 : !workspaceSize ? "workspaceSize" : "executor");
+    uint64_t nmask = 0;
+    const bool *mask = cannonBoolArrayData(outputMask, &nmask);
+    if (!mask || nmask != 3)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: outputMask must hold 3 values", api);
+    if ((mask[0] && !gradInput) || (mask[1] && !gradWeight) || (mask[2] && !gradBias) ||
+        (training && (!saveMean || !saveInvstd)))
+        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
+                                 (mask[0] && !gradInput) ? "gradInput" : (mask[1] && !gradWeight) ? "gradWeight"
+                                 : (mask[2] && !gradBias) ? "gradBias" : !saveMean ? "saveMean" : "saveInvstd");
+    cannon_tensor_view vx;
+    aclnnStatus st;
+    if ((st = check_data(api, "input", input, &vx)) != ACLNN_SUCCESS ||
+        (st = check_like(api, "gradOut", gradOut, &vx)) != ACLNN_SUCCESS ||
+        (mask[0] && (st = check_like(api, "gradInput", gradInput, &vx)) != ACLNN_SUCCESS) ||
+        (st = check_eps(api, eps)) != ACLNN_SUCCESS)
+        return st;
+    const int64_t C = vx.shape[channel_axis(&vx)];
+    if ((st = nm_check_chan(api, "weight", weight, C, true)) != ACLNN_SUCCESS ||
+        (st = nm_check_chan(api, "runningMean", runningMean, C, true)) != ACLNN_SUCCESS ||
+        (st = nm_check_chan(api, "runningVar", runningVar, C, true)) != ACLNN_SUCCESS ||
+        (training && (st = nm_check_chan(api, "saveMean", saveMean, C, false)) != ACLNN_SUCCESS) ||
+        (training && (st = nm_check_chan(api, "saveInvstd", saveInvstd, C, false)) != ACLNN_SUCCESS) ||
+        (mask[1] && (st = nm_check_chan(api, "gradWeight", gradWeight, C, false)) != ACLNN_SUCCESS) ||
+        (mask[2] && (st = nm_check_chan(api, "gradBias", gradBias, C, false)) != ACLNN_SUCCESS))
+        return st;
+    const int64_t numel = cannonTensorNumel(input);
+    if (training && C > 0 && numel == 0)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: training on an empty batch (no elements per channel)", api);
+    bn_plan pl;
+    if ((st = create(&pl, api)) != ACLNN_SUCCESS)
+        return st;
+    int ok = 1;
+    pl.slot_g = add_in(pl.e, gradOut, &ok);
+    pl.slot_x = add_in(pl.e, input, &ok);
+    const int sw = add_in(pl.e, weight, &ok), srm = add_in(pl.e, runningMean, &ok), srv = add_in(pl.e, runningVar, &ok);
+    const int ssm = add_in(pl.e, training ? saveMean : NULL, &ok), ssi = add_in(pl.e, training ? saveInvstd : NULL, &ok);
+    pl.slot_o = add_out(pl.e, mask[0] ? gradInput : NULL, &ok);
+    const int sgw = add_out(pl.e, mask[1] ? gradWeight : NULL, &ok), sgb = add_out(pl.e, mask[2] ? gradBias : NULL, &ok);
+    if (!ok)
+        return finish(&pl, OOM(&pl), workspaceSize, executor);
+    if (numel == 0 && !mask[1] && !mask[2])
+        return finish(&pl, ACLNN_SUCCESS, workspaceSize, executor);
+    if ((st = plan_begin(&pl, input, gradOut, mask[0] ? gradInput : NULL)) != ACLNN_SUCCESS)
+        return finish(&pl, st, workspaceSize, executor);
+    plan_ws(&pl);
+    const aclTensor *vt[NV] = {0};
+    int vs[NV];
+    for (int i = 0; i < NV; i++)
+        vs[i] = -1;
+    vt[V_W] = weight, vs[V_W] = sw;
+    vt[V_RM] = runningMean, vs[V_RM] = srm;
+    vt[V_RV] = runningVar, vs[V_RV] = srv;
+    vt[V_SI] = training ? saveInvstd : NULL, vs[V_SI] = ssi;
+    /* The center of the reduction: saveMean in training, runningMean in eval. */
+    vt[V_SM] = training ? saveMean : runningMean, vs[V_SM] = training ? ssm : srm;
+    vt[V_GW] = mask[1] ? gradWeight : NULL, vs[V_GW] = sgw;
+    vt[V_GB] = mask[2] ? gradBias : NULL, vs[V_GB] = sgb;
+    ch_args ca;
+    memset(&ca, 0, sizeof ca);
+    ca.eps = eps;
+    ca.training = training;
+    ca.want_co = mask[0];
+    ca.op = CH_CENTER;
+    st = add_chan(&pl, &ca, vt, vs, 0, 0);
+    if (st == ACLNN_SUCCESS && numel > 0)
+        st = add_reduce(&pl, NB_RED_GRAD);
+    else if (st == ACLNN_SUCCESS) /* empty batch in eval: gradients of weight and bias are 0 */
+        pl.P = 0;
+    if (st == ACLNN_SUCCESS) {
+        ca.op = CH_BWD_FIN;
+        st = add_chan(&pl, &ca, vt, vs, 0, pl.P > 0);
+    }
+    if (st == ACLNN_SUCCESS && mask[0] && numel > 0)
+        st = add_apply(&pl, training, 1, 0);
+    return finish(&pl, st, workspaceSize, executor);
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                                       aclrtStream stream)
+{
+    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnBatchNormBackward");
+}
+
+/* ---- aclnnBatchNormStats ---- */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormStatsGetWorkspaceSize(const aclTensor *input, double eps, aclTensor *mean,
+                                                                    aclTensor *invstd, uint64_t *workspaceSize,
+                                                                    aclOpExecutor **executor)
+{
+    const char *api = "aclnnBatchNormStats";
+    if (!input || !mean || !invstd || !workspaceSize || !executor)
+        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
+                                 !input ? "input" : !mean ? "mean" : !invstd ? "invstd"
+                                 : !workspaceSize ? "workspaceSize" : "executor");
+    cannon_tensor_view vx;
+    aclnnStatus st;
+    if ((st = check_data(api, "input", input, &vx)) != ACLNN_SUCCESS || (st = check_eps(api, eps)) != ACLNN_SUCCESS)
+        return st;
+    const int64_t C = vx.shape[channel_axis(&vx)];
+    if ((st = nm_check_chan(api, "mean", mean, C, false)) != ACLNN_SUCCESS ||
+        (st = nm_check_chan(api, "invstd", invstd, C, false)) != ACLNN_SUCCESS)
+        return st;
+    const int64_t numel = cannonTensorNumel(input);
+    if (C > 0 && numel == 0)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: empty batch (no elements per channel)", api);
+    bn_plan pl;
+    if ((st = create(&pl, api)) != ACLNN_SUCCESS)
+        return st;
+    int ok = 1;
+    pl.slot_x = add_in(pl.e, input, &ok);
+    const int sm = add_out(pl.e, mean, &ok), si = add_out(pl.e, invstd, &ok);
+    if (!ok)
+        return finish(&pl, OOM(&pl), workspaceSize, executor);
+    if (numel == 0)
+        return finish(&pl, ACLNN_SUCCESS, workspaceSize, executor);
+    if ((st = plan_begin(&pl, input, NULL, NULL)) != ACLNN_SUCCESS)
+        return finish(&pl, st, workspaceSize, executor);
+    plan_ws(&pl);
+    const aclTensor *vt[NV] = {0};
+    int vs[NV];
+    for (int i = 0; i < NV; i++)
+        vs[i] = -1;
+    vt[V_SM] = mean, vs[V_SM] = sm;
+    vt[V_SI] = invstd, vs[V_SI] = si;
+    ch_args ca;
+    memset(&ca, 0, sizeof ca);
+    ca.eps = eps;
+    ca.op = CH_BN_FIN;
+    if ((st = add_reduce(&pl, NB_RED_STATS)) == ACLNN_SUCCESS)
+        st = add_chan(&pl, &ca, vt, vs, 1, 1);
+    return finish(&pl, st, workspaceSize, executor);
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormStats(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                                    aclrtStream stream)
+{
+    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnBatchNormStats");
+}
+
+/* ---- aclnnBatchNormGatherStatsWithCounts ---- */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormGatherStatsWithCountsGetWorkspaceSize(
+    const aclTensor *input, const aclTensor *mean, const aclTensor *invstd, aclTensor *runningMean,
+    aclTensor *runningVar, double momentum, double eps, const aclTensor *counts, aclTensor *meanAll,
+    aclTensor *invstdAll, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    const char *api = "aclnnBatchNormGatherStatsWithCounts";
+    if (!input || !mean || !invstd || !counts || !meanAll || !invstdAll || !workspaceSize || !executor)
+        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
+                                 !input ? "input" : !mean ? "mean" : !invstd ? "invstd" : !counts ? "counts"
+                                 : !meanAll ? "meanAll" : !invstdAll ? "invstdAll"
+                                 : !workspaceSize ? "workspaceSize" : "executor");
+    cannon_tensor_view vx, vm, vi, vc;
+    aclnnStatus st;
+    if ((st = check_data(api, "input", input, &vx)) != ACLNN_SUCCESS || (st = check_eps(api, eps)) != ACLNN_SUCCESS)
+        return st;
+    if (!isfinite(momentum))
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: momentum %g is not finite", api, momentum);
+    const int64_t C = vx.shape[channel_axis(&vx)];
+    if (!cannonTensorGetView(mean, &vm) || !cannonTensorGetView(invstd, &vi) || !cannonTensorGetView(counts, &vc))
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor", api);
+    if (vm.ndim != 2 || vm.shape[1] != C || nm_float_code(vm.dtype) < 0)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: mean must be a float [world, %lld] tensor", api,
+                                 (long long)C);
+    if (!same_shape(&vm, &vi) || nm_float_code(vi.dtype) < 0)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: invstd must be a float tensor shaped like mean", api);
+    if (vc.ndim != 1 || vc.shape[0] != vm.shape[0] || nm_any_code(vc.dtype) < 0)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: counts must be 1-D of length world (%lld)", api,
+                                 (long long)vm.shape[0]);
+    if ((st = nm_check_chan(api, "runningMean", runningMean, C, true)) != ACLNN_SUCCESS ||
+        (st = nm_check_chan(api, "runningVar", runningVar, C, true)) != ACLNN_SUCCESS ||
+        (st = nm_check_chan(api, "meanAll", meanAll, C, false)) != ACLNN_SUCCESS ||
+        (st = nm_check_chan(api, "invstdAll", invstdAll, C, false)) != ACLNN_SUCCESS)
+        return st;
+    if (vm.shape[0] == 0)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: no ranks (world size 0)", api);
+    bn_plan pl;
+    if ((st = create(&pl, api)) != ACLNN_SUCCESS)
+        return st;
+    int ok = 1;
+    pl.slot_x = add_in(pl.e, input, &ok);
+    const int sm = add_in(pl.e, mean, &ok), si = add_in(pl.e, invstd, &ok);
+    const int srm = add_in(pl.e, runningMean, &ok), srv = add_in(pl.e, runningVar, &ok);
+    const int sc = add_in(pl.e, counts, &ok);
+    const int sma = add_out(pl.e, meanAll, &ok), sia = add_out(pl.e, invstdAll, &ok);
+    if (!ok)
+        return finish(&pl, OOM(&pl), workspaceSize, executor);
+    if (C == 0)
+        return finish(&pl, ACLNN_SUCCESS, workspaceSize, executor);
+    pl.C = C;
+    pl.ws_co = cannonExecutorReserveWorkspace(pl.e, sizeof(float) * (uint64_t)(6 * C + 1));
+    pl.ws_center = cannonExecutorReserveWorkspace(pl.e, sizeof(float) * (uint64_t)C);
+    const aclTensor *vt[NV] = {0};
+    int vs[NV];
+    for (int i = 0; i < NV; i++)
+        vs[i] = -1;
+    vt[V_SM] = mean, vs[V_SM] = sm;
+    vt[V_SI] = invstd, vs[V_SI] = si;
+    vt[V_RM] = runningMean, vs[V_RM] = srm;
+    vt[V_RV] = runningVar, vs[V_RV] = srv;
+    vt[V_CNT] = counts, vs[V_CNT] = sc;
+    vt[V_MALL] = meanAll, vs[V_MALL] = sma;
+    vt[V_IALL] = invstdAll, vs[V_IALL] = sia;
+    ch_args ca;
+    memset(&ca, 0, sizeof ca);
+    ca.eps = eps;
+    ca.momentum = momentum;
+    ca.op = CH_GATHER;
+    ca.W = vm.shape[0];
+    ca.cnt_n = vm.shape[0];
+    st = add_chan(&pl, &ca, vt, vs, 0, 0);
+    return finish(&pl, st, workspaceSize, executor);
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormGatherStatsWithCounts(void *workspace, uint64_t workspaceSize,
+                                                                    aclOpExecutor *executor, aclrtStream stream)
+{
+    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnBatchNormGatherStatsWithCounts");
+}
+
+/* ---- aclnnBatchNormElemt ---- */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormElemtGetWorkspaceSize(const aclTensor *input, const aclTensor *weight,
+                                                                    const aclTensor *bias, aclTensor *mean,
+                                                                    aclTensor *invstd, double eps, aclTensor *output,
+                                                                    uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    const char *api = "aclnnBatchNormElemt";
+    if (!input || !mean || !invstd || !output || !workspaceSize || !executor)
+        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
+                                 !input ? "input" : !mean ? "mean" : !invstd ? "invstd" : !output ? "output"
+                                 : !workspaceSize ? "workspaceSize" : "executor");
+    cannon_tensor_view vx;
+    aclnnStatus st;
+    if ((st = check_data(api, "input", input, &vx)) != ACLNN_SUCCESS ||
+        (st = check_like(api, "output", output, &vx)) != ACLNN_SUCCESS || (st = check_eps(api, eps)) != ACLNN_SUCCESS)
+        return st;
+    const int64_t C = vx.shape[channel_axis(&vx)];
+    if ((st = nm_check_chan(api, "weight", weight, C, true)) != ACLNN_SUCCESS ||
+        (st = nm_check_chan(api, "bias", bias, C, true)) != ACLNN_SUCCESS ||
+        (st = nm_check_chan(api, "mean", mean, C, false)) != ACLNN_SUCCESS ||
+        (st = nm_check_chan(api, "invstd", invstd, C, false)) != ACLNN_SUCCESS)
+        return st;
+    bn_plan pl;
+    if ((st = create(&pl, api)) != ACLNN_SUCCESS)
+        return st;
+    int ok = 1;
+    pl.slot_x = add_in(pl.e, input, &ok);
+    const int sw = add_in(pl.e, weight, &ok), sb = add_in(pl.e, bias, &ok);
+    const int sm = add_in(pl.e, mean, &ok), si = add_in(pl.e, invstd, &ok);
+    pl.slot_o = add_out(pl.e, output, &ok);
+    if (!ok)
+        return finish(&pl, OOM(&pl), workspaceSize, executor);
+    if (cannonTensorNumel(input) == 0)
+        return finish(&pl, ACLNN_SUCCESS, workspaceSize, executor);
+    if ((st = plan_begin(&pl, input, NULL, output)) != ACLNN_SUCCESS)
+        return finish(&pl, st, workspaceSize, executor);
+    plan_ws(&pl);
+    const aclTensor *vt[NV] = {0};
+    int vs[NV];
+    for (int i = 0; i < NV; i++)
+        vs[i] = -1;
+    vt[V_W] = weight, vs[V_W] = sw;
+    vt[V_B] = bias, vs[V_B] = sb;
+    vt[V_SM] = mean, vs[V_SM] = sm;
+    vt[V_SI] = invstd, vs[V_SI] = si;
+    ch_args ca;
+    memset(&ca, 0, sizeof ca);
+    ca.op = CH_ELEMT;
+    if ((st = add_chan(&pl, &ca, vt, vs, 0, 0)) == ACLNN_SUCCESS)
+        st = add_apply(&pl, 1, 0, 0);
+    return finish(&pl, st, workspaceSize, executor);
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormElemt(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                                    aclrtStream stream)
+{
+    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnBatchNormElemt");
+}
+
+/* ---- aclnnBatchNormReduceBackward ---- */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormReduceBackwardGetWorkspaceSize(
+    const aclTensor *gradOut, const aclTensor *input, const aclTensor *mean, const aclTensor *invstd,
+    const aclTensor *weight, const bool inputG, const bool weightG, const bool biasG, aclTensor *sumDy,
+    aclTensor *sumDyXmu, aclTensor *gradWeight, aclTensor *gradBias, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    const char *api = "aclnnBatchNormReduceBackward";
+    if (!gradOut || !input || !mean || !invstd || !workspaceSize || !executor || (inputG && (!sumDy || !sumDyXmu)) ||
+        (weightG && !gradWeight) || (biasG && !gradBias))
+        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
+                                 !gradOut ? "gradOut" : !input ? "input" : !mean ? "mean" : !invstd ? "invstd"
+                                 : !workspaceSize ? "workspaceSize" : !executor ? "executor"
+                                 : (inputG && !sumDy) ? "sumDy" : (inputG && !sumDyXmu) ? "sumDyXmu"
+                                 : (weightG && !gradWeight) ? "gradWeight" : "gradBias");
+    cannon_tensor_view vx;
+    aclnnStatus st;
+    if ((st = check_data(api, "input", input, &vx)) != ACLNN_SUCCESS ||
+        (st = check_like(api, "gradOut", gradOut, &vx)) != ACLNN_SUCCESS)
+        return st;
+    const int64_t C = vx.shape[channel_axis(&vx)];
+    if ((st = nm_check_chan(api, "weight", weight, C, true)) != ACLNN_SUCCESS ||
+        (st = nm_check_chan(api, "mean", mean, C, false)) != ACLNN_SUCCESS ||
+        (st = nm_check_chan(api, "invstd", invstd, C, false)) != ACLNN_SUCCESS ||
+        (inputG && (st = nm_check_chan(api, "sumDy", sumDy, C, false)) != ACLNN_SUCCESS) ||
+        (inputG && (st = nm_check_chan(api, "sumDyXmu", sumDyXmu, C, false)) != ACLNN_SUCCESS) ||
+        (weightG && (st = nm_check_chan(api, "gradWeight", gradWeight, C, false)) != ACLNN_SUCCESS) ||
+        (biasG && (st = nm_check_chan(api, "gradBias", gradBias, C, false)) != ACLNN_SUCCESS))
+        return st;
+    bn_plan pl;
+    if ((st = create(&pl, api)) != ACLNN_SUCCESS)
+        return st;
+    int ok = 1;
+    pl.slot_g = add_in(pl.e, gradOut, &ok);
+    pl.slot_x = add_in(pl.e, input, &ok);
+    const int sm = add_in(pl.e, mean, &ok), si = add_in(pl.e, invstd, &ok), sw = add_in(pl.e, weight, &ok);
+    const int sdy = add_out(pl.e, inputG ? sumDy : NULL, &ok), sdx = add_out(pl.e, inputG ? sumDyXmu : NULL, &ok);
+    const int sgw = add_out(pl.e, weightG ? gradWeight : NULL, &ok), sgb = add_out(pl.e, biasG ? gradBias : NULL, &ok);
+    (void)sw;
+    if (!ok)
+        return finish(&pl, OOM(&pl), workspaceSize, executor);
+    if ((!inputG && !weightG && !biasG) || C == 0)
+        return finish(&pl, ACLNN_SUCCESS, workspaceSize, executor);
+    if ((st = plan_begin(&pl, input, gradOut, NULL)) != ACLNN_SUCCESS)
+        return finish(&pl, st, workspaceSize, executor);
+    plan_ws(&pl);
+    const aclTensor *vt[NV] = {0};
+    int vs[NV];
+    for (int i = 0; i < NV; i++)
+        vs[i] = -1;
+    vt[V_SM] = mean, vs[V_SM] = sm;
+    vt[V_SI] = invstd, vs[V_SI] = si;
+    vt[V_SDY] = inputG ? sumDy : NULL, vs[V_SDY] = sdy;
+    vt[V_SDX] = inputG ? sumDyXmu : NULL, vs[V_SDX] = sdx;
+    vt[V_GW] = weightG ? gradWeight : NULL, vs[V_GW] = sgw;
+    vt[V_GB] = biasG ? gradBias : NULL, vs[V_GB] = sgb;
+    ch_args ca;
+    memset(&ca, 0, sizeof ca);
+    ca.op = CH_CENTER;
+    const int empty = cannonTensorNumel(input) == 0;
+    st = add_chan(&pl, &ca, vt, vs, 0, 0);
+    if (st == ACLNN_SUCCESS && !empty)
+        st = add_reduce(&pl, NB_RED_GRAD);
+    if (empty)
+        pl.P = 0;
+    if (st == ACLNN_SUCCESS) {
+        ca.op = CH_RB_FIN;
+        st = add_chan(&pl, &ca, vt, vs, 0, !empty);
+    }
+    return finish(&pl, st, workspaceSize, executor);
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormReduceBackward(void *workspace, uint64_t workspaceSize,
+                                                             aclOpExecutor *executor, aclrtStream stream)
+{
+    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnBatchNormReduceBackward");
+}
+
+/* ---- aclnnBatchNormElemtBackward ---- */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormElemtBackwardGetWorkspaceSize(
+    const aclTensor *gradOut, const aclTensor *input, const aclTensor *mean, const aclTensor *invstd,
+    const aclTensor *weight, const aclTensor *sumDy, const aclTensor *sumDyXmu, aclTensor *counter,
+    aclTensor *gradInput, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    const char *api = "aclnnBatchNormElemtBackward";
+    if (!gradOut || !input || !mean || !invstd || !sumDy || !sumDyXmu || !counter || !gradInput || !workspaceSize ||
+        !executor)
+        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
+                                 !gradOut ? "gradOut" : !input ? "input" : !mean ? "mean" : !invstd ? "invstd"
+                                 : !sumDy ? "sumDy" : !sumDyXmu ? "sumDyXmu" : !counter ? "counter"
+                                 : !gradInput ? "gradInput" : !workspaceSize ? "workspaceSize" : "executor");
+    cannon_tensor_view vx, vc;
+    aclnnStatus st;
+    if ((st = check_data(api, "input", input, &vx)) != ACLNN_SUCCESS ||
+        (st = check_like(api, "gradOut", gradOut, &vx)) != ACLNN_SUCCESS ||
+        (st = check_like(api, "gradInput", gradInput, &vx)) != ACLNN_SUCCESS)
+        return st;
+    const int64_t C = vx.shape[channel_axis(&vx)];
+    if ((st = nm_check_chan(api, "weight", weight, C, true)) != ACLNN_SUCCESS ||
+        (st = nm_check_chan(api, "mean", mean, C, false)) != ACLNN_SUCCESS ||
+        (st = nm_check_chan(api, "invstd", invstd, C, false)) != ACLNN_SUCCESS ||
+        (st = nm_check_chan(api, "sumDy", sumDy, C, false)) != ACLNN_SUCCESS ||
+        (st = nm_check_chan(api, "sumDyXmu", sumDyXmu, C, false)) != ACLNN_SUCCESS)
+        return st;
+    if (!cannonTensorGetView(counter, &vc))
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: counter is not a live aclTensor", api);
+    if (vc.ndim < 1 || vc.ndim > CANNON_OP_MAX_RANK ||
+        (vc.dtype != ACL_INT32 && vc.dtype != ACL_FLOAT && vc.dtype != ACL_FLOAT16))
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: counter must be INT32, FLOAT or FLOAT16 of rank 1 to 8",
+                                 api);
+    const int64_t ncnt = cannonTensorNumel(counter);
+    if (ncnt == 0)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: counter is empty", api);
+    bn_plan pl;
+    if ((st = create(&pl, api)) != ACLNN_SUCCESS)
+        return st;
+    int ok = 1;
+    pl.slot_g = add_in(pl.e, gradOut, &ok);
+    pl.slot_x = add_in(pl.e, input, &ok);
+    const int sm = add_in(pl.e, mean, &ok), si = add_in(pl.e, invstd, &ok), sw = add_in(pl.e, weight, &ok);
+    const int sdy = add_in(pl.e, sumDy, &ok), sdx = add_in(pl.e, sumDyXmu, &ok), sc = add_in(pl.e, counter, &ok);
+    pl.slot_o = add_out(pl.e, gradInput, &ok);
+    if (!ok)
+        return finish(&pl, OOM(&pl), workspaceSize, executor);
+    if (cannonTensorNumel(input) == 0)
+        return finish(&pl, ACLNN_SUCCESS, workspaceSize, executor);
+    if ((st = plan_begin(&pl, input, gradOut, gradInput)) != ACLNN_SUCCESS)
+        return finish(&pl, st, workspaceSize, executor);
+    plan_ws(&pl);
+    const aclTensor *vt[NV] = {0};
+    int vs[NV];
+    for (int i = 0; i < NV; i++)
+        vs[i] = -1;
+    vt[V_W] = weight, vs[V_W] = sw;
+    vt[V_SM] = mean, vs[V_SM] = sm;
+    vt[V_SI] = invstd, vs[V_SI] = si;
+    vt[V_SDY] = sumDy, vs[V_SDY] = sdy;
+    vt[V_SDX] = sumDyXmu, vs[V_SDX] = sdx;
+    ch_args ca;
+    memset(&ca, 0, sizeof ca);
+    ca.op = CH_EB;
+    ca.cnt_n = ncnt;
+    /* The counter is summed as a flat array: a strided one is copied first. */
+    cannon_arg_ref cref;
+    uint64_t unused = 0;
+    if ((st = nm_bind(pl.e, counter, sc, 0, &cref, 0, &unused)) != ACLNN_SUCCESS)
+        return finish(&pl, st, workspaceSize, executor);
+    cannon_arg_ref refs[NV + 4];
+    size_t n = 0;
+    ca.C = pl.C;
+    ca.N = pl.N;
+    ca.I = pl.I;
+    ca.xdtype = pl.dtype;
+    for (int i = 0; i < NV; i++)
+        n += nm_vec_ref(vt[i], vs[i], &ca.v[i], (uint32_t)(offsetof(ch_args, v) + (size_t)i * sizeof(nm_vec)), &refs[n]);
+    ca.v[V_CNT].present = 1;
+    ca.v[V_CNT].s1 = 1;
+    ca.v[V_CNT].dtype = nm_any_code(vc.dtype);
+    refs[n++] = at(cref, offsetof(ch_args, v) + (size_t)V_CNT * sizeof(nm_vec));
+    refs[n++] = ws_ref(pl.ws_co, offsetof(ch_args, co));
+    st = cannonExecutorAddKernel(pl.e, api, ch_kernel, 1, &ca, sizeof ca, refs, n);
+    if (st == ACLNN_SUCCESS)
+        st = add_apply(&pl, 1, 1, 1);
+    return finish(&pl, st, workspaceSize, executor);
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormElemtBackward(void *workspace, uint64_t workspaceSize,
+                                                            aclOpExecutor *executor, aclrtStream stream)
+{
+    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnBatchNormElemtBackward");
+}

@@ -1,0 +1,234 @@
+/* Shared planning helpers and kernel entries of the norm operators (see norm_op.h). */
+#include <string.h>
+
+#include "../kernels/convert.h"
+#include "../kernels/isa.h"
+#include "norm_op.h"
+
+float cannon_norm_ld(const void *p, int64_t i, int32_t dtype)
+{
+    switch (dtype) {
+    case NM_F32:
+        return ((const float *)p)[i];
+    case NM_F16:
+        return cannon_f16_to_f32(((const uint16_t *)p)[i]);
+    case NM_BF16:
+        return cannon_bf16_to_f32(((const uint16_t *)p)[i]);
+    case NM_I32:
+        return (float)((const int32_t *)p)[i];
+    case NM_I64:
+        return (float)((const int64_t *)p)[i];
+    default:
+        return (float)((const double *)p)[i];
+    }
+}
+
+void cannon_norm_st(void *p, int64_t i, int32_t dtype, float v)
+{
+    switch (dtype) {
+    case NM_F32:
+        ((float *)p)[i] = v;
+        break;
+    case NM_F16:
+        ((uint16_t *)p)[i] = cannon_f32_to_f16(v);
+        break;
+    case NM_BF16:
+        ((uint16_t *)p)[i] = cannon_f32_to_bf16(v);
+        break;
+    default:
+        break;
+    }
+}
+
+int nm_float_code(aclDataType t)
+{
+    switch (t) {
+    case ACL_FLOAT:
+        return NM_F32;
+    case ACL_FLOAT16:
+        return NM_F16;
+    case ACL_BF16:
+        return NM_BF16;
+    default:
+        return -1;
+    }
+}
+
+int nm_any_code(aclDataType t)
+{
+    switch (t) {
+    case ACL_INT32:
+        return NM_I32;
+    case ACL_INT64:
+        return NM_I64;
+    case ACL_DOUBLE:
+        return NM_F64;
+    default:
+        return nm_float_code(t);
+    }
+}
+
+size_t nm_esize(int code)
+{
+    switch (code) {
+    case NM_F32:
+    case NM_I32:
+        return 4;
+    case NM_F16:
+    case NM_BF16:
+        return 2;
+    default:
+        return 8;
+    }
+}
+
+bool nm_is_channels_last(const aclTensor *t, int64_t ca)
+{
+    cannon_tensor_view v;
+    if (!cannonTensorGetView(t, &v) || ca < 0 || ca >= v.ndim)
+        return false;
+    if (v.shape[ca] != 1 && v.strides[ca] != 1)
+        return false;
+    int64_t expect = v.shape[ca];
+    for (int64_t d = v.ndim - 1; d >= 0; d--) {
+        if (d == ca || v.shape[d] == 1)
+            continue;
+        if (v.strides[d] != expect)
+            return false;
+        expect *= v.shape[d];
+    }
+    return true;
+}
+
+aclnnStatus nm_bind(aclOpExecutor *e, const aclTensor *t, int slot, int is_output, cannon_arg_ref *ref,
+                    uint32_t args_off, uint64_t *scatter_off)
+{
+    cannon_tensor_view v;
+    cannonTensorGetView(t, &v);
+    const int code = nm_any_code(v.dtype);
+    const size_t es = code < 0 ? 1 : nm_esize(code);
+    ref->args_offset = args_off;
+    if (cannonTensorIsContiguous(t)) {
+        ref->slot = slot;
+        ref->byte_offset = v.offset * (int64_t)es;
+        return ACLNN_SUCCESS;
+    }
+    const uint64_t bytes = (uint64_t)cannonTensorNumel(t) * es;
+    const uint64_t off = cannonExecutorReserveWorkspace(e, bytes ? bytes : 1);
+    ref->slot = CANNON_SLOT_WORKSPACE;
+    ref->byte_offset = (int64_t)off;
+    if (is_output) {
+        *scatter_off = off;
+        return ACLNN_SUCCESS;
+    }
+    return cannonExecutorAddGather(e, slot, off);
+}
+
+size_t nm_vec_ref(const aclTensor *t, int slot, nm_vec *nv, uint32_t args_off, cannon_arg_ref *ref)
+{
+    memset(nv, 0, sizeof *nv);
+    if (!t)
+        return 0;
+    cannon_tensor_view v;
+    cannonTensorGetView(t, &v);
+    nv->dtype = nm_any_code(v.dtype);
+    nv->present = 1;
+    if (v.ndim == 1) {
+        nv->s1 = v.strides[0];
+    } else if (v.ndim >= 2) {
+        nv->s0 = v.strides[0];
+        nv->s1 = v.strides[v.ndim - 1];
+    }
+    ref->args_offset = args_off;
+    ref->slot = slot;
+    ref->byte_offset = v.offset * (int64_t)nm_esize(nv->dtype);
+    return 1;
+}
+
+void nm_blocks(int64_t units, int64_t unit_bytes, int64_t *upb, uint32_t *block_dim)
+{
+    int64_t u = unit_bytes >= (64 << 10) ? 1 : (64 << 10) / (unit_bytes > 0 ? unit_bytes : 1);
+    while ((units + u - 1) / u > ((int64_t)1 << 24))
+        u *= 2;
+    *upb = u;
+    *block_dim = (uint32_t)((units + u - 1) / u);
+    if (*block_dim == 0)
+        *block_dim = 1;
+}
+
+aclnnStatus nm_check_chan(const char *api, const char *name, const aclTensor *t, int64_t C, bool optional)
+{
+    if (!t) {
+        if (optional)
+            return ACLNN_SUCCESS;
+        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api, name);
+    }
+    cannon_tensor_view v;
+    if (!cannonTensorGetView(t, &v))
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s is not a live aclTensor", api, name);
+    if (nm_float_code(v.dtype) < 0)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype %d is not supported (FLOAT, FLOAT16, BFLOAT16)",
+                                 api, name, (int)v.dtype);
+    if (v.ndim != 1 || v.shape[0] != C)
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s must be 1-D of length %lld (the channel count)",
+                                 api, name, (long long)C);
+    return ACLNN_SUCCESS;
+}
+
+#define NM_DISPATCH(fn, a, u0, u1)                                                                   \
+    switch ((a)->isa) {                                                                              \
+    NM_CASE_AVX512(fn, a, u0, u1)                                                                    \
+    NM_CASE_AVX2(fn, a, u0, u1)                                                                      \
+    default:                                                                                         \
+        cannon_norm_##fn##_scalar(a, u0, u1);                                                        \
+        break;                                                                                       \
+    }
+#if defined(CANNON_OPS_HAVE_AVX512)
+#define NM_CASE_AVX512(fn, a, u0, u1)                                                                \
+    case CANNON_ISA_AVX512:                                                                          \
+        cannon_norm_##fn##_avx512(a, u0, u1);                                                        \
+        break;
+#else
+#define NM_CASE_AVX512(fn, a, u0, u1)
+#endif
+#if defined(CANNON_OPS_HAVE_AVX2)
+#define NM_CASE_AVX2(fn, a, u0, u1)                                                                  \
+    case CANNON_ISA_AVX2:                                                                            \
+        cannon_norm_##fn##_avx2(a, u0, u1);                                                          \
+        break;
+#else
+#define NM_CASE_AVX2(fn, a, u0, u1)
+#endif
+
+int nm_bn_reduce_kernel(const cannon_kernel_ctx *ctx, void *args)
+{
+    const nb_args *a = (const nb_args *)args;
+    const int64_t u0 = (int64_t)ctx->block_idx * a->units_per_block;
+    if (u0 >= a->units)
+        return 0;
+    const int64_t u1 = a->units - u0 < a->units_per_block ? a->units : u0 + a->units_per_block;
+    NM_DISPATCH(bn_reduce, a, u0, u1)
+    return 0;
+}
+
+int nm_bn_apply_kernel(const cannon_kernel_ctx *ctx, void *args)
+{
+    const nb_args *a = (const nb_args *)args;
+    const int64_t u0 = (int64_t)ctx->block_idx * a->units_per_block;
+    if (u0 >= a->units || (a->gate && *a->gate == 0.0f))
+        return 0;
+    const int64_t u1 = a->units - u0 < a->units_per_block ? a->units : u0 + a->units_per_block;
+    NM_DISPATCH(bn_apply, a, u0, u1)
+    return 0;
+}
+
+int nm_ln_kernel(const cannon_kernel_ctx *ctx, void *args)
+{
+    const nl_args *a = (const nl_args *)args;
+    const int64_t u0 = (int64_t)ctx->block_idx * a->units_per_block;
+    if (u0 >= a->units)
+        return 0;
+    const int64_t u1 = a->units - u0 < a->units_per_block ? a->units : u0 + a->units_per_block;
+    NM_DISPATCH(ln, a, u0, u1)
+    return 0;
+}

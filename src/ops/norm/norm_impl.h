@@ -1,0 +1,87 @@
+/*
+ * One tier's norm kernels. The including file includes its ../kernels/vec_<tier>.h, defines
+ * NM_SUFFIX (scalar, avx2 or avx512) and includes this file, which instantiates the bodies in
+ * norm_body.h for fp32, fp16 and bf16 data and defines the exported per-tier entries.
+ */
+#include <math.h>
+
+#include "../kernels/convert.h"
+#include "norm_kernels.h"
+#include "norm_vec.h"
+
+#define NM_CAT2(a, b) a##_##b
+#define NM_CAT(a, b) NM_CAT2(a, b)
+
+/* Coefficients are fp32 arrays whatever the data dtype. */
+VI vf co_load(const float *p, size_t n) { return n == VW ? vf_load_f32(p) : vf_loadn_f32(p, n, 0.0f); }
+
+#define NT f32
+#define NCT float
+#include "norm_body.h"
+#undef NT
+#undef NCT
+
+#define NT f16
+#define NCT uint16_t
+#include "norm_body.h"
+#undef NT
+#undef NCT
+
+#define NT bf16
+#define NCT uint16_t
+#include "norm_body.h"
+#undef NT
+#undef NCT
+
+#define NM_ENTRY(name) NM_CAT(NM_CAT(cannon_norm, name), NM_SUFFIX)
+
+void NM_ENTRY(bn_reduce)(const nb_args *a, int64_t u0, int64_t u1)
+{
+    for (int64_t u = u0; u < u1; u++) {
+        switch (a->dtype) {
+        case NM_F32:
+            if (a->I > 1) red_runs_f32(a, u); else red_rows_f32(a, u);
+            break;
+        case NM_F16:
+            if (a->I > 1) red_runs_f16(a, u); else red_rows_f16(a, u);
+            break;
+        default:
+            if (a->I > 1) red_runs_bf16(a, u); else red_rows_bf16(a, u);
+            break;
+        }
+    }
+}
+
+void NM_ENTRY(bn_apply)(const nb_args *a, int64_t u0, int64_t u1)
+{
+    for (int64_t u = u0; u < u1; u++) {
+        switch (a->dtype) {
+        case NM_F32:
+            if (a->I > 1) app_runs_f32(a, u); else app_rows_f32(a, u);
+            break;
+        case NM_F16:
+            if (a->I > 1) app_runs_f16(a, u); else app_rows_f16(a, u);
+            break;
+        default:
+            if (a->I > 1) app_runs_bf16(a, u); else app_rows_bf16(a, u);
+            break;
+        }
+    }
+}
+
+void NM_ENTRY(ln)(const nl_args *a, int64_t u0, int64_t u1)
+{
+    for (int64_t u = u0; u < u1; u++) {
+        switch (a->dtype) {
+        case NM_F32:
+            ln_unit_f32(a, u);
+            break;
+        case NM_F16:
+            ln_unit_f16(a, u);
+            break;
+        default:
+            ln_unit_bf16(a, u);
+            break;
+        }
+    }
+}

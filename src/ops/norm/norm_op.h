@@ -1,0 +1,60 @@
+/*
+ * Planning helpers shared by the norm operators (bn_op.c, ln_op.c): dtype codes, how a tensor is
+ * bound into a kernel's arguments (directly, or through a workspace gather / scatter), small
+ * vectors (per-channel parameters) described by pointer + strides, and the tiered kernels'
+ * launch wrappers.
+ */
+#ifndef CANNON_OPS_NORM_OP_H_
+#define CANNON_OPS_NORM_OP_H_
+
+#include <stdbool.h>
+
+#include "aclnn/aclnn_base.h"
+#include "cannon/opdev.h"
+
+#include "norm_kernels.h"
+
+/* Extra dtype codes readable by cannon_norm_ld (counts, counters). */
+enum { NM_I32 = 3, NM_I64 = 4, NM_F64 = 5 };
+
+/* A small tensor as the per-channel / per-row glue kernels see it: element (r, c) at
+ * p + r*s0 + c*s1 (elements). p is bound at phase 2; NULL p means absent. */
+typedef struct nm_vec {
+    void *p;
+    int64_t s0, s1;
+    int32_t dtype, present;
+} nm_vec;
+
+/* Float dtype code (NM_F32/F16/BF16), or -1. */
+int nm_float_code(aclDataType t);
+/* Any dtype cannon_norm_ld can read, or -1. */
+int nm_any_code(aclDataType t);
+size_t nm_esize(int code);
+
+/* Bind tensor @p t (slot @p slot) as a contiguous buffer at args offset @p args_off: directly
+ * when its view is row-major contiguous (or, with @p allow_cl, channels-last with channel axis
+ * @p ca), else through a workspace copy (gathered for inputs; for outputs *scatter_off is set
+ * and the caller records the scatter after its kernels). */
+aclnnStatus nm_bind(aclOpExecutor *e, const aclTensor *t, int slot, int is_output, cannon_arg_ref *ref,
+                    uint32_t args_off, uint64_t *scatter_off);
+/* Whether @p t is channels-last: channel axis @p ca innermost (stride 1) and the other dims
+ * row-major around it. */
+bool nm_is_channels_last(const aclTensor *t, int64_t ca);
+
+/* Record an nm_vec: fills @p v (strides) and @p ref for its pointer at args offset @p args_off.
+ * 1-D tensors: s1 = stride; 2-D: s0, s1. Returns the number of refs added (0 when t is NULL). */
+size_t nm_vec_ref(const aclTensor *t, int slot, nm_vec *v, uint32_t args_off, cannon_arg_ref *ref);
+
+/* Kernel entries (cannon_kernel_fn) for the tiered kernels. */
+int nm_bn_reduce_kernel(const cannon_kernel_ctx *ctx, void *args);
+int nm_bn_apply_kernel(const cannon_kernel_ctx *ctx, void *args);
+int nm_ln_kernel(const cannon_kernel_ctx *ctx, void *args);
+
+/* Units per block so that a block holds about @p unit_bytes-sized units worth 64 KiB, and the
+ * block count; both a function of the shape only. */
+void nm_blocks(int64_t units, int64_t unit_bytes, int64_t *upb, uint32_t *block_dim);
+
+/* 1-D per-channel tensor check: NULL is fine when @p optional; else numel C, rank 1, float dtype. */
+aclnnStatus nm_check_chan(const char *api, const char *name, const aclTensor *t, int64_t C, bool optional);
+
+#endif /* CANNON_OPS_NORM_OP_H_ */

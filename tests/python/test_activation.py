@@ -1,0 +1,196 @@
+"""Golden tests of aclnnRelu / InplaceRelu / ThresholdBackward / Gelu / GeluV2 / GeluBackward /
+Silu / SiluBackward against float64 references (torch in double) and against torch's own result
+in the tested dtype, on every instruction-set tier.
+
+Pass criteria: fp32: |ours - ref| <= 4e-6 |ref| (1 + cond) + atol, cond the relative condition number of the
+function at x (the error of x's own last bit, amplified), (atol = 1e-6 * |gradOutput| for the
+backward ops, whose derivative crosses zero; 1e-37 otherwise), i.e. a few ulp; fp16/bf16: within
+the dtype's rounding of the fp64 reference (tolerances of train_helpers_b.tol, doubled); fp64:
+1e-12 relative. Relu / ThresholdBackward are exact. Special values follow torch.
+"""
+import pytest
+import torch
+import torch.nn.functional as F
+
+import cannon_testlib as ct
+import train_helpers_b as h
+
+ISAS = ["scalar", "avx2", "avx512"]
+
+
+@pytest.fixture(scope="session")
+def L():
+    return ct.lib()
+
+
+@pytest.fixture(params=ISAS)
+def isa(request, monkeypatch):
+    monkeypatch.setenv("CANNON_ISA", request.param)
+    return request.param
+
+
+def inputs(dtype, n=3000, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.cat([torch.randn(n, generator=g, dtype=torch.float64) * 3,
+                   torch.linspace(-12, 12, 1001, dtype=torch.float64),
+                   torch.tensor([0.0, -0.0, 1e-30, -1e-30, 30.0, -30.0, 100.0, -100.0], dtype=torch.float64)])
+    return x.to(h.TORCH[dtype])
+
+
+def cond(f, x):
+    """Relative condition number |x f'(x) / f(x)| of f at x (float64, central differences): an
+    error of a few ulp of x is unavoidable in fp32 wherever f amplifies it (e.g. gelu for x < -5)."""
+    x = x.double()
+    hstep = 1e-6
+    with torch.no_grad():
+        d = (f(x * (1 + hstep)) - f(x * (1 - hstep))) / (2 * hstep)
+        fx = f(x)
+    c = (d / fx).abs()
+    return torch.nan_to_num(c, nan=0.0, posinf=0.0)
+
+
+def check(ours, ref, dtype, atol=None, what="", c=None):
+    ours, ref = ours.double(), ref.double()
+    assert torch.equal(torch.isnan(ours), torch.isnan(ref)), what
+    m = ~torch.isnan(ref)
+    if dtype == "float32":
+        rtol, a = 4e-6, 1e-37
+    elif dtype == "float64":
+        rtol, a = 1e-12, 1e-300
+    else:
+        rtol, a = h.tol(dtype)
+        rtol, a = 2 * rtol, a * 1e-3
+    scale = ref[m].abs() * (1 + (c[m] if c is not None else 0))
+    bound = rtol * scale + (a if atol is None else atol[m] + a)
+    err = (ours[m] - ref[m]).abs()
+    assert bool((err <= bound).all()), f"{what}: worst {err.max().item():.3g} at {int((err - bound).argmax())}"
+
+
+# float64 references in forms that do not cancel (torch's 0.5 x (1 + tanh/erf) loses all
+# relative accuracy for x < -5 even in double)
+C1 = 2 * (2 / torch.pi) ** 0.5
+C2 = C1 * 0.044715
+
+
+def GELU_T(x):
+    if x.dtype != torch.float64:
+        return F.gelu(x, approximate="tanh")
+    return x * torch.sigmoid(x * (C1 + C2 * x * x))
+
+
+def GELU_E(x):
+    if x.dtype != torch.float64:
+        return F.gelu(x)
+    return x * 0.5 * torch.special.erfc(-x / 2 ** 0.5)
+
+
+def GELU_BWD(g, x):
+    y = x * (C1 + C2 * x * x)
+    s, oms = torch.sigmoid(y), torch.sigmoid(-y)
+    return g * (s + x * s * oms * (C1 + 3 * C2 * x * x))
+
+
+def SILU_BWD(g, x):
+    return g * torch.sigmoid(x) * (1 + x * torch.sigmoid(-x))
+
+UNARY = {"gelu": ("aclnnGelu", None, GELU_T), "gelu_v2_none": ("aclnnGeluV2", 0, GELU_E),
+         "gelu_v2_tanh": ("aclnnGeluV2", 1, GELU_T), "silu": ("aclnnSilu", None, F.silu)}
+
+
+@pytest.mark.parametrize("op", list(UNARY))
+@pytest.mark.parametrize("dtype", h.FLOATS)
+def test_unary(L, isa, op, dtype):
+    name, approx, f = UNARY[op]
+    x = inputs(dtype)
+    for layout in ("contig", "strided"):
+        X = h.upload(L, x, dtype, layout)
+        O = L.empty([x.numel()], h.DT[dtype])
+        args = [X] + ([approx] if approx is not None else []) + [O]
+        h.call(L, name, *args)
+        ours = h.download(O, dtype)
+        ref = f(x.double())
+        if dtype in ("float16", "bfloat16"):
+            ref = ref.to(h.TORCH[dtype])
+        check(ours, ref, dtype, what=f"{op} {dtype} {layout}", c=cond(f, x) if dtype in ("float32", "float64") else None)
+        if dtype == "float32":
+            # and against torch's own fp32 result (looser: torch's erf-based gelu cancels for x < 0)
+            t = f(x)
+            m = x > -5
+            assert torch.allclose(ours[m], t[m], rtol=1e-5, atol=1e-6)
+
+
+BWD = {"gelu_bwd": ("aclnnGeluBackward", GELU_BWD, lambda g, x: torch.ops.aten.gelu_backward(g, x, approximate="tanh")),
+       "silu_bwd": ("aclnnSiluBackward", SILU_BWD, lambda g, x: torch.ops.aten.silu_backward(g, x))}
+
+
+@pytest.mark.parametrize("op", list(BWD))
+@pytest.mark.parametrize("dtype", h.FLOATS)
+def test_backward(L, isa, op, dtype):
+    name, f, tf = BWD[op]
+    x = inputs(dtype, seed=1)
+    g = (torch.rand(x.shape, generator=torch.Generator().manual_seed(2), dtype=torch.float64) * 4 - 2).to(x.dtype)
+    G, X = h.upload(L, g, dtype), h.upload(L, x, dtype, "strided")
+    O = L.empty([x.numel()], h.DT[dtype])
+    h.call(L, name, G, X, O)
+    ref = f(g.double(), x.double())
+    if dtype in ("float16", "bfloat16"):
+        ref = ref.to(h.TORCH[dtype])
+    atol = {"float32": 1e-6, "float64": 1e-13}.get(dtype, h.tol(dtype)[0]) * g.double().abs()
+    ours = h.download(O, dtype)
+    check(ours, ref, dtype, atol=atol, what=f"{op} {dtype}")
+    if dtype == "float32":
+        # torch's fp32 derivative cancels for large |x|; compare where it is meaningful
+        m = x.abs() < 6
+        assert torch.allclose(ours[m], tf(g, x)[m], rtol=1e-4, atol=1e-5)
+
+
+def test_backward_broadcast(L):
+    g = torch.randn(4, 1, 9, dtype=torch.float64).float()
+    x = torch.randn(5, 1, dtype=torch.float64).float()
+    O = L.empty([4, 5, 9], ct.ACL_FLOAT)
+    h.call(L, "aclnnSiluBackward", h.upload(L, g, "float32"), h.upload(L, x, "float32"), O)
+    ref = SILU_BWD(g.double().expand(4, 5, 9), x.double().expand(4, 5, 9))
+    check(h.download(O, "float32"), ref, "float32", atol=1e-6 * g.double().abs().expand(4, 5, 9))
+
+
+@pytest.mark.parametrize("dtype", h.FLOATS + ["int8", "int32", "int64", "uint8", "int16"])
+def test_relu_threshold(L, isa, dtype):
+    gen = torch.Generator().manual_seed(3)
+    if dtype in h.FLOATS:
+        x = torch.cat([torch.randn(500, generator=gen, dtype=torch.float64),
+                       torch.tensor([0.0, -0.0, float("nan"), float("inf"), -float("inf")], dtype=torch.float64)])
+        x = x.to(h.TORCH[dtype])
+    else:
+        x = torch.randint(0 if dtype == "uint8" else -100, 100, (505,), generator=gen).to(h.TORCH[dtype])
+    O = L.empty([505], h.DT[dtype])
+    h.call(L, "aclnnRelu", h.upload(L, x, dtype, "strided"), O)
+    ours = h.download(O, dtype)
+    ref = torch.relu(x.double()).to(x.dtype) if dtype in h.FLOATS else (torch.relu(x) if dtype != "uint8" else x)
+    assert torch.equal(torch.isnan(ours.double()), torch.isnan(ref.double()))
+    m = ~torch.isnan(ref.double())
+    assert torch.equal(ours[m], ref[m])
+    S = h.upload(L, x, dtype)
+    h.call(L, "aclnnInplaceRelu", S)
+    assert torch.equal(h.download(S, dtype)[m], ref[m])
+    # threshold backward: 0 where self <= threshold (NaN self keeps the gradient, as torch)
+    g = torch.arange(505).to(h.TORCH[dtype]) if dtype in h.FLOATS else (torch.arange(505) % 100).to(h.TORCH[dtype])
+    thr = 0.25 if dtype in h.FLOATS else 3
+    O = L.empty([505], h.DT[dtype])
+    h.call(L, "aclnnThresholdBackward", h.upload(L, g, dtype), h.upload(L, x, dtype),
+           h.Scalar(L, thr, "float32" if dtype in h.FLOATS else "int64"), O)
+    ref = torch.ops.aten.threshold_backward(g.double(), x.double(), thr).to(g.dtype)
+    assert torch.equal(h.download(O, dtype), ref), dtype
+
+
+def test_errors(L):
+    f = lambda s, dt="float32": L.empty(list(s), h.DT[dt])
+    assert h.status(L, "aclnnGelu", f((3,), "int32"), f((3,))) == 161002
+    assert h.status(L, "aclnnGelu", f((3,)), f((4,))) == 161002
+    assert h.status(L, "aclnnGeluV2", f((3,)), 2, f((3,))) == 161002
+    assert h.status(L, "aclnnGeluV2", None, 0, f((3,))) == 161001
+    assert h.status(L, "aclnnSilu", f((3,)), None) == 161001
+    assert h.status(L, "aclnnRelu", f((3,)), f((3,), "float16")) == 161002
+    assert h.status(L, "aclnnRelu", f((3,), "bool"), f((3,), "bool")) == 161002
+    assert h.status(L, "aclnnGeluBackward", f((3,)), f((4,)), f((3,))) == 161002
+    assert h.status(L, "aclnnThresholdBackward", f((3,)), f((3,)), None, f((3,))) == 161001
+    assert h.status(L, "aclnnSiluBackward", f((3,)), f((3,)), f((3,), "int32")) == 161002

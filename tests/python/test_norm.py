@@ -1,0 +1,335 @@
+"""Golden tests of the norm operators (BatchNorm family, LayerNorm, RmsNorm) against float64
+references and torch. Precision: CANN's mixed-tolerance standard (|a-g| <= T + T|g| with T = 2^-13
+fp32, 2^-10 fp16, 2^-7 bf16, for every element) against float64 goldens computed from the
+quantised inputs."""
+import ctypes
+
+import numpy as np
+import pytest
+
+from cannon_testlib import ACL_BF16, ACL_FLOAT, ACL_FLOAT16, ACL_INT32, AclError
+from norm_helpers import (FMT_NC, FMT_NCDHW, FMT_NCHW, FMT_NCL, FMT_ND, FMT_NHWC, bool_array, call, dbl, empty,
+                          flag, int_array, quantize, read, tensor)
+
+T = {ACL_FLOAT: 2.0 ** -13, ACL_FLOAT16: 2.0 ** -10, ACL_BF16: 2.0 ** -7}
+DTYPES = [ACL_FLOAT, ACL_FLOAT16, ACL_BF16]
+
+
+def close(a, g, dt, what=""):
+    t = T[dt]
+    err = np.abs(a - g)
+    bad = err > t + t * np.abs(g)
+    assert not bad.any(), f"{what}: {bad.sum()} of {bad.size} off, max err {err.max():.3g}"
+
+
+def ulps(a, g):
+    """Error in fp32 ulps of max(|g|, rms(g)) (BN outputs are O(rms); ulps of values near 0 mean nothing)."""
+    scale = np.maximum(np.abs(g), np.sqrt(np.mean(g * g)) + 1e-30).astype(np.float32)
+    return float(np.max(np.abs(a - g) / np.spacing(scale)))
+
+
+# ---- reference batch norm in float64, channel axis ca ----
+def bn_ref(x, w, b, rm, rv, mom, eps, ca):
+    axes = tuple(i for i in range(x.ndim) if i != ca)
+    shp = [1] * x.ndim
+    shp[ca] = -1
+    n = x.size // x.shape[ca]
+    m = x.mean(axis=axes)
+    v = x.var(axis=axes)
+    inv = 1.0 / np.sqrt(v + eps)
+    y = (x - m.reshape(shp)) * inv.reshape(shp) * w.reshape(shp) + b.reshape(shp)
+    rm2 = (1 - mom) * rm + mom * m
+    rv2 = (1 - mom) * rv + mom * v * n / (n - 1)
+    return y, m, inv, rm2, rv2
+
+
+def bn_bwd_ref(dy, x, w, m, inv, ca):
+    axes = tuple(i for i in range(x.ndim) if i != ca)
+    shp = [1] * x.ndim
+    shp[ca] = -1
+    n = x.size // x.shape[ca]
+    xh = (x - m.reshape(shp)) * inv.reshape(shp)
+    sdy = dy.sum(axis=axes)
+    sdx = (dy * xh).sum(axis=axes)
+    dx = w.reshape(shp) * inv.reshape(shp) * (dy - sdy.reshape(shp) / n - xh * sdx.reshape(shp) / n)
+    return dx, sdx, sdy
+
+
+LAYOUTS = [
+    ("NCHW", (4, 6, 5, 7), FMT_NCHW, 1),
+    ("NHWC", (4, 5, 7, 6), FMT_NHWC, 3),
+    ("NC", (33, 5), FMT_NC, 1),
+    ("NCL", (3, 4, 19), FMT_NCL, 1),
+    ("NCDHW", (2, 3, 3, 4, 5), FMT_NCDHW, 1),
+    ("ND5", (2, 3, 1, 2, 2), FMT_ND, 1),
+]
+
+
+def rand_bn(shape, ca, dt, rng, loc=0.5):
+    x = quantize(rng.normal(loc, 2.0, shape), dt)
+    C = shape[ca]
+    w = rng.uniform(0.5, 1.5, C).astype(np.float32).astype(np.float64)
+    b = rng.normal(0, 1, C).astype(np.float32).astype(np.float64)
+    return x, w, b
+
+
+def run_bn(x, w, b, rm, rv, dt, fmt, training=True, mom=0.1, eps=1e-5, xt=None):
+    xt = xt or tensor(x, dt, fmt)
+    C = len(w)
+    out = empty(x.shape, dt, fmt)
+    wt, bt = tensor(w), tensor(b)
+    rmt, rvt = tensor(rm), tensor(rv)
+    sm, si = empty((C,)), empty((C,))
+    call("aclnnBatchNorm", xt, wt, bt, rmt, rvt, flag(training), dbl(mom), dbl(eps), out, sm, si)
+    return read(out), read(sm), read(si), read(rmt), read(rvt)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("name,shape,fmt,ca", LAYOUTS)
+def test_batch_norm_training(name, shape, fmt, ca, dt):
+    rng = np.random.default_rng(hash((name, dt)) % 2 ** 32)
+    x, w, b = rand_bn(shape, ca, dt, rng)
+    C = shape[ca]
+    rm, rv = rng.normal(0, 1, C).astype(np.float32), rng.uniform(0.5, 2, C).astype(np.float32)
+    y, sm, si, rm2, rv2 = run_bn(x, w, b, rm, rv, dt, fmt)
+    gy, gm, gi, grm, grv = bn_ref(x, w, b, rm.astype(np.float64), rv.astype(np.float64), 0.1, 1e-5, ca)
+    close(y, gy, dt, "y")
+    close(sm, gm, ACL_FLOAT, "saveMean")
+    close(si, gi, ACL_FLOAT, "saveInvstd")
+    close(rm2, grm, ACL_FLOAT, "runningMean")
+    close(rv2, grv, ACL_FLOAT, "runningVar")
+    # backward, training
+    dy = quantize(rng.normal(0, 1, shape), dt)
+    dyt, xt = tensor(dy, dt, fmt), tensor(x, dt, fmt)
+    gi_t, gw_t, gb_t = empty(shape, dt, fmt), empty((C,)), empty((C,))
+    call("aclnnBatchNormBackward", dyt, xt, tensor(w), None, None, tensor(sm), tensor(si), flag(True), dbl(1e-5),
+         bool_array([True, True, True]), gi_t, gw_t, gb_t)
+    gdx, gsdx, gsdy = bn_bwd_ref(dy, x, w, sm, si, ca)
+    close(read(gi_t), gdx, dt, "gradInput")
+    close(read(gw_t), gsdx, ACL_FLOAT, "gradWeight")
+    close(read(gb_t), gsdy, ACL_FLOAT, "gradBias")
+
+
+def test_batch_norm_channels_last_strides_and_torch():
+    import torch
+    rng = np.random.default_rng(7)
+    x, w, b = rand_bn((4, 8, 6, 5), 1, ACL_FLOAT, rng)
+    # An NCHW view whose memory is NHWC (torch.channels_last).
+    nhwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    N, C, H, W = x.shape
+    xt = tensor(x, ACL_FLOAT, FMT_NCHW, strides=[H * W * C, 1, W * C, C], storage=nhwc)
+    rm, rv = np.zeros(C, np.float32), np.ones(C, np.float32)
+    y, sm, si, rm2, rv2 = run_bn(x, w, b, rm, rv, ACL_FLOAT, FMT_NCHW, xt=xt)
+    tx = torch.tensor(x, dtype=torch.float32)
+    trm, trv = torch.zeros(C), torch.ones(C)
+    ty = torch.nn.functional.batch_norm(tx, trm, trv, torch.tensor(w, dtype=torch.float32),
+                                        torch.tensor(b, dtype=torch.float32), True, 0.1, 1e-5)
+    close(y, ty.double().numpy(), ACL_FLOAT, "y vs torch")
+    close(rm2, trm.double().numpy(), ACL_FLOAT, "rm vs torch")
+    close(rv2, trv.double().numpy(), ACL_FLOAT, "rv vs torch")
+    gy, gm, gi, _, _ = bn_ref(x, w, b, rm.astype(float), rv.astype(float), 0.1, 1e-5, 1)
+    assert ulps(y, gy) < 4
+
+
+def test_batch_norm_large_mean():
+    rng = np.random.default_rng(3)
+    x = (1e4 + rng.normal(0, 1, (16, 3, 20, 20))).astype(np.float32).astype(np.float64)
+    C = 3
+    w, b = np.ones(C), np.zeros(C)
+    y, sm, si, rm2, rv2 = run_bn(x, w, b, np.zeros(C, np.float32), np.ones(C, np.float32), ACL_FLOAT, FMT_NCHW)
+    gy, gm, gi, grm, grv = bn_ref(x, w, b, np.zeros(C), np.ones(C), 0.1, 1e-5, 1)
+    assert np.max(np.abs(si - gi) / gi) < 2.5e-7
+    assert np.max(np.abs(y - gy)) < 1e-5, np.max(np.abs(y - gy))
+    close(y, gy, ACL_FLOAT, "y")
+
+
+def test_batch_norm_eval_and_backward():
+    rng = np.random.default_rng(5)
+    shape = (3, 4, 5, 6)
+    x, w, b = rand_bn(shape, 1, ACL_FLOAT, rng)
+    rm, rv = rng.normal(0, 1, 4).astype(np.float32), rng.uniform(0.5, 2, 4).astype(np.float32)
+    y, _, _, rm2, rv2 = run_bn(x, w, b, rm, rv, ACL_FLOAT, FMT_NCHW, training=False)
+    shp = (1, 4, 1, 1)
+    inv = 1 / np.sqrt(rv.astype(float) + 1e-5)
+    gy = (x - rm.reshape(shp)) * inv.reshape(shp) * w.reshape(shp) + b.reshape(shp)
+    close(y, gy, ACL_FLOAT, "eval y")
+    assert np.array_equal(rm2, rm) and np.array_equal(rv2, rv)
+    dy = rng.normal(0, 1, shape)
+    gi_t, gw_t, gb_t = empty(shape), empty((4,)), empty((4,))
+    call("aclnnBatchNormBackward", tensor(dy), tensor(x), tensor(w), tensor(rm), tensor(rv), None, None, flag(False),
+         dbl(1e-5), bool_array([True, True, True]), gi_t, gw_t, gb_t)
+    close(read(gi_t), dy * (w * inv).reshape(shp), ACL_FLOAT, "eval dx")
+    close(read(gw_t), (dy * (x - rm.reshape(shp)) * inv.reshape(shp)).sum(axis=(0, 2, 3)), ACL_FLOAT, "eval dw")
+    close(read(gb_t), dy.sum(axis=(0, 2, 3)), ACL_FLOAT, "eval db")
+
+
+def sync_bn(parts, w, b, dys, eps=1e-5, mom=0.1, fmt=FMT_NCHW, dt=ACL_FLOAT):
+    """SyncBatchNorm over parts (list of arrays split on N): forward and backward outputs."""
+    C = len(w)
+    K = len(parts)
+    means, invs, counts = [], [], []
+    for p in parts:
+        m, i = empty((C,)), empty((C,))
+        call("aclnnBatchNormStats", tensor(p, dt, fmt), dbl(eps), m, i)
+        means.append(read(m))
+        invs.append(read(i))
+        counts.append(p.size // C)
+    ma, ia = empty((C,)), empty((C,))
+    rm, rv = tensor(np.zeros(C)), tensor(np.ones(C))
+    call("aclnnBatchNormGatherStatsWithCounts", tensor(parts[0], dt, fmt), tensor(np.array(means)),
+         tensor(np.array(invs)), rm, rv, dbl(mom), dbl(eps), tensor(np.array(counts, np.float64)), ma, ia)
+    mean_all, inv_all = read(ma), read(ia)
+    ys = []
+    for p in parts:
+        o = empty(p.shape, dt, fmt)
+        call("aclnnBatchNormElemt", tensor(p, dt, fmt), tensor(w), tensor(b), tensor(mean_all), tensor(inv_all),
+             dbl(eps), o)
+        ys.append(read(o))
+    sdy, sdx = np.zeros(C), np.zeros(C)
+    for p, dy in zip(parts, dys):
+        a, bb, gw, gb = empty((C,)), empty((C,)), empty((C,)), empty((C,))
+        call("aclnnBatchNormReduceBackward", tensor(dy, dt, fmt), tensor(p, dt, fmt), tensor(mean_all),
+             tensor(inv_all), tensor(w), flag(True), flag(True), flag(True), a, bb, gw, gb)
+        sdy += read(a)
+        sdx += read(bb)
+    sdy, sdx = sdy.astype(np.float32), sdx.astype(np.float32)  # the all_reduce result, fp32
+    dxs = []
+    cnt = tensor(np.array(counts, np.int32), ACL_INT32)
+    for p, dy in zip(parts, dys):
+        o = empty(p.shape, dt, fmt)
+        call("aclnnBatchNormElemtBackward", tensor(dy, dt, fmt), tensor(p, dt, fmt), tensor(mean_all),
+             tensor(inv_all), tensor(w), tensor(sdy), tensor(sdx), cnt, o)
+        dxs.append(read(o))
+    return ys, dxs, mean_all, inv_all, read(rm), read(rv)
+
+
+@pytest.mark.parametrize("splits", [[2, 2], [1, 2, 3], [1] * 8, [5, 1, 2]])
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_sync_batch_norm_split(splits, layout):
+    rng = np.random.default_rng(len(splits) * 10 + sum(splits))
+    N = sum(splits)
+    fmt = FMT_NCHW if layout == "NCHW" else FMT_NHWC
+    shape = (N, 5, 6, 7) if layout == "NCHW" else (N, 6, 7, 5)
+    ca = 1 if layout == "NCHW" else 3
+    x = rng.normal(0.3, 1.5, shape).astype(np.float32).astype(np.float64)
+    dy = rng.normal(0, 1, shape).astype(np.float32).astype(np.float64)
+    C = 5
+    w = rng.uniform(0.5, 1.5, C).astype(np.float32).astype(np.float64)
+    b = rng.normal(0, 1, C).astype(np.float32).astype(np.float64)
+    y, sm, si, rm2, rv2 = run_bn(x, w, b, np.zeros(C, np.float32), np.ones(C, np.float32), ACL_FLOAT, fmt)
+    gi_t = empty(shape, ACL_FLOAT, fmt)
+    call("aclnnBatchNormBackward", tensor(dy, ACL_FLOAT, fmt), tensor(x, ACL_FLOAT, fmt), tensor(w), None, None,
+         tensor(sm), tensor(si), flag(True), dbl(1e-5), bool_array([True, False, False]), gi_t, None, None)
+    dx = read(gi_t)
+    cuts = np.cumsum(splits)[:-1]
+    parts = np.split(x, cuts)
+    dys = np.split(dy, cuts)
+    ys, dxs, ma, ia, rm, rv = sync_bn(parts, w, b, dys, fmt=fmt)
+    assert ulps(np.concatenate(ys), y) <= 2
+    assert ulps(np.concatenate(dxs), dx) <= 2
+    assert np.max(np.abs(ma - sm) / np.abs(sm)) < 3e-7
+    assert np.max(np.abs(ia - si) / si) < 3e-7
+    close(rm, rm2, ACL_FLOAT, "running mean")
+    close(rv, rv2, ACL_FLOAT, "running var")
+    # Against torch: torch 1.13 has batch_norm_stats / gather_stats_with_counts on CUDA only, so the
+    # pooled statistics are compared with torch.batch_norm over the whole batch (momentum 1: the
+    # running stats become the batch mean and the unbiased variance).
+    import torch
+    tx = torch.tensor(x, dtype=torch.float32)
+    if layout == "NHWC":
+        tx = tx.permute(0, 3, 1, 2)
+    trm, trv = torch.zeros(C), torch.ones(C)
+    torch.nn.functional.batch_norm(tx, trm, trv, None, None, True, 1.0, 1e-5)
+    n = x.size // C
+    close(ma, trm.double().numpy(), ACL_FLOAT, "meanAll vs torch")
+    close(1 / ia ** 2 - 1e-5, trv.double().numpy() * (n - 1) / n, ACL_FLOAT, "pooled var vs torch")
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("shape,k", [((6, 33), 1), ((2, 3, 4, 40), 2), ((5, 1000), 1)])
+def test_layer_norm(shape, k, dt):
+    import torch
+    rng = np.random.default_rng(11)
+    x = quantize(rng.normal(0.5, 2, shape), dt)
+    ns = shape[-k:]
+    w = quantize(rng.uniform(0.5, 1.5, ns), dt)
+    b = quantize(rng.normal(0, 1, ns), dt)
+    rows = int(np.prod(shape[:-k]))
+    out = empty(shape, dt)
+    mean, rstd = empty(shape[:-k] + (1,) * k), empty(shape[:-k] + (1,) * k)
+    call("aclnnLayerNorm", tensor(x, dt), int_array(list(ns)), tensor(w, dt), tensor(b, dt), dbl(1e-5), out, mean, rstd)
+    xr = x.reshape(rows, -1)
+    m = xr.mean(axis=1, keepdims=True)
+    r = 1 / np.sqrt(xr.var(axis=1, keepdims=True) + 1e-5)
+    gy = ((xr - m) * r * w.reshape(1, -1) + b.reshape(1, -1)).reshape(shape)
+    close(read(out), gy, dt, "y")
+    close(read(mean).reshape(rows, 1), m, ACL_FLOAT, "mean")
+    close(read(rstd).reshape(rows, 1), r, ACL_FLOAT, "rstd")
+    ty = torch.nn.functional.layer_norm(torch.tensor(x), ns, torch.tensor(w), torch.tensor(b), 1e-5)
+    close(read(out), ty.numpy(), dt, "y vs torch")
+    # backward from the saved statistics
+    dy = quantize(rng.normal(0, 1, shape), dt)
+    gi, gw, gb = empty(shape, dt), empty(ns), empty(ns)
+    call("aclnnLayerNormBackward", tensor(dy, dt), tensor(x, dt), int_array(list(ns)), mean, rstd, tensor(w, dt),
+         tensor(b, dt), bool_array([True, True, True]), gi, gw, gb)
+    ms, rs = read(mean).reshape(rows, 1), read(rstd).reshape(rows, 1)
+    dyr = dy.reshape(rows, -1)
+    xh = (xr - ms) * rs
+    gdw = dyr * w.reshape(1, -1)
+    dx = rs * (gdw - gdw.mean(axis=1, keepdims=True) - xh * (gdw * xh).mean(axis=1, keepdims=True))
+    close(read(gi), dx.reshape(shape), dt, "dx")
+    close(read(gw).reshape(-1), (dyr * xh).sum(axis=0), ACL_FLOAT, "dw")
+    close(read(gb).reshape(-1), dyr.sum(axis=0), ACL_FLOAT, "db")
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("shape", [(7, 64), (3, 2, 129)])
+def test_rms_norm(shape, dt):
+    rng = np.random.default_rng(13)
+    x = quantize(rng.normal(0.2, 1.5, shape), dt)
+    g = rng.uniform(0.5, 1.5, shape[-1:]).astype(np.float32).astype(np.float64)
+    rows = int(np.prod(shape[:-1]))
+    y, rstd = empty(shape, dt), empty(shape[:-1] + (1,))
+    call("aclnnRmsNorm", tensor(x, dt), tensor(g), dbl(1e-6), y, rstd)
+    xr = x.reshape(rows, -1)
+    r = 1 / np.sqrt((xr * xr).mean(axis=1, keepdims=True) + 1e-6)
+    close(read(y), (xr * r * g).reshape(shape), dt, "y")
+    close(read(rstd).reshape(rows, 1), r, ACL_FLOAT, "rstd")
+    dy = quantize(rng.normal(0, 1, shape), dt)
+    dx, dg = empty(shape, dt), empty(g.shape)
+    call("aclnnRmsNormGrad", tensor(dy, dt), tensor(x, dt), rstd, tensor(g), dx, dg)
+    rs = read(rstd).reshape(rows, 1)
+    dyr = dy.reshape(rows, -1)
+    gdx = rs * dyr * g - xr * rs ** 3 * (dyr * g * xr).mean(axis=1, keepdims=True)
+    close(read(dx), gdx.reshape(shape), dt, "dx")
+    close(read(dg), (dyr * xr * rs).sum(axis=0), ACL_FLOAT, "dgamma")
+
+
+def test_errors():
+    x = tensor(np.ones((2, 3, 4, 4)), ACL_FLOAT, FMT_NCHW)
+    out = empty((2, 3, 4, 4), ACL_FLOAT, FMT_NCHW)
+    sm, si = empty((3,)), empty((3,))
+    w4 = tensor(np.ones(4))
+    L = __import__("cannon_testlib").lib()
+
+    def p1(name, *args):
+        with pytest.raises(AclError) as e:
+            call(name, *args)
+        return e.value.code
+
+    assert p1("aclnnBatchNorm", x, w4, None, None, None, flag(True), dbl(0.1), dbl(1e-5), out, sm, si) == 161002
+    assert p1("aclnnBatchNorm", x, None, None, None, None, flag(True), dbl(0.1), dbl(-1.0), out, sm, si) == 161002
+    assert p1("aclnnBatchNorm", None, None, None, None, None, flag(True), dbl(0.1), dbl(1e-5), out, sm, si) == 161001
+    nhwc = empty((2, 3, 4, 4), ACL_FLOAT, FMT_NHWC)
+    assert p1("aclnnBatchNorm", x, None, None, None, None, flag(True), dbl(0.1), dbl(1e-5), nhwc, sm, si) == 161002
+    bad_rank = tensor(np.ones((2, 3, 4)), ACL_FLOAT, FMT_NCHW)
+    assert p1("aclnnBatchNormStats", bad_rank, dbl(1e-5), sm, si) == 161002
+    emptyx = tensor(np.ones((0, 3, 4, 4)), ACL_FLOAT, FMT_NCHW)
+    assert p1("aclnnBatchNormStats", emptyx, dbl(1e-5), sm, si) == 161002
+    # counts summing to zero: refused at run time, nothing written
+    ma, ia = empty((3,), fill=7.0), empty((3,), fill=7.0)
+    code = p1("aclnnBatchNormGatherStatsWithCounts", x, tensor(np.zeros((2, 3))), tensor(np.ones((2, 3))), None, None,
+              dbl(0.1), dbl(1e-5), tensor(np.zeros(2)), ma, ia)
+    assert code == 161002
+    assert np.all(read(ma) == 7.0) and np.all(read(ia) == 7.0)
+    assert L is not None
