@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 CTEST_FLAGS ?=
 # The CANN API groups cannon implements, checked by ../shared/conformance/check_api.py.
-API_GROUPS ?= runtime,aclnn-base,aclnn-softmax
+API_GROUPS ?= runtime,aclnn-base,aclnn-softmax,aclnn-norm,hccl
 CHECK_API ?= ../shared/conformance/check_api.py
 
 .PHONY: all configure build run test bench install clean check-api asan tsan valgrind
