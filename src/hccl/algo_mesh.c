@@ -11,17 +11,7 @@
 
 #include "hccl_internal.h"
 
-/* Slice j of m elements split over p ranks, cache-line aligned so that ranks never write the same
- * line. */
-static void slice(uint64_t m, uint32_t p, uint32_t j, size_t es, uint64_t *lo, uint64_t *hi)
-{
-    uint64_t align = es >= HC_CACHELINE ? 1 : HC_CACHELINE / es;
-    uint64_t q = (m + p - 1) / p;
-    q = (q + align - 1) / align * align;
-    uint64_t a = q * j, b = q * (j + 1);
-    *lo = a < m ? a : m;
-    *hi = b < m ? b : m;
-}
+#define slice hc_slice
 
 static uint64_t chunk_elems(hc_exec *x)
 {
@@ -55,6 +45,10 @@ static int two_shot_rs(hc_exec *x, int s, uint64_t off, uint64_t m)
 static int mesh_allreduce(hc_exec *x)
 {
     hc_comm *c = x->c;
+    int zc_done = 0;
+    int zrc = hc_zc_allreduce(x, &zc_done);
+    if (zrc != 0 || zc_done)
+        return zrc;
     const size_t es = x->esize;
     const uint64_t n = x->count, ce = chunk_elems(x);
     uint64_t off = 0;

@@ -55,6 +55,7 @@ size_t hc_dtype_size(HcclDataType t)
 
 static void comm_free(hc_comm *c)
 {
+    hc_zc_release(c);
     hc_shm_detach(c);
     if (c->pidfds != NULL)
         for (uint32_t i = 0; i < c->nranks; i++)
@@ -174,6 +175,10 @@ int hc_comm_create(uint32_t nranks, uint32_t rank, const HcclRootInfo *ri, hc_co
     }
     size_t chunk = (size_t)hc_env_int("CANNON_HCCL_CHUNK_KB", 1024, 4, 1 << 22) << 10;
     c->chunk_bytes = chunk < c->slot_bytes ? chunk : c->slot_bytes;
+    /* Below a few hundred KiB the two extra phases of the zero-copy path cost more than the
+     * staged copy saves. 0 disables it. */
+    c->zc_min_bytes = (size_t)hc_env_int("CANNON_HCCL_ZCOPY_MIN_KB", 256, 0, 1 << 22) << 10;
+    c->zc_chunk_bytes = (size_t)hc_env_int("CANNON_HCCL_ZCOPY_CHUNK_KB", 2048, 4, 1 << 22) << 10;
     snprintf(c->name, sizeof c->name, "hccl-%d-%u", (int)c->pids[0], nranks);
     *out = c;
     return HCCL_SUCCESS;

@@ -88,6 +88,13 @@ typedef struct hc_p2p_line {
 
 typedef struct hc_algo hc_algo;
 
+/* A peer's device arena mapped into this process for zero-copy collectives (algo_zcopy.c). */
+typedef struct hc_zpeer {
+    uint64_t ino;          /* inode of the peer's arena memfd: identifies it across fd reuse */
+    size_t size;
+    unsigned char *map;    /* NULL: not mapped */
+} hc_zpeer;
+
 typedef struct hc_comm {
     uint64_t magic;
     _Atomic int refs;           /* user's + one per queued task */
@@ -119,6 +126,13 @@ typedef struct hc_comm {
     uint64_t spin_ns;
     size_t chunk_bytes;         /* pipelining granularity inside a slot */
     char algo_env[256];
+    size_t zc_min_bytes;        /* allreduce of at least this many bytes: zero-copy when possible */
+    size_t zc_chunk_bytes;      /* zero-copy pipelining granularity */
+
+    /* Zero-copy state (owned by the executing task): peers' arenas, and the last host pointer
+     * seen, so a host buffer reused call after call is not looked up again. */
+    hc_zpeer *zpeers;
+    const void *zc_host_hint;
 
     /* Sticky error: once a collective failed the communicator only reports it. */
     _Atomic int err;            /* HcclResult */
@@ -198,6 +212,25 @@ int hc_reduce_supported(HcclDataType t, HcclReduceOp op);
 /* dst[i] = srcs[0][i] op srcs[1][i] op ... (rank order, fp16/bf16 accumulated in fp32). dst may
  * alias any source exactly. */
 void hc_reduce(void *dst, const void *const *srcs, int nsrc, size_t n, HcclDataType t, HcclReduceOp op);
+
+/* Slice j of m elements split over p ranks, cache-line aligned so that ranks never write the
+ * same line. */
+static inline void hc_slice(uint64_t m, uint32_t p, uint32_t j, size_t es, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t align = es >= HC_CACHELINE ? 1 : HC_CACHELINE / es;
+    uint64_t q = (m + p - 1) / p;
+    q = (q + align - 1) / align * align;
+    uint64_t a = q * j, b = q * (j + 1);
+    *lo = a < m ? a : m;
+    *hi = b < m ? b : m;
+}
+
+/* ---- zero-copy (algo_zcopy.c) ---- */
+/* Allreduce reading peers' device buffers in place. Sets *done = 0 (and returns 0) when the
+ * buffers of some rank are not shareable device memory: the caller then runs a staged algorithm.
+ * Every rank reaches the same decision. */
+int hc_zc_allreduce(hc_exec *x, int *done);
+void hc_zc_release(hc_comm *c);
 
 /* ---- algorithms (algo_*.c) ---- */
 struct hc_algo {

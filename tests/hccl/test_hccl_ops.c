@@ -295,6 +295,49 @@ static int body_large(rank_ctx *x)
     return 0;
 }
 
+/* Zero-copy allreduce (peers read each other's device buffers in place): in place and out of
+ * place, repeated (cached arena mappings), and with rank 1 on host memory (*arg = 1), where every
+ * rank must fall back to the staged path together. Sizes are odd so chunks and slices are ragged. */
+static int body_zcopy(rank_ctx *x)
+{
+    const uint32_t p = x->nranks, me = x->rank;
+    const int host = *(int *)x->arg && me == 1;
+    const uint64_t n = 100003;
+    float *a = host ? malloc(n * 4) : dalloc(n * 4), *b = dalloc(n * 4);
+    CHECK(a && b);
+    for (int rep = 0; rep < 3; rep++) {
+        for (uint64_t i = 0; i < n; i++)
+            a[i] = (float)((i % 977) + me + rep);
+        float *dst = rep == 1 ? b : a;
+        CHECK_HCCL(HcclAllReduce(a, dst, n, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, x->comm, x->stream));
+        CHECK_ACL(aclrtSynchronizeStream(x->stream));
+        for (uint64_t i = 0; i < n; i++)
+            if (dst[i] != (float)(p * ((i % 977) + rep) + p * (p - 1) / 2)) {
+                fprintf(stderr, "[rank %u] rep %d element %llu: %g\n", me, rep, (unsigned long long)i, (double)dst[i]);
+                CHECK(0);
+            }
+    }
+    if (host)
+        free(a);
+    else
+        aclrtFree(a);
+    aclrtFree(b);
+    return 0;
+}
+
+static void test_zcopy(void **s)
+{
+    (void)s;
+    setenv("CANNON_HCCL_ZCOPY_MIN_KB", "4", 1);
+    setenv("CANNON_HCCL_ZCOPY_CHUNK_KB", "48", 1);
+    for (int host = 0; host < 2; host++) {
+        assert_int_equal(run_ranks(2, body_zcopy, &host), 0);
+        assert_int_equal(run_ranks(3, body_zcopy, &host), 0);
+    }
+    unsetenv("CANNON_HCCL_ZCOPY_MIN_KB");
+    unsetenv("CANNON_HCCL_ZCOPY_CHUNK_KB");
+}
+
 static void test_reductions_2(void **s) { (void)s; assert_int_equal(run_ranks(2, body_reductions, NULL), 0); }
 static void test_reductions_3(void **s) { (void)s; assert_int_equal(run_ranks(3, body_reductions, NULL), 0); }
 static void test_movement_2(void **s) { (void)s; assert_int_equal(run_ranks(2, body_movement, NULL), 0); }
@@ -322,8 +365,8 @@ static void test_forced_algorithms(void **s)
 {
     (void)s;
     static const char *algos[] = {"level0:NA;level1:ring", "allreduce=level0:NA;level1:oneshot/reduce=level1:oneshot",
-                                  "level0:mesh"};
-    for (size_t i = 0; i < 3; i++) {
+                                  "level0:mesh", "level0:NA;level1:H-D_R"};
+    for (size_t i = 0; i < sizeof algos / sizeof algos[0]; i++) {
         setenv("HCCL_ALGO", algos[i], 1);
         uint64_t n = (1u << 19) + 5;
         assert_int_equal(run_ranks(3, body_large, &n), 0);
@@ -338,7 +381,7 @@ int main(void)
         cmocka_unit_test(test_reductions_2), cmocka_unit_test(test_reductions_3), cmocka_unit_test(test_reductions_8),
         cmocka_unit_test(test_movement_2),   cmocka_unit_test(test_movement_3),   cmocka_unit_test(test_movement_4),
         cmocka_unit_test(test_movement_8),   cmocka_unit_test(test_large_2),      cmocka_unit_test(test_large_3_odd),
-        cmocka_unit_test(test_forced_algorithms),
+        cmocka_unit_test(test_forced_algorithms), cmocka_unit_test(test_zcopy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,6 +49,15 @@ static void k_exp_f32(float *d, const float *s, size_t n)
         vf_storen_f32(d + i, vf_exp(vf_loadn_f32(s + i, n - i, 0.0f)), n - i);
 }
 
+static void k_exp_small_f32(float *d, const float *s, size_t n)
+{
+    size_t i = 0;
+    for (; i + VW <= n; i += VW)
+        vf_store_f32(d + i, vf_exp_small(vf_load_f32(s + i)));
+    if (i < n)
+        vf_storen_f32(d + i, vf_exp_small(vf_loadn_f32(s + i, n - i, 0.0f)), n - i);
+}
+
 static void k_log_f32(float *d, const float *s, size_t n)
 {
     size_t i = 0;
@@ -114,4 +123,5 @@ const cannon_kernel_table KERN_TABLE = {
     .log_f32 = k_log_f32,
     .max_f32 = k_max_f32,
     .sum_f32 = k_sum_f32,
+    .exp_small_f32 = k_exp_small_f32,
 };

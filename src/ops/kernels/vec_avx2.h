@@ -106,6 +106,10 @@ static inline void vf_storen_bf16(uint16_t *p, vf v, size_t n)
     memcpy(p, b, n * 2);
 }
 VI void vf_stream_bf16(uint16_t *p, vf v) { _mm_stream_si128((__m128i *)p, vf_to_bf16(v)); }
+/* As vf_store_bf16 / vf_stream_bf16 (vec_avx512.h's variants for vectors without subnormal lanes
+ * skip a test; this tier has none to skip). */
+#define vf_store_bf16_nosub vf_store_bf16
+#define vf_stream_bf16_nosub vf_stream_bf16
 
 VI void vf_sfence(void) { _mm_sfence(); }
 
@@ -134,6 +138,25 @@ VI vf vf_exp2(vf x, vf e)
     return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
 }
 VI vf vf_exp(vf x) { return vf_exp2(x, _mm256_setzero_ps()); }
+
+/* vf_exp_small as in vec_avx512.h. 2^n is built from the shifter sum t, whose low mantissa bits
+ * hold n: t's bits << 23 put n (mod 2^9) in the exponent field and adding 127 << 23 biases it;
+ * for n in [-126, 127] that is exactly 2^n (a normal float), and p * 2^n rounds once. */
+VI vf vf_exp_small(vf x)
+{
+    const vf shift = _mm256_set1_ps(CANNON_EXP_SHIFTER);
+    vf t = _mm256_fmadd_ps(x, _mm256_set1_ps(CANNON_LOG2E), shift);
+    vf n = _mm256_sub_ps(t, shift);
+    vf r = _mm256_fnmadd_ps(n, _mm256_set1_ps(CANNON_LN2_HI), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(CANNON_LN2_LO), r);
+    vf p = _mm256_fmadd_ps(_mm256_set1_ps(CANNON_EXPS_C5), r, _mm256_set1_ps(CANNON_EXPS_C4));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(CANNON_EXPS_C3));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(CANNON_EXPS_C2));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    __m256i e = _mm256_add_epi32(_mm256_slli_epi32(_mm256_castps_si256(t), 23), _mm256_set1_epi32(127 << 23));
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
 
 /* log as in vec_avx512.h; exponent and mantissa taken from the bits, subnormals first scaled by
  * 2^23 into the normal range. */

@@ -46,6 +46,10 @@ VI vf vf_loadn_bf16(const uint16_t *p, size_t n, float fill) { return n ? cannon
 VI void vf_store_bf16(uint16_t *p, vf v) { *p = cannon_f32_to_bf16(v); }
 VI void vf_storen_bf16(uint16_t *p, vf v, size_t n) { if (n) *p = cannon_f32_to_bf16(v); }
 VI void vf_stream_bf16(uint16_t *p, vf v) { *p = cannon_f32_to_bf16(v); }
+/* As vf_store_bf16 / vf_stream_bf16 (vec_avx512.h's variants for vectors without subnormal lanes
+ * skip a test; this tier has none to skip). */
+#define vf_store_bf16_nosub vf_store_bf16
+#define vf_stream_bf16_nosub vf_stream_bf16
 VI void vf_sfence(void) {}
 
 /* 2^k for k in [-126, 127] from its bits. */
@@ -74,6 +78,24 @@ static inline vf vf_exp2(vf x, vf e)
     return (p * pow2i(n1)) * pow2i(n2);
 }
 VI vf vf_exp(vf x) { return vf_exp2(x, 0.0f); }
+
+/* vf_exp_small as in vec_avx512.h: x in [-87.33, 88] or NaN, no clamps, degree-5 polynomial. */
+static inline vf vf_exp_small(vf x)
+{
+    if (x != x)
+        return x;
+    volatile float big = CANNON_EXP_SHIFTER; /* volatile: keep the compiler from folding the trick */
+    float n = (x * CANNON_LOG2E + big) - big;
+    float r = x - n * CANNON_LN2_HI;
+    r = r - n * CANNON_LN2_LO;
+    float p = CANNON_EXPS_C5;
+    p = p * r + CANNON_EXPS_C4;
+    p = p * r + CANNON_EXPS_C3;
+    p = p * r + CANNON_EXPS_C2;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    return p * pow2i((int32_t)n);
+}
 
 static inline vf vf_log(vf x)
 {

@@ -16,9 +16,47 @@
  * accuracy on rows with a wide spread; fp16/bf16 outputs cannot see that error. */
 #if SM_IS_F32
 #define SM_EXP_DIFF(v, m) sm_exp_diff_exact(v, m)
+/* Largest max - min of a row taking the fast path (see FN(fwd_row)). */
+#define SM_FAST_RANGE 8.0f
 #else
+/* Within vf_exp_small's range, and small enough that no softmax output of a row up to
+ * SM_SCRATCH_MAX elements is subnormal (e^-64 / 32768 > 2^-126); x - m is not exact beyond 2^-24
+ * relative, invisible in a 16-bit result. */
+#define SM_FAST_RANGE 64.0f
 #define SM_EXP_DIFF(v, m) vf_exp(vf_sub(v, m))
 #endif
+
+/* Largest and smallest element of a row (NaNs may be dropped from either; the sum of
+ * exponentials brings them back). The max alone decides the result; the min only picks the path
+ * (see FN(fwd_row)). */
+static float FN(row_minmax)(const SM_CT *x, int64_t n, float *lo)
+{
+    vf m0 = vf_set1(-__builtin_inff()), m1 = m0, m2 = m0, m3 = m0;
+    vf l0 = vf_set1(__builtin_inff()), l1 = l0, l2 = l0, l3 = l0;
+    int64_t i = 0;
+    for (; i + 4 * VW <= n; i += 4 * VW) {
+        vf v0 = LD(x + i), v1 = LD(x + i + VW), v2 = LD(x + i + 2 * VW), v3 = LD(x + i + 3 * VW);
+        m0 = vf_max(m0, v0);
+        m1 = vf_max(m1, v1);
+        m2 = vf_max(m2, v2);
+        m3 = vf_max(m3, v3);
+        l0 = vf_min(l0, v0);
+        l1 = vf_min(l1, v1);
+        l2 = vf_min(l2, v2);
+        l3 = vf_min(l3, v3);
+    }
+    for (; i + VW <= n; i += VW) {
+        vf v0 = LD(x + i);
+        m0 = vf_max(m0, v0);
+        l0 = vf_min(l0, v0);
+    }
+    if (i < n) {
+        m1 = vf_max(m1, LDN(x + i, (size_t)(n - i), -__builtin_inff()));
+        l1 = vf_min(l1, LDN(x + i, (size_t)(n - i), __builtin_inff()));
+    }
+    *lo = -vf_hmax(vf_sub(vf_set1(0.0f), vf_min(vf_min(l0, l1), vf_min(l2, l3))));
+    return vf_hmax(vf_max(vf_max(m0, m1), vf_max(m2, m3)));
+}
 
 /* Largest element of a row (NaNs may be dropped; the sum of exponentials brings them back). */
 static float FN(row_max)(const SM_CT *x, int64_t n)
@@ -36,6 +74,42 @@ static float FN(row_max)(const SM_CT *x, int64_t n)
     if (i < n)
         m1 = vf_max(m1, LDN(x + i, (size_t)(n - i), -__builtin_inff()));
     return vf_hmax(vf_max(vf_max(m0, m1), vf_max(m2, m3)));
+}
+
+/* The fast path's sum of exp(x - m) (see FN(fwd_row)): every x - m lies in [-SM_FAST_RANGE, 0]
+ * (or is NaN), so exp needs no clamps and no TwoSum. Four vectors are added in fp32 (a fixed
+ * tree; relative error <= 2^-23) before each fp64 accumulation, which costs 5 ops per vector
+ * otherwise. Keeps in @p e the fp32 exponentials (lg == 0) or the differences x - m (lg != 0),
+ * so the write pass neither reloads nor converts x. */
+static double FN(row_sumexp_fast)(const SM_CT *x, int64_t n, float m, float *e, int lg, const char *pf)
+{
+    const vf vm = vf_set1(m);
+    vd a0 = vd_zero();
+    int64_t i = 0;
+    for (; i + 4 * VW <= n; i += 4 * VW) {
+        /* Read-ahead (see FN(units)): the lines @p pf bytes ahead of this iteration's input. */
+        if (pf)
+            for (size_t l = 0; l < 4 * VW * sizeof(SM_CT); l += 64)
+                __builtin_prefetch(pf + (size_t)i * sizeof(SM_CT) + l, 0, 2);
+        vf d0 = vf_sub(LD(x + i), vm), d1 = vf_sub(LD(x + i + VW), vm);
+        vf d2 = vf_sub(LD(x + i + 2 * VW), vm), d3 = vf_sub(LD(x + i + 3 * VW), vm);
+        vf e0 = vf_exp_small(d0), e1 = vf_exp_small(d1), e2 = vf_exp_small(d2), e3 = vf_exp_small(d3);
+        vf_store_f32(e + i, lg ? d0 : e0);
+        vf_store_f32(e + i + VW, lg ? d1 : e1);
+        vf_store_f32(e + i + 2 * VW, lg ? d2 : e2);
+        vf_store_f32(e + i + 3 * VW, lg ? d3 : e3);
+        a0 = vd_add(a0, vf_add(vf_add(e0, e1), vf_add(e2, e3)));
+    }
+    for (; i < n; i += VW) {
+        size_t k = (size_t)(n - i) < VW ? (size_t)(n - i) : VW;
+        vf d0 = vf_sub(LDN(x + i, k, m), vm);
+        vf e0 = vf_exp_small(d0);
+        if (k < VW)
+            e0 = vf_keep(e0, k);
+        vf_storen_f32(e + i, lg ? d0 : e0, k);
+        a0 = vd_add(a0, e0);
+    }
+    return vd_hsum(a0);
 }
 
 /* Sum of exp(x - m) over a row in fp64; optionally keeps the fp32 exponentials in @p e. */
@@ -68,7 +142,7 @@ static double FN(row_sumexp)(const SM_CT *x, int64_t n, float m, float *e)
 
 /* Write a row element by element from f(i) = vector i of the result: head up to a 64-byte
  * boundary with plain stores, the body with streaming stores when asked, the tail plain. */
-#define SM_WRITE_ROW(y, n, nt, VEXPR_FULL, VEXPR_PART)                                           \
+#define SM_WRITE_ROW_WITH(y, n, nt, STF, STNTF, VEXPR_FULL, VEXPR_PART)                          \
     do {                                                                                       \
         int64_t i_ = 0;                                                                        \
         if (nt) {                                                                              \
@@ -86,12 +160,12 @@ static double FN(row_sumexp)(const SM_CT *x, int64_t n, float m, float *e)
             }                                                                                  \
             for (; i_ + VW <= n; i_ += VW) {                                                   \
                 const int64_t i = i_;                                                          \
-                STNT((y) + i, VEXPR_FULL);                                                     \
+                STNTF((y) + i, VEXPR_FULL);                                                    \
             }                                                                                  \
         } else {                                                                               \
             for (; i_ + VW <= n; i_ += VW) {                                                   \
                 const int64_t i = i_;                                                          \
-                ST((y) + i, VEXPR_FULL);                                                       \
+                STF((y) + i, VEXPR_FULL);                                                      \
             }                                                                                  \
         }                                                                                      \
         if (i_ < n) {                                                                          \
@@ -100,13 +174,39 @@ static double FN(row_sumexp)(const SM_CT *x, int64_t n, float m, float *e)
             STN((y) + i, VEXPR_PART, k);                                                       \
         }                                                                                      \
     } while (0)
+#define SM_WRITE_ROW(y, n, nt, VEXPR_FULL, VEXPR_PART) \
+    SM_WRITE_ROW_WITH(y, n, nt, ST, STNT, VEXPR_FULL, VEXPR_PART)
 
-static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, float *scratch)
+/* The fast path's write pass from the kept exponentials (softmax) or differences (log_softmax)
+ * and the row's sum @p s. */
+static inline void FN(fast_write)(SM_CT *y, int64_t n, int lg, int nt, const float *scratch, double s)
+{
+    if (lg) {
+        const vf ls = vf_set1((float)log_d(s));
+        SM_WRITE_ROW(y, n, nt, vf_sub(vf_load_f32(scratch + i), ls), vf_sub(vf_loadn_f32(scratch + i, k, 0.0f), ls));
+    } else {
+        /* exp(x - m) >= e^-SM_FAST_RANGE and s <= n, so no output is subnormal. */
+        const vf inv = vf_set1((float)(1.0 / s));
+        SM_WRITE_ROW_WITH(y, n, nt, SM_ST_NOSUB, SM_STNT_NOSUB, vf_mul(vf_load_f32(scratch + i), inv),
+                          vf_mul(vf_loadn_f32(scratch + i, k, 0.0f), inv));
+    }
+}
+
+static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, float *scratch, const char *pf)
 {
     float m;
     double s;
     if (n <= SM_SCRATCH_MAX) {
-        m = FN(row_max)(x, n);
+        /* Fast path when the row's spread max - min is at most SM_FAST_RANGE (NaN or infinite
+         * max/min fail the test): exp(x - m) then needs neither clamps nor, for fp32, the
+         * TwoSum of x - m, whose rounding error (<= 2^-22 absolute for |x - m| < 8) is then far
+         * below the 1e-6 relative target. */
+        float lo;
+        m = FN(row_minmax)(x, n, &lo);
+        if (m - lo <= SM_FAST_RANGE) {
+            FN(fast_write)(y, n, lg, nt, scratch, FN(row_sumexp_fast)(x, n, m, scratch, lg, pf));
+            return;
+        }
         s = FN(row_sumexp)(x, n, m, lg ? NULL : scratch);
     } else {
         /* Online: one read pass keeps a running max and rescales the running sum. */
@@ -226,6 +326,27 @@ static void FN(cols)(const sm_args *a, const SM_CT *x, const SM_CT *g, SM_CT *o,
     }
 }
 
+/* Two short rows (n <= SM_PAIR_MAX) at once. A short row's cost is dominated by its chain of
+ * dependent steps (horizontal max, exp pass, horizontal sum, division, write); issuing the two
+ * rows' steps side by side lets one row's latency hide behind the other's work. Each row gets
+ * exactly FN(fwd_row)'s arithmetic, so pairing changes no bit of the result. */
+static void FN(fwd_row2)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, float *scratch)
+{
+    float lo0, lo1;
+    const float m0 = FN(row_minmax)(x, n, &lo0);
+    const float m1 = FN(row_minmax)(x + n, n, &lo1);
+    if (!(m0 - lo0 <= SM_FAST_RANGE) || !(m1 - lo1 <= SM_FAST_RANGE)) {
+        FN(fwd_row)(x, y, n, lg, nt, scratch, NULL);
+        FN(fwd_row)(x + n, y + n, n, lg, nt, scratch, NULL);
+        return;
+    }
+    float *sc1 = scratch + SM_PAIR_MAX;
+    const double s0 = FN(row_sumexp_fast)(x, n, m0, scratch, lg, NULL);
+    const double s1 = FN(row_sumexp_fast)(x + n, n, m1, sc1, lg, NULL);
+    FN(fast_write)(y, n, lg, nt, scratch, s0);
+    FN(fast_write)(y + n, n, lg, nt, sc1, s1);
+}
+
 static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
 {
     const SM_CT *x = (const SM_CT *)a->x, *g = (const SM_CT *)a->g;
@@ -233,12 +354,23 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
     const int64_t R = a->R;
     if (a->inner == 1) {
         float *scratch = NULL;
-        float buf[(a->op == SM_SOFTMAX && R <= SM_SCRATCH_MAX) ? (R + VW) : 1] __attribute__((aligned(64)));
+        float buf[((a->op == SM_SOFTMAX || a->op == SM_LOG_SOFTMAX) && R <= SM_SCRATCH_MAX)
+                      ? (R <= SM_PAIR_MAX ? 2 * SM_PAIR_MAX : R + VW) : 1] __attribute__((aligned(64)));
         scratch = buf;
-        for (int64_t u = u0; u < u1; u++) {
+        /* The read pass of a long row streams it from memory while the exp pass runs from
+         * cache, and the hardware prefetcher does not bridge the gap; the exp pass therefore
+         * prefetches the next row into L2, so the two overlap. Short rows are left to the
+         * hardware prefetcher (the software prefetches measured slower there). */
+        const int pf_on = R * (int64_t)sizeof(SM_CT) >= SM_PREFETCH_MIN_BYTES;
+        int64_t u = u0;
+        if ((a->op == SM_SOFTMAX || a->op == SM_LOG_SOFTMAX) && R <= SM_PAIR_MAX)
+            for (; u + 2 <= u1; u += 2)
+                FN(fwd_row2)(x + u * R, o + u * R, R, a->op == SM_LOG_SOFTMAX, a->nt, scratch);
+        for (; u < u1; u++) {
             const int64_t off = u * R;
+            const char *pf = pf_on && u + 1 < a->outer ? (const char *)(x + off + R) : NULL;
             if (a->op == SM_SOFTMAX || a->op == SM_LOG_SOFTMAX)
-                FN(fwd_row)(x + off, o + off, R, a->op == SM_LOG_SOFTMAX, a->nt, scratch);
+                FN(fwd_row)(x + off, o + off, R, a->op == SM_LOG_SOFTMAX, a->nt, scratch, pf);
             else
                 FN(bwd_row)(x + off, g + off, o + off, R, a->op == SM_LOG_SOFTMAX_BWD, a->nt);
         }
@@ -254,6 +386,9 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
 }
 
 #undef SM_EXP_DIFF
+#undef SM_FAST_RANGE
+#undef SM_WRITE_ROW
+#undef SM_WRITE_ROW_WITH
 #undef FN
 #undef LD
 #undef LDN

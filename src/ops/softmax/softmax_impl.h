@@ -21,28 +21,40 @@ VI vf sm_exp_diff_exact(vf v, vf m)
 }
 
 #define SM_T f32
+#define SM_ST_NOSUB vf_store_f32
+#define SM_STNT_NOSUB vf_stream_f32
 #define SM_CT float
 #define SM_IS_F32 1
 #include "softmax_body.h"
 #undef SM_T
 #undef SM_CT
 #undef SM_IS_F32
+#undef SM_ST_NOSUB
+#undef SM_STNT_NOSUB
 
 #define SM_T f16
+#define SM_ST_NOSUB vf_store_f16
+#define SM_STNT_NOSUB vf_stream_f16
 #define SM_CT uint16_t
 #define SM_IS_F32 0
 #include "softmax_body.h"
 #undef SM_T
 #undef SM_CT
 #undef SM_IS_F32
+#undef SM_ST_NOSUB
+#undef SM_STNT_NOSUB
 
 #define SM_T bf16
+#define SM_ST_NOSUB vf_store_bf16_nosub
+#define SM_STNT_NOSUB vf_stream_bf16_nosub
 #define SM_CT uint16_t
 #define SM_IS_F32 0
 #include "softmax_body.h"
 #undef SM_T
 #undef SM_CT
 #undef SM_IS_F32
+#undef SM_ST_NOSUB
+#undef SM_STNT_NOSUB
 
 void SM_UNITS_FN(const sm_args *a, int64_t u0, int64_t u1)
 {

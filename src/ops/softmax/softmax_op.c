@@ -23,9 +23,11 @@
 
 /* Input bytes per block. */
 #define SM_BLOCK_BYTES (64 * 1024)
-/* Above this many bytes of input plus output the output cannot stay in cache (L3 is tens of MiB),
- * so it is written with non-temporal stores, which skip the read-for-ownership of each line. */
-#define SM_NT_BYTES ((uint64_t)48 << 20)
+/* Above this many bytes of input plus output the output is written with non-temporal stores,
+ * which skip the read-for-ownership of each line. Measured on Zen 4 (one thread, 64 MiB to
+ * 512 MiB moved, rows of 128 to 32000) plain stores were as fast or faster, so only tensors far
+ * beyond that use them; CANNON_SOFTMAX_NT=0/1 forces the choice for experiments. */
+#define SM_NT_BYTES ((uint64_t)4 << 30)
 
 static const char *const op_api[] = {"aclnnSoftmax", "aclnnLogSoftmax", "aclnnSoftmaxBackward",
                                      "aclnnLogSoftmaxBackward"};

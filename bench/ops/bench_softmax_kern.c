@@ -1,0 +1,95 @@
+/*
+ * bench_softmax_kern: the softmax kernels alone, one thread, no runtime. Calls a tier's units
+ * function over a whole shape ITERS times and reports thread CPU time per element (ns and, at
+ * the given GHz, cycles), a measure far less sensitive to other processes than wall time.
+ * Built by hand for kernel tuning (not part of the CMake build), each tier with its own flags:
+ *   cc -O2 -c src/ops/softmax/softmax_scalar.c -o s.o
+ *   cc -O2 -mavx2 -mfma -mf16c -c src/ops/softmax/softmax_avx2.c -o a2.o
+ *   cc -O2 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mfma -mf16c \
+ *      -c src/ops/softmax/softmax_avx512.c -o a5.o
+ *   cc -O2 -Isrc/ops/softmax bench/ops/bench_softmax_kern.c s.o a2.o a5.o -lm -o bench_softmax_kern
+ *   bench_softmax_kern TIER(scalar|avx2|avx512) OP(0..3) DT(f32|f16|bf16) ROWS R ITERS [NT] [GHZ]
+ * NT: 1 writes with non-temporal stores; GHZ converts ns to cycles (no cycle counter in the VM). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "softmax_kernels.h"
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 7) {
+        fprintf(stderr, "usage: %s tier op dt rows R iters [nt] [ghz]\n", argv[0]);
+        return 2;
+    }
+    const char *tier = argv[1];
+    int op = atoi(argv[2]);
+    int dt = !strcmp(argv[3], "bf16") ? SM_BF16 : !strcmp(argv[3], "f16") ? SM_F16 : SM_F32;
+    int64_t rows = atoll(argv[4]), R = atoll(argv[5]);
+    int iters = atoi(argv[6]);
+    int nt = argc > 7 ? atoi(argv[7]) : 0;
+    double ghz = argc > 8 ? atof(argv[8]) : 3.7;
+    size_t es = dt == SM_F32 ? 4 : 2, n = (size_t)(rows * R);
+    void *x = aligned_alloc(64, n * es + 64), *g = aligned_alloc(64, n * es + 64), *y = aligned_alloc(64, n * es + 64);
+    uint32_t r = 1;
+    for (size_t i = 0; i < n; i++) {
+        r = r * 1664525u + 1013904223u;
+        float v = (float)(r >> 8) * 0x1p-21f - 4.0f;
+        uint32_t u;
+        memcpy(&u, &v, 4);
+        if (es == 4) {
+            memcpy((char *)x + 4 * i, &v, 4);
+            memcpy((char *)g + 4 * i, &v, 4);
+        } else {
+            uint16_t b = (uint16_t)(u >> 16); /* bf16 bits; for f16 any finite pattern will do */
+            if (dt == SM_F16)
+                b = (uint16_t)(0x3c00u + ((r >> 20) & 0x3ffu) - (((r >> 19) & 1u) << 15));
+            memcpy((char *)x + 2 * i, &b, 2);
+            memcpy((char *)g + 2 * i, &b, 2);
+        }
+    }
+    memset(y, 0, n * es);
+    sm_args a;
+    memset(&a, 0, sizeof a);
+    a.x = x;
+    a.g = g;
+    a.out = y;
+    a.outer = rows;
+    a.R = R;
+    a.inner = 1;
+    a.units = rows;
+    a.units_per_block = rows;
+    a.op = op;
+    a.dtype = dt;
+    a.nt = nt;
+    void (*fn)(const sm_args *, int64_t, int64_t) = !strcmp(tier, "scalar") ? cannon_softmax_units_scalar
+                                                    : !strcmp(tier, "avx2") ? cannon_softmax_units_avx2
+                                                                            : cannon_softmax_units_avx512;
+    fn(&a, 0, rows);
+    double best = 1e30, tot = 0;
+    for (int it = 0; it < iters; it++) {
+        double t0 = cpu_now();
+        fn(&a, 0, rows);
+        double t = cpu_now() - t0;
+        tot += t;
+        if (t < best)
+            best = t;
+    }
+    double ns_el = best * 1e9 / (double)n;
+    printf("%s op%d %s %lldx%lld nt%d: best %.3f ns/el = %.2f cyc/el @%.1fGHz (mean %.3f ns/el)\n", tier, op,
+           argv[3], (long long)rows, (long long)R, nt, ns_el, ns_el * ghz, ghz, tot * 1e9 / iters / (double)n);
+    free(x);
+    free(g);
+    free(y);
+    return 0;
+}
