@@ -6,10 +6,10 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 CTEST_FLAGS ?=
 # The CANN API groups cannon implements, checked by ../shared/conformance/check_api.py.
-API_GROUPS ?= runtime,aclnn-base,aclnn-softmax,aclnn-norm,hccl
+API_GROUPS ?= runtime,aclnn-base,aclnn-softmax,aclnn-norm,aclnn-training,hccl
 CHECK_API ?= ../shared/conformance/check_api.py
 
-.PHONY: all configure build run test bench install clean check-api asan tsan valgrind
+.PHONY: all configure build run tour test bench install clean check-api asan tsan valgrind
 
 all: build
 
@@ -21,8 +21,13 @@ configure: $(BUILD)/CMakeCache.txt
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main demo: for now a tour of the whole runtime.
+# The main demo: data-parallel training with SyncBatchNorm on 4 local ranks (cannonrun), then the
+# same training on 1 rank with the whole batch, and the agreement of the final weights.
 run: build
+	examples/train_syncbn/run_demo.sh $(BUILD)
+
+# A tour of the ACL runtime, one API family after another.
+tour: build
 	$(BUILD)/bin/runtime_tour
 
 test: build

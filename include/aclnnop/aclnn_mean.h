@@ -1,0 +1,31 @@
+/**
+ * @file aclnn_mean.h
+ * out = mean of self over the axes @p dim.
+ * Two-phase aclnn API (see aclnn/aclnn_base.h); implemented in libopapi.
+ */
+#ifndef OP_API_INC_MEAN_H_
+#define OP_API_INC_MEAN_H_
+
+#include "aclnn/aclnn_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Phase 1. Shape rules as aclnnReduceSum (an empty @p dim reduces every axis). self is converted to
+ * @p dtype (FLOAT, FLOAT16, BFLOAT16 or DOUBLE) element by element, summed as by aclnnReduceSum,
+ * divided by the reduced count, and written in out's dtype (any of the same four).
+ * self: FLOAT, FLOAT16, BFLOAT16, DOUBLE or an integer/BOOL type. An empty reduction gives NaN.
+ * Errors: 161001 NULL argument; 161002 bad dtype, dims, rank or out shape.
+ */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnMeanGetWorkspaceSize(const aclTensor *self, const aclIntArray *dim, bool keepDim, aclDataType dtype, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/** Phase 2: run the plan of phase 1 on @p stream (asynchronous; synchronize before reading). */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnMean(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OP_API_INC_MEAN_H_ */

@@ -1,0 +1,28 @@
+"""cannon: Python bindings (ctypes) for cannon's CANN-compatible C libraries.
+
+    import cannon
+    x = cannon.from_numpy(np.random.rand(4, 8).astype(np.float32))
+    y = cannon.ops.softmax(x, dim=-1)
+    print(y.numpy())
+
+Submodules: ``cannon.runtime`` (init, devices, streams, events, DeviceBuffer), ``cannon.ops``
+(aclnn operators), ``cannon.hccl`` (collectives; loads libhccl on first use).
+Libraries are found through $CANNON_LIB_DIR, else <repo>/build/lib, else the loader path.
+"""
+from . import _lib, runtime
+from ._lib import AclError, LibraryNotFoundError, OpUnavailableError, lib_dir
+from .array import (DeviceArray, DType, as_dtype, bf16_to_float, bfloat16, bool_, empty, float16, float32,
+                    float64, float_to_bf16, from_numpy, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+                    zeros)
+from .runtime import DeviceBuffer, Event, Session, Stream, device_count, finalize, init, reset_device, set_device, \
+    synchronize
+from . import ops  # noqa: E402
+
+__version__ = "0.1.0"
+
+
+def __getattr__(name):  # lazy: importing cannon.hccl loads nothing, but keep `cannon.hccl` cheap anyway
+    if name == "hccl":
+        import importlib
+        return importlib.import_module(".hccl", __name__)
+    raise AttributeError(name)
