@@ -277,13 +277,22 @@ static void *root_main(void *arg)
                 else if (a.status != 0 && go.status == 0)
                     go.status = a.status;
             }
-            for (size_t i = 0; i < ncs; i++)
-                (void)io_all(cs[i].fd, &go, sizeof go, 1, st.deadline + io_deadline_pad);
+            const int32_t self = (int32_t)getpid();
+            for (int local = 0; local < 2; local++) /* local rank last: see the error path below */
+                for (size_t i = 0; i < ncs; i++)
+                    if ((cs[i].h.pid == self) == (local == 1))
+                        (void)io_all(cs[i].fd, &go, sizeof go, 1, st.deadline + io_deadline_pad);
         }
     }
-    if (status != 0)
-        for (size_t i = 0; i < ncs; i++)
-            reply_error(cs[i].fd, status, msg, st.deadline + io_deadline_pad);
+    if (status != 0) {
+        /* The root thread lives in one of the ranks' processes: tell the other processes first,
+         * since the local rank may exit as soon as it has its verdict and take this thread along. */
+        const int32_t self = (int32_t)getpid();
+        for (int local = 0; local < 2; local++)
+            for (size_t i = 0; i < ncs; i++)
+                if ((cs[i].h.pid == self) == (local == 1))
+                    reply_error(cs[i].fd, status, msg, st.deadline + io_deadline_pad);
+    }
     for (size_t i = 0; i < ncs; i++)
         close(cs[i].fd);
     free(cs);
