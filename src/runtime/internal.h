@@ -139,6 +139,8 @@ void cn_obj_unregister(cn_obj *o);
 cn_obj *cn_obj_get(const void *handle, cn_kind kind);
 static inline void cn_obj_ref(cn_obj *o) { atomic_fetch_add_explicit(&o->refs, 1, memory_order_relaxed); }
 void cn_obj_put(cn_obj *o);
+/* Whether @p o (which the caller holds a reference to) is still registered, i.e. not destroyed. */
+bool cn_obj_is_registered(const cn_obj *o);
 
 /* ---- lifecycle (runtime.c) ---- */
 /* Bring the driver layer up if it is not (aclrt* calls work without aclInit, as in CANN).

@@ -149,6 +149,14 @@ cn_obj *cn_obj_get(const void *handle, cn_kind kind)
     return found;
 }
 
+bool cn_obj_is_registered(const cn_obj *o)
+{
+    pthread_rwlock_rdlock(&g_reg_lock);
+    bool live = reg_find_slot(o) != SIZE_MAX;
+    pthread_rwlock_unlock(&g_reg_lock);
+    return live;
+}
+
 void cn_obj_put(cn_obj *o)
 {
     if (o && atomic_fetch_sub_explicit(&o->refs, 1, memory_order_acq_rel) == 1)

@@ -406,16 +406,11 @@ static aclError destroy_stream(const char *api, aclrtStream stream, bool force)
     if (!force)
         cn_drv()->stream->synchronize(s->drv, -1, NULL, 0);
     pthread_mutex_lock(&g_rt.lock);
-    cn_obj *still = cn_obj_get(stream, CN_KIND_STREAM);
     aclError rc = ACL_SUCCESS;
-    if (still != &s->obj) {
-        rc = cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p was destroyed by another thread meanwhile", api, stream);
-    } else {
-        cn_obj_put(still);
+    if (cn_obj_is_registered(&s->obj))
         cn_stream_destroy_locked(s, true);
-    }
-    if (still && still != &s->obj)
-        cn_obj_put(still);
+    else
+        rc = cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p was destroyed by another thread meanwhile", api, stream);
     pthread_mutex_unlock(&g_rt.lock);
     cn_obj_put(&s->obj);
     return rc;
@@ -564,15 +559,10 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event)
     if (rc != ACL_SUCCESS)
         return rc;
     pthread_mutex_lock(&g_rt.lock);
-    cn_obj *still = cn_obj_get(event, CN_KIND_EVENT);
-    if (still == &e->obj) {
-        cn_obj_put(still);
+    if (cn_obj_is_registered(&e->obj))
         cn_event_destroy_locked(e);
-    } else {
-        if (still)
-            cn_obj_put(still);
+    else
         rc = cn_error(ACL_ERROR_INVALID_PARAM, "aclrtDestroyEvent: %p was destroyed by another thread meanwhile", event);
-    }
     pthread_mutex_unlock(&g_rt.lock);
     cn_obj_put(&e->obj);
     return rc;

@@ -458,20 +458,46 @@ static aclnnStatus add_apply(bn_plan *pl, int use_x, int use_g, int gated)
     return st;
 }
 
-/* A chan kernel: @p vt / @p vs give the small tensors (and their slots) by V_* index. */
-static aclnnStatus add_chan(bn_plan *pl, ch_args *a, const aclTensor *const *vt, const int *vs, int with_x,
-                            int with_part)
+/* The small per-channel tensors of a chan kernel (and their executor slots), by V_* index. */
+typedef struct chan_set {
+    const aclTensor *t[NV];
+    int s[NV];
+} chan_set;
+
+static void chan_init(chan_set *cs)
+{
+    for (int i = 0; i < NV; i++) {
+        cs->t[i] = NULL;
+        cs->s[i] = -1;
+    }
+}
+
+static void chan_put(chan_set *cs, int idx, const aclTensor *t, int slot)
+{
+    cs->t[idx] = t;
+    cs->s[idx] = slot;
+}
+
+/* Describe every tensor of @p cs in @p a and append its pointer refs; returns how many. */
+static size_t chan_refs(const chan_set *cs, ch_args *a, cannon_arg_ref *refs)
+{
+    size_t n = 0;
+    for (int i = 0; i < NV; i++)
+        n += nm_vec_ref(cs->t[i], cs->s[i], &a->v[i], (uint32_t)(offsetof(ch_args, v) + (size_t)i * sizeof(nm_vec)),
+                        &refs[n]);
+    return n;
+}
+
+/* A chan kernel over the small tensors of @p cs. */
+static aclnnStatus add_chan(bn_plan *pl, ch_args *a, const chan_set *cs, int with_x, int with_part)
 {
     cannon_arg_ref refs[NV + 4];
-    size_t n = 0;
     a->C = pl->C;
     a->P = pl->P;
     a->N = pl->N;
     a->I = pl->I;
     a->xdtype = pl->dtype;
-    for (int i = 0; i < NV; i++)
-        n += nm_vec_ref(vt[i], vs[i], &a->v[i], (uint32_t)(offsetof(ch_args, v) + (size_t)i * sizeof(nm_vec)),
-                        &refs[n]);
+    size_t n = chan_refs(cs, a, refs);
     if (with_x)
         refs[n++] = at(pl->rx, offsetof(ch_args, x));
     if (with_part)
@@ -579,28 +605,26 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormGetWorkspaceSize(const aclTensor *
     if ((st = plan_begin(&pl, input, NULL, output)) != ACLNN_SUCCESS)
         return finish(&pl, st, workspaceSize, executor);
     plan_ws(&pl);
-    const aclTensor *vt[NV] = {0};
-    int vs[NV];
-    for (int i = 0; i < NV; i++)
-        vs[i] = -1;
-    vt[V_W] = weight, vs[V_W] = sw;
-    vt[V_B] = bias, vs[V_B] = sb;
-    vt[V_RM] = runningMean, vs[V_RM] = srm;
-    vt[V_RV] = runningVar, vs[V_RV] = srv;
+    chan_set cs;
+    chan_init(&cs);
+    chan_put(&cs, V_W, weight, sw);
+    chan_put(&cs, V_B, bias, sb);
+    chan_put(&cs, V_RM, runningMean, srm);
+    chan_put(&cs, V_RV, runningVar, srv);
     ch_args ca;
     memset(&ca, 0, sizeof ca);
     ca.eps = eps;
     ca.momentum = momentum;
     ca.want_co = 1;
     if (training) {
-        vt[V_SM] = saveMean, vs[V_SM] = ssm;
-        vt[V_SI] = saveInvstd, vs[V_SI] = ssi;
+        chan_put(&cs, V_SM, saveMean, ssm);
+        chan_put(&cs, V_SI, saveInvstd, ssi);
         ca.op = CH_BN_FIN;
         if ((st = add_reduce(&pl, NB_RED_STATS)) == ACLNN_SUCCESS)
-            st = add_chan(&pl, &ca, vt, vs, 1, 1);
+            st = add_chan(&pl, &ca, &cs, 1, 1);
     } else {
         ca.op = CH_BN_EVAL;
-        st = add_chan(&pl, &ca, vt, vs, 0, 0);
+        st = add_chan(&pl, &ca, &cs, 0, 0);
     }
     if (st == ACLNN_SUCCESS)
         st = add_apply(&pl, 1, 0, 0);
@@ -670,32 +694,30 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormBackwardGetWorkspaceSize(
     if ((st = plan_begin(&pl, input, gradOut, mask[0] ? gradInput : NULL)) != ACLNN_SUCCESS)
         return finish(&pl, st, workspaceSize, executor);
     plan_ws(&pl);
-    const aclTensor *vt[NV] = {0};
-    int vs[NV];
-    for (int i = 0; i < NV; i++)
-        vs[i] = -1;
-    vt[V_W] = weight, vs[V_W] = sw;
-    vt[V_RM] = runningMean, vs[V_RM] = srm;
-    vt[V_RV] = runningVar, vs[V_RV] = srv;
-    vt[V_SI] = training ? saveInvstd : NULL, vs[V_SI] = ssi;
+    chan_set cs;
+    chan_init(&cs);
+    chan_put(&cs, V_W, weight, sw);
+    chan_put(&cs, V_RM, runningMean, srm);
+    chan_put(&cs, V_RV, runningVar, srv);
+    chan_put(&cs, V_SI, training ? saveInvstd : NULL, ssi);
     /* The center of the reduction: saveMean in training, runningMean in eval. */
-    vt[V_SM] = training ? saveMean : runningMean, vs[V_SM] = training ? ssm : srm;
-    vt[V_GW] = mask[1] ? gradWeight : NULL, vs[V_GW] = sgw;
-    vt[V_GB] = mask[2] ? gradBias : NULL, vs[V_GB] = sgb;
+    chan_put(&cs, V_SM, training ? saveMean : runningMean, training ? ssm : srm);
+    chan_put(&cs, V_GW, mask[1] ? gradWeight : NULL, sgw);
+    chan_put(&cs, V_GB, mask[2] ? gradBias : NULL, sgb);
     ch_args ca;
     memset(&ca, 0, sizeof ca);
     ca.eps = eps;
     ca.training = training;
     ca.want_co = mask[0];
     ca.op = CH_CENTER;
-    st = add_chan(&pl, &ca, vt, vs, 0, 0);
+    st = add_chan(&pl, &ca, &cs, 0, 0);
     if (st == ACLNN_SUCCESS && numel > 0)
         st = add_reduce(&pl, NB_RED_GRAD);
     else if (st == ACLNN_SUCCESS) /* empty batch in eval: gradients of weight and bias are 0 */
         pl.P = 0;
     if (st == ACLNN_SUCCESS) {
         ca.op = CH_BWD_FIN;
-        st = add_chan(&pl, &ca, vt, vs, 0, pl.P > 0);
+        st = add_chan(&pl, &ca, &cs, 0, pl.P > 0);
     }
     if (st == ACLNN_SUCCESS && mask[0] && numel > 0)
         st = add_apply(&pl, training, 1, 0);
@@ -742,18 +764,16 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormStatsGetWorkspaceSize(const aclTen
     if ((st = plan_begin(&pl, input, NULL, NULL)) != ACLNN_SUCCESS)
         return finish(&pl, st, workspaceSize, executor);
     plan_ws(&pl);
-    const aclTensor *vt[NV] = {0};
-    int vs[NV];
-    for (int i = 0; i < NV; i++)
-        vs[i] = -1;
-    vt[V_SM] = mean, vs[V_SM] = sm;
-    vt[V_SI] = invstd, vs[V_SI] = si;
+    chan_set cs;
+    chan_init(&cs);
+    chan_put(&cs, V_SM, mean, sm);
+    chan_put(&cs, V_SI, invstd, si);
     ch_args ca;
     memset(&ca, 0, sizeof ca);
     ca.eps = eps;
     ca.op = CH_BN_FIN;
     if ((st = add_reduce(&pl, NB_RED_STATS)) == ACLNN_SUCCESS)
-        st = add_chan(&pl, &ca, vt, vs, 1, 1);
+        st = add_chan(&pl, &ca, &cs, 1, 1);
     return finish(&pl, st, workspaceSize, executor);
 }
 
@@ -815,17 +835,15 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormGatherStatsWithCountsGetWorkspaceS
     pl.C = C;
     pl.ws_co = cannonExecutorReserveWorkspace(pl.e, sizeof(float) * (uint64_t)(6 * C + 1));
     pl.ws_center = cannonExecutorReserveWorkspace(pl.e, sizeof(float) * (uint64_t)C);
-    const aclTensor *vt[NV] = {0};
-    int vs[NV];
-    for (int i = 0; i < NV; i++)
-        vs[i] = -1;
-    vt[V_SM] = mean, vs[V_SM] = sm;
-    vt[V_SI] = invstd, vs[V_SI] = si;
-    vt[V_RM] = runningMean, vs[V_RM] = srm;
-    vt[V_RV] = runningVar, vs[V_RV] = srv;
-    vt[V_CNT] = counts, vs[V_CNT] = sc;
-    vt[V_MALL] = meanAll, vs[V_MALL] = sma;
-    vt[V_IALL] = invstdAll, vs[V_IALL] = sia;
+    chan_set cs;
+    chan_init(&cs);
+    chan_put(&cs, V_SM, mean, sm);
+    chan_put(&cs, V_SI, invstd, si);
+    chan_put(&cs, V_RM, runningMean, srm);
+    chan_put(&cs, V_RV, runningVar, srv);
+    chan_put(&cs, V_CNT, counts, sc);
+    chan_put(&cs, V_MALL, meanAll, sma);
+    chan_put(&cs, V_IALL, invstdAll, sia);
     ch_args ca;
     memset(&ca, 0, sizeof ca);
     ca.eps = eps;
@@ -833,7 +851,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormGatherStatsWithCountsGetWorkspaceS
     ca.op = CH_GATHER;
     ca.W = vm.shape[0];
     ca.cnt_n = vm.shape[0];
-    st = add_chan(&pl, &ca, vt, vs, 0, 0);
+    st = add_chan(&pl, &ca, &cs, 0, 0);
     return finish(&pl, st, workspaceSize, executor);
 }
 
@@ -880,18 +898,16 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormElemtGetWorkspaceSize(const aclTen
     if ((st = plan_begin(&pl, input, NULL, output)) != ACLNN_SUCCESS)
         return finish(&pl, st, workspaceSize, executor);
     plan_ws(&pl);
-    const aclTensor *vt[NV] = {0};
-    int vs[NV];
-    for (int i = 0; i < NV; i++)
-        vs[i] = -1;
-    vt[V_W] = weight, vs[V_W] = sw;
-    vt[V_B] = bias, vs[V_B] = sb;
-    vt[V_SM] = mean, vs[V_SM] = sm;
-    vt[V_SI] = invstd, vs[V_SI] = si;
+    chan_set cs;
+    chan_init(&cs);
+    chan_put(&cs, V_W, weight, sw);
+    chan_put(&cs, V_B, bias, sb);
+    chan_put(&cs, V_SM, mean, sm);
+    chan_put(&cs, V_SI, invstd, si);
     ch_args ca;
     memset(&ca, 0, sizeof ca);
     ca.op = CH_ELEMT;
-    if ((st = add_chan(&pl, &ca, vt, vs, 0, 0)) == ACLNN_SUCCESS)
+    if ((st = add_chan(&pl, &ca, &cs, 0, 0)) == ACLNN_SUCCESS)
         st = add_apply(&pl, 1, 0, 0);
     return finish(&pl, st, workspaceSize, executor);
 }
@@ -947,28 +963,26 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormReduceBackwardGetWorkspaceSize(
     if ((st = plan_begin(&pl, input, gradOut, NULL)) != ACLNN_SUCCESS)
         return finish(&pl, st, workspaceSize, executor);
     plan_ws(&pl);
-    const aclTensor *vt[NV] = {0};
-    int vs[NV];
-    for (int i = 0; i < NV; i++)
-        vs[i] = -1;
-    vt[V_SM] = mean, vs[V_SM] = sm;
-    vt[V_SI] = invstd, vs[V_SI] = si;
-    vt[V_SDY] = inputG ? sumDy : NULL, vs[V_SDY] = sdy;
-    vt[V_SDX] = inputG ? sumDyXmu : NULL, vs[V_SDX] = sdx;
-    vt[V_GW] = weightG ? gradWeight : NULL, vs[V_GW] = sgw;
-    vt[V_GB] = biasG ? gradBias : NULL, vs[V_GB] = sgb;
+    chan_set cs;
+    chan_init(&cs);
+    chan_put(&cs, V_SM, mean, sm);
+    chan_put(&cs, V_SI, invstd, si);
+    chan_put(&cs, V_SDY, inputG ? sumDy : NULL, sdy);
+    chan_put(&cs, V_SDX, inputG ? sumDyXmu : NULL, sdx);
+    chan_put(&cs, V_GW, weightG ? gradWeight : NULL, sgw);
+    chan_put(&cs, V_GB, biasG ? gradBias : NULL, sgb);
     ch_args ca;
     memset(&ca, 0, sizeof ca);
     ca.op = CH_CENTER;
     const int empty = cannonTensorNumel(input) == 0;
-    st = add_chan(&pl, &ca, vt, vs, 0, 0);
+    st = add_chan(&pl, &ca, &cs, 0, 0);
     if (st == ACLNN_SUCCESS && !empty)
         st = add_reduce(&pl, NB_RED_GRAD);
     if (empty)
         pl.P = 0;
     if (st == ACLNN_SUCCESS) {
         ca.op = CH_RB_FIN;
-        st = add_chan(&pl, &ca, vt, vs, 0, !empty);
+        st = add_chan(&pl, &ca, &cs, 0, !empty);
     }
     return finish(&pl, st, workspaceSize, executor);
 }
@@ -1030,15 +1044,13 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormElemtBackwardGetWorkspaceSize(
     if ((st = plan_begin(&pl, input, gradOut, gradInput)) != ACLNN_SUCCESS)
         return finish(&pl, st, workspaceSize, executor);
     plan_ws(&pl);
-    const aclTensor *vt[NV] = {0};
-    int vs[NV];
-    for (int i = 0; i < NV; i++)
-        vs[i] = -1;
-    vt[V_W] = weight, vs[V_W] = sw;
-    vt[V_SM] = mean, vs[V_SM] = sm;
-    vt[V_SI] = invstd, vs[V_SI] = si;
-    vt[V_SDY] = sumDy, vs[V_SDY] = sdy;
-    vt[V_SDX] = sumDyXmu, vs[V_SDX] = sdx;
+    chan_set cs;
+    chan_init(&cs);
+    chan_put(&cs, V_W, weight, sw);
+    chan_put(&cs, V_SM, mean, sm);
+    chan_put(&cs, V_SI, invstd, si);
+    chan_put(&cs, V_SDY, sumDy, sdy);
+    chan_put(&cs, V_SDX, sumDyXmu, sdx);
     ch_args ca;
     memset(&ca, 0, sizeof ca);
     ca.op = CH_EB;
@@ -1049,13 +1061,11 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormElemtBackwardGetWorkspaceSize(
     if ((st = nm_bind(pl.e, counter, sc, 0, &cref, 0, &unused)) != ACLNN_SUCCESS)
         return finish(&pl, st, workspaceSize, executor);
     cannon_arg_ref refs[NV + 4];
-    size_t n = 0;
     ca.C = pl.C;
     ca.N = pl.N;
     ca.I = pl.I;
     ca.xdtype = pl.dtype;
-    for (int i = 0; i < NV; i++)
-        n += nm_vec_ref(vt[i], vs[i], &ca.v[i], (uint32_t)(offsetof(ch_args, v) + (size_t)i * sizeof(nm_vec)), &refs[n]);
+    size_t n = chan_refs(&cs, &ca, refs);
     ca.v[V_CNT].present = 1;
     ca.v[V_CNT].s1 = 1;
     ca.v[V_CNT].dtype = nm_any_code(vc.dtype);
