@@ -7,6 +7,7 @@ rounding of the output type of the fp32-accumulated exact product, plus the accu
 Shapes cover every torch.matmul rank case (1-D x 1-D, 1-D x N-D, N-D x 1-D, broadcast batches),
 transposed, strided and offset operands and outputs, and the tail sizes of the bf16 tiles.
 """
+import numpy as np
 import pytest
 import torch
 
@@ -115,3 +116,86 @@ def test_errors(L):
     assert h.status(L, "aclnnMm", None, f((4, 6)), f((3, 6)), i8) == 161001
     assert h.status(L, "aclnnMm", f((3, 4)), f((4, 6)), None, i8) == 161001
     assert h.status(L, "aclnnMm", f((3, 4)), f((4, 6)), f((3, 6)), ("i8", 9)) == 161002
+
+
+# The packed GEMMs (bf16 on AVX512-BF16 CPUs; fp32/fp16 elsewhere) work in tiles of 12 rows x 32
+# columns, K pairs, row blocks of up to 8 tiles and column blocks of 8 panels: these shapes hit
+# every tail (rows, columns, odd K, K = 1) and several blocks in both directions.
+TILE_SHAPES = [(1, 1, 1), (11, 31, 3), (12, 32, 2), (13, 33, 1), (25, 65, 17), (97, 257, 64), (200, 300, 129),
+               (3, 520, 40), (150, 5, 33)]
+
+
+def bf16_close_to_torch(ours, a, b, what):
+    """Within one bf16 rounding of torch's fp32-accumulated product (the summation orders differ)."""
+    t = torch.matmul(a.float(), b.float())
+    ulp = 2.0 ** (torch.floor(torch.log2(t.abs().clamp_min(1e-30))) - 7)
+    mag = torch.matmul(a.float().abs(), b.float().abs())
+    err = (ours.float() - t).abs()
+    assert bool((err <= ulp + 2.0 ** -20 * mag).all()), what
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_tiles_and_layouts(L, isa, dtype):
+    gen = torch.Generator().manual_seed(3)
+    for m, n, k in TILE_SHAPES:
+        a = torch.randn(m, k, generator=gen).to(h.TORCH[dtype])
+        b = torch.randn(k, n, generator=gen).to(h.TORCH[dtype])
+        for la, lb, tout in (("contig", "contig", False), ("transposed", "transposed", False),
+                             ("strided", "offset", True)):
+            O = L.empty([m, n], h.DT[dtype], strides=[1, m] if tout else None)
+            h.call(L, "aclnnMm", h.upload(L, a, dtype, la), h.upload(L, b, dtype, lb), O, ("i8", 0))
+            ours = h.download(O, dtype)
+            what = f"{dtype} {m}x{n}x{k} {la} {lb} tout={tout}"
+            check(ours, a, b, dtype, what)
+            if dtype == "bfloat16":
+                bf16_close_to_torch(ours, a, b, what)
+
+
+def expanded(L, t, dtype, n):
+    """View of @t (2-D) as [n, *t.shape] with a stride-0 batch dim (torch's expand)."""
+    st = h.to_storage(t, dtype)
+    strides = [0, t.shape[1], 1]
+    return L.tensor_from(np.zeros([n] + list(t.shape)), h.DT[dtype], strides=strides, storage=st.reshape(-1))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_broadcast_batches_packed_once(L, isa, dtype):
+    """Broadcast operands (size-1 batch dims, missing batch dims, stride-0 expanded dims) are
+    packed once and shared by the batches that use them."""
+    gen = torch.Generator().manual_seed(4)
+    a = torch.randn(2, 1, 30, 70, generator=gen).to(h.TORCH[dtype])
+    b = torch.randn(3, 70, 45, generator=gen).to(h.TORCH[dtype])
+    O = L.empty([2, 3, 30, 45], h.DT[dtype])
+    h.call(L, "aclnnMatmul", h.upload(L, a, dtype), h.upload(L, b, dtype, "transposed"), O, ("i8", 0))
+    check(h.download(O, dtype), a, b, dtype, f"{dtype} broadcast both")
+    w = torch.randn(70, 40, generator=gen).to(h.TORCH[dtype])
+    x = torch.randn(4, 26, 70, generator=gen).to(h.TORCH[dtype])
+    O = L.empty([4, 26, 40], h.DT[dtype])
+    h.call(L, "aclnnBatchMatMul", h.upload(L, x, dtype), expanded(L, w, dtype, 4), O, ("i8", 0))
+    check(h.download(O, dtype), x, w.expand(4, 70, 40), dtype, f"{dtype} expanded B")
+
+
+DET_SCRIPT = r"""
+import hashlib, os
+import numpy as np, torch
+import cannon_testlib as ct
+import train_helpers_b as h
+L = ct.lib()
+out = []
+for isa in ("scalar", "avx2", "avx512"):
+    os.environ["CANNON_ISA"] = isa
+    for dtype in ("float32", "bfloat16", "float16"):
+        gen = torch.Generator().manual_seed(5)
+        a = torch.randn(3, 130, 150, generator=gen).to(h.TORCH[dtype])
+        b = torch.randn(150, 300, generator=gen).to(h.TORCH[dtype])
+        O = L.empty([3, 130, 300], h.DT[dtype])
+        h.call(L, "aclnnMatmul", h.upload(L, a, dtype), h.upload(L, b, dtype, "transposed"), O, ("i8", 0))
+        out.append(isa + dtype + ":" + hashlib.sha1(np.ascontiguousarray(O.view()).tobytes()).hexdigest()[:12])
+print(" ".join(out))
+"""
+
+
+def test_deterministic_across_threads():
+    import train_helpers_a as th
+    res = th.run_in_subprocesses(DET_SCRIPT, (1, 2, 3))
+    assert res[1] == res[2] == res[3]

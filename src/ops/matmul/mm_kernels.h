@@ -11,8 +11,8 @@
 #include <stdint.h>
 
 #define MM_MAX_BATCH 6
-/* bf16 tiles: MM_MR rows x MM_NR columns of C held in registers. */
-#define MM_MR 8
+/* bf16 micro-tiles: MM_MR rows x MM_NR columns of C held in 2*MM_MR zmm accumulators. */
+#define MM_MR 12
 #define MM_NR 32
 
 enum mm_dt { MM_F32 = 0, MM_F16 = 1, MM_BF16 = 2 };
@@ -27,18 +27,30 @@ typedef struct mm_args {
     int64_t bst[3][MM_MAX_BATCH];  /* batch strides of c, a, b (elements) */
     int64_t am, ak, bk, bn, cm, cn; /* matrix strides (elements) */
     int32_t dt, path;              /* MM_F32..; MM_PATH_* */
-    int32_t blas_threads, pad_;
-    int64_t kp, npan;              /* bf16: K rounded up to even, panels of MM_NR columns */
-    int64_t ws_a, ws_b, ws_c;      /* workspace byte offsets (per-batch regions) */
-    int64_t mblk;                  /* bf16: rows per block */
+    int32_t rsplit, csplit;        /* fp32: row and column blocks of each batch's product */
+    int64_t kp, npan, ntile;       /* bf16: K rounded up to even, panels of MM_NR columns, tiles of MM_MR rows */
+    int64_t tpb, ppb;              /* bf16: tiles per row block, panels per column block */
+    int64_t nba, nbb;              /* bf16: distinct batches of A and B (broadcast ones are packed once) */
+    int64_t nwork, scratch;        /* fp16 (and bf16 without the kernel): workers, bytes of scratch each */
+    int64_t ws_a, ws_b;            /* workspace byte offsets (bf16 packs; fp16 scratch at ws_a) */
 } mm_args;
 
 enum mm_path { MM_PATH_SGEMM = 0, MM_PATH_BF16DP = 1 };
 
-/* Packed bf16 layouts (see mm_op.c): A as rows of kp values; B as npan panels of kp/2 pairs x
- * MM_NR columns x 2. Computes rows [m0, m1) of C (fp32 results handed to store). */
-void cannon_mm_bf16_rows_avx512(const uint16_t *pa, const uint16_t *pb, int64_t M, int64_t N, int64_t kp,
-                                int64_t npan, int64_t m0, int64_t m1, uint16_t *c, int64_t cm, int64_t cn);
+/* Packed bf16 layouts, K padded to kp (even) with zeros:
+ *  A: ntile tiles of MM_MR rows (rows past M are zeros); tile t holds kp/2 groups of MM_MR 32-bit
+ *     pairs, (A[i][2p], A[i][2p+1]) of row i = t*MM_MR + r at [t][p][r].
+ *  B: npan panels of MM_NR columns (columns past N are zeros); panel q holds kp/2 rows of MM_NR
+ *     pairs, (B[2p][j], B[2p+1][j]) of column j = q*MM_NR + jj at [q][p][jj].
+ * pack_a packs tiles [t0, t1) of an M x K matrix with strides (am, ak); pack_b panels [p0, p1) of a
+ * K x N matrix with strides (bk, bn). tiles computes C's tiles [t0, t1) x panels [p0, p1), each
+ * element one fp32 sum over K rounded once to bf16, into C with strides (cm, cn). */
+void cannon_mm_bf16_pack_a_avx512(const uint16_t *a, int64_t am, int64_t ak, int64_t M, int64_t K, int64_t kp,
+                                  int64_t t0, int64_t t1, uint32_t *dst);
+void cannon_mm_bf16_pack_b_avx512(const uint16_t *b, int64_t bk, int64_t bn, int64_t K, int64_t N, int64_t kp,
+                                  int64_t p0, int64_t p1, uint16_t *dst);
+void cannon_mm_bf16_tiles_avx512(const uint32_t *pa, const uint16_t *pb, int64_t M, int64_t N, int64_t kp,
+                                 int64_t t0, int64_t t1, int64_t p0, int64_t p1, uint16_t *c, int64_t cm, int64_t cn);
 /* Whether the AVX512-BF16 tile was compiled in (and so needs the CPU feature). */
 int cannon_mm_bf16_available(void);
 

@@ -2,19 +2,23 @@
  * aclnnMatmul (torch.matmul semantics), aclnnMm (2-D), aclnnBatchMatMul (3-D).
  *
  * Strategy:
- *  - FLOAT: cblas_sgemm (OpenBLAS) per batch, operands read in place: a matrix whose rows or
- *    columns are contiguous is passed as NoTrans/Trans with its leading dimension, so transposed
- *    and sliced views cost no copy. Only a matrix with neither unit stride (or a broadcast
- *    expanded inside the matrix) is gathered into the workspace first, and an output without a
- *    unit column stride is computed into the workspace and scattered. The whole plan is one
- *    kernel launch of one block; parallelism comes from OpenBLAS's own thread pool, which is set
- *    once (first plan) to the device's worker count so it uses the cores the device was given.
- *  - BFLOAT16 on CPUs with AVX512-BF16: both operands are packed into the workspace (A as rows of
- *    even length, B as interleaved pair panels; see mm_bf16_avx512.c) by one launch, then a second
- *    launch computes blocks of rows of every batch with vdpbf16ps tiles, fp32 accumulation and
- *    one rounding to bf16.
- *  - FLOAT16 (and BFLOAT16 without AVX512-BF16): each batch's operands are widened to fp32 in the
- *    workspace, multiplied with sgemm and rounded once to the output type.
+ *  - FLOAT: cblas_sgemm (OpenBLAS), operands read in place: a matrix whose rows or columns are
+ *    contiguous is passed as NoTrans/Trans with its leading dimension, so transposed and sliced
+ *    views cost no copy. Only a matrix with neither unit stride (or a broadcast expanded inside
+ *    the matrix) is gathered into the workspace first, and an output without a unit column stride
+ *    is computed into the workspace and scattered. One launch: a block per (batch, part of the
+ *    product), parts cut from the shape alone, each a single-threaded sgemm on the worker running
+ *    it. So the device's pool is the only thread pool (OpenBLAS is kept at one thread: its own
+ *    threads would compete with the pool's and, idle, spin for a long time after each call), and
+ *    results are bit-identical for any worker count (OpenBLAS's own split follows its thread
+ *    count and changes the rounding).
+ *  - BFLOAT16 on CPUs with AVX512-BF16: a first launch packs both operands into the workspace
+ *    (K pairs; A in tiles of MM_MR rows, B in panels of MM_NR columns, each distinct batch once;
+ *    see mm_kernels.h), a second computes blocks of (batch, row block, column block) with the
+ *    register-blocked vdpbf16ps micro-kernel of mm_bf16_avx512.c: fp32 accumulation over the
+ *    whole K, one rounding to bf16.
+ *  - FLOAT16 (and BFLOAT16 without AVX512-BF16): split like FLOAT; each block widens its rows of
+ *    A and columns of B to fp32 in its worker's scratch, multiplies with sgemm and rounds once.
  * Without OpenBLAS (CANNON_HAVE_OPENBLAS undefined) a plain C triple loop stands in for sgemm.
  * cubeMathType is validated (0..4) but every mode computes as KEEP_DTYPE: no down-conversion.
  */
@@ -33,9 +37,6 @@
 #if defined(CANNON_HAVE_OPENBLAS)
 #include <cblas.h>
 #endif
-
-/* Rows of C per block of the bf16 path (a multiple of MM_MR). */
-#define MM_BF16_ROWS 64
 
 static void sgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, const float *b,
                   int64_t ldb, float *c, int64_t ldc)
@@ -99,92 +100,170 @@ static void st_f(int dt, void *p, int64_t i, float v)
         ((uint16_t *)p)[i] = cannon_f32_to_bf16(v);
 }
 
+#if defined(CANNON_HAVE_OPENBLAS)
+/* Each block calls sgemm on one worker, so OpenBLAS must not start its own threads: two thread
+ * pools on the same cores fight (OpenBLAS's idle threads spin for a long while after each call),
+ * and OpenBLAS's own split depends on its thread count, which changes the rounding of results
+ * (blocks here depend on the shape only). Its thread count is global: set at plan time, and
+ * re-checked by the kernel in case the application changed it in between. */
+static void blas_single_thread(void)
+{
+    if (openblas_get_num_threads() != 1)
+        openblas_set_num_threads(1);
+}
+#endif
+
+/* Rows and columns of block part (of rsplit x csplit) of an M x N product: [*i0, *i1) x [*j0, *j1). */
+static void split_range(const mm_args *g, int64_t part, int64_t *i0, int64_t *i1, int64_t *j0, int64_t *j1)
+{
+    const int64_t rp = part / g->csplit, cp = part % g->csplit;
+    const int64_t rc = (g->M + g->rsplit - 1) / g->rsplit, cc = (g->N + g->csplit - 1) / g->csplit;
+    *i0 = rp * rc < g->M ? rp * rc : g->M;
+    *i1 = *i0 + rc < g->M ? *i0 + rc : g->M;
+    *j0 = cp * cc < g->N ? cp * cc : g->N;
+    *j1 = *j0 + cc < g->N ? *j0 + cc : g->N;
+}
+
+/* fp32 (and 16-bit types without a native kernel): block = (batch, part of its product); each
+ * block is one single-threaded sgemm on the worker that runs it. */
 static int mm_sgemm_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
-    (void)ctx;
     const mm_args *g = (const mm_args *)args;
     const int64_t es = g->dt == MM_F32 ? 4 : 2;
-    for (int64_t bi = 0; bi < g->nbatch; bi++) {
-        int64_t off[3];
-        batch_offsets(g, bi, off);
-        const char *a = (const char *)g->a + off[1] * es, *b = (const char *)g->b + off[2] * es;
-        char *c = (char *)g->c + off[0] * es;
-        if (g->dt == MM_F32) {
-            int64_t lda = 1, ldb = 1, ldc = 1;
-            const int ta = blas_layout(g->M, g->K, g->am, g->ak, &lda);
-            const int tb = blas_layout(g->K, g->N, g->bk, g->bn, &ldb);
-            (void)blas_layout(g->M, g->N, g->cm, g->cn, &ldc);
-            sgemm(ta, tb, g->M, g->N, g->K, (const float *)(const void *)a, lda, (const float *)(const void *)b,
-                  ldb, (float *)(void *)c, ldc);
-            continue;
-        }
-        /* 16-bit types: widen (exactly) into the workspace, multiply in fp32, round once */
-        float *wa = (float *)(void *)((char *)g->ws + g->ws_a);
-        float *wb = (float *)(void *)((char *)g->ws + g->ws_b);
-        float *wc = (float *)(void *)((char *)g->ws + g->ws_c);
-        for (int64_t i = 0; i < g->M; i++)
-            for (int64_t p = 0; p < g->K; p++)
-                wa[i * g->K + p] = ld_f(g->dt, a, i * g->am + p * g->ak);
-        for (int64_t p = 0; p < g->K; p++)
-            for (int64_t j = 0; j < g->N; j++)
-                wb[p * g->N + j] = ld_f(g->dt, b, p * g->bk + j * g->bn);
-        sgemm(0, 0, g->M, g->N, g->K, wa, g->K > 0 ? g->K : 1, wb, g->N > 0 ? g->N : 1, wc, g->N > 0 ? g->N : 1);
-        for (int64_t i = 0; i < g->M; i++)
-            for (int64_t j = 0; j < g->N; j++)
-                st_f(g->dt, c, i * g->cm + j * g->cn, wc[i * g->N + j]);
+    const int64_t parts = (int64_t)g->rsplit * g->csplit, bi = ctx->block_idx / parts;
+    int64_t i0, i1, j0, j1;
+    split_range(g, ctx->block_idx % parts, &i0, &i1, &j0, &j1);
+    const int64_t M = i1 - i0, N = j1 - j0, K = g->K;
+    if (M <= 0 || N <= 0)
+        return 0;
+#if defined(CANNON_HAVE_OPENBLAS)
+    blas_single_thread();
+#endif
+    int64_t off[3];
+    batch_offsets(g, bi, off);
+    const char *a = (const char *)g->a + (off[1] + i0 * g->am) * es;
+    const char *b = (const char *)g->b + (off[2] + j0 * g->bn) * es;
+    char *c = (char *)g->c + (off[0] + i0 * g->cm + j0 * g->cn) * es;
+    if (g->dt == MM_F32) {
+        int64_t lda = 1, ldb = 1, ldc = 1;
+        const int ta = blas_layout(M, K, g->am, g->ak, &lda);
+        const int tb = blas_layout(K, N, g->bk, g->bn, &ldb);
+        (void)blas_layout(M, N, g->cm, g->cn, &ldc);
+        sgemm(ta, tb, M, N, K, (const float *)(const void *)a, lda, (const float *)(const void *)b, ldb,
+              (float *)(void *)c, ldc);
+        return 0;
     }
+    /* 16-bit types: widen this block's operands (exactly) into the worker's scratch, multiply in
+     * fp32, round once */
+    if (ctx->worker_id >= (uint32_t)g->nwork)
+        return cannonKernelReportError(ctx, ACL_ERROR_RT_PARAM_INVALID, "matmul: worker %u beyond the %lld planned",
+                                       ctx->worker_id, (long long)g->nwork);
+    float *wa = (float *)(void *)((char *)g->ws + g->ws_a + (int64_t)ctx->worker_id * g->scratch);
+    float *wb = wa + M * K, *wc = wb + K * N;
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t p = 0; p < K; p++)
+            wa[i * K + p] = ld_f(g->dt, a, i * g->am + p * g->ak);
+    for (int64_t p = 0; p < K; p++)
+        for (int64_t j = 0; j < N; j++)
+            wb[p * N + j] = ld_f(g->dt, b, p * g->bk + j * g->bn);
+    sgemm(0, 0, M, N, K, wa, K > 0 ? K : 1, wb, N, wc, N);
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++)
+            st_f(g->dt, c, i * g->cm + j * g->cn, wc[i * N + j]);
     return 0;
 }
 
-/* bf16 path, launch 1: pack batch block_idx's A and B. */
+/* Index of output batch bi among operand x's distinct batches (x: 1 = A, 2 = B): dims along which x
+ * is broadcast (batch stride 0) do not count, so a broadcast operand is packed once. */
+static int64_t packed_index(const mm_args *g, int x, int64_t bi)
+{
+    int64_t idx = 0, mul = 1;
+    for (int64_t d = g->bnd - 1; d >= 0; d--) {
+        const int64_t i = bi % g->bshape[d];
+        bi /= g->bshape[d];
+        if (g->bst[x][d] != 0) {
+            idx += i * mul;
+            mul *= g->bshape[d];
+        }
+    }
+    return idx;
+}
+
+/* Element offset of operand x's q-th distinct batch (the inverse of packed_index). */
+static int64_t packed_offset(const mm_args *g, int x, int64_t q)
+{
+    int64_t off = 0;
+    for (int64_t d = g->bnd - 1; d >= 0; d--)
+        if (g->bst[x][d] != 0) {
+            off += (q % g->bshape[d]) * g->bst[x][d];
+            q /= g->bshape[d];
+        }
+    return off;
+}
+
+static int64_t distinct_batches(const mm_args *g, int x)
+{
+    int64_t n = 1;
+    for (int64_t d = 0; d < g->bnd; d++)
+        if (g->bst[x][d] != 0)
+            n *= g->bshape[d];
+    return n;
+}
+
+static int64_t cdiv(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* bf16 path, launch 1: blocks [0, nba * row blocks) pack A's row blocks, the rest B's column
+ * blocks, of every distinct batch. */
 static int mm_bf16_pack_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
     const mm_args *g = (const mm_args *)args;
-    const int64_t bi = ctx->block_idx;
-    if (bi >= g->nbatch)
+    const int64_t rblk = cdiv(g->ntile, g->tpb), cblk = cdiv(g->npan, g->ppb);
+    int64_t blk = ctx->block_idx;
+    if (blk < g->nba * rblk) {
+        const int64_t q = blk / rblk, t0 = (blk % rblk) * g->tpb, t1 = t0 + g->tpb < g->ntile ? t0 + g->tpb : g->ntile;
+        uint32_t *pa = (uint32_t *)(void *)((char *)g->ws + g->ws_a) + q * g->ntile * (g->kp / 2) * MM_MR;
+        const uint16_t *a = (const uint16_t *)g->a + packed_offset(g, 1, q);
+#if defined(CANNON_OPS_HAVE_AVX512)
+        cannon_mm_bf16_pack_a_avx512(a, g->am, g->ak, g->M, g->K, g->kp, t0, t1, pa);
+#else
+        (void)a, (void)pa, (void)t1;
+#endif
         return 0;
-    int64_t off[3];
-    batch_offsets(g, bi, off);
-    const uint16_t *a = (const uint16_t *)g->a + off[1], *b = (const uint16_t *)g->b + off[2];
-    uint16_t *pa = (uint16_t *)(void *)((char *)g->ws + g->ws_a) + bi * g->M * g->kp;
-    uint16_t *pb = (uint16_t *)(void *)((char *)g->ws + g->ws_b) + bi * g->npan * g->kp * MM_NR;
-    for (int64_t i = 0; i < g->M; i++) {
-        uint16_t *row = pa + i * g->kp;
-        for (int64_t p = 0; p < g->K; p++)
-            row[p] = a[i * g->am + p * g->ak];
-        for (int64_t p = g->K; p < g->kp; p++)
-            row[p] = 0;
     }
-    for (int64_t jp = 0; jp < g->npan; jp++) {
-        uint16_t *panel = pb + jp * g->kp * MM_NR;
-        for (int64_t p = 0; p < g->kp; p++) {
-            for (int64_t jj = 0; jj < MM_NR; jj++) {
-                const int64_t j = jp * MM_NR + jj;
-                panel[(p / 2) * 2 * MM_NR + jj * 2 + (p & 1)] =
-                    (p < g->K && j < g->N) ? b[p * g->bk + j * g->bn] : 0;
-            }
-        }
-    }
+    blk -= g->nba * rblk;
+    const int64_t q = blk / cblk, p0 = (blk % cblk) * g->ppb, p1 = p0 + g->ppb < g->npan ? p0 + g->ppb : g->npan;
+    uint16_t *pb = (uint16_t *)(void *)((char *)g->ws + g->ws_b) + q * g->npan * g->kp * MM_NR;
+    const uint16_t *b = (const uint16_t *)g->b + packed_offset(g, 2, q);
+#if defined(CANNON_OPS_HAVE_AVX512)
+    cannon_mm_bf16_pack_b_avx512(b, g->bk, g->bn, g->K, g->N, g->kp, p0, p1, pb);
+#else
+    (void)b, (void)pb, (void)p1;
+#endif
     return 0;
 }
 
-/* bf16 path, launch 2: block = (batch, row block). */
+/* bf16 path, launch 2: block = (batch, row block of tpb tiles, column block of ppb panels). */
 static int mm_bf16_compute_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
     const mm_args *g = (const mm_args *)args;
-    const int64_t per = (g->M + g->mblk - 1) / g->mblk;
-    const int64_t bi = ctx->block_idx / per, rb = ctx->block_idx % per;
-    if (bi >= g->nbatch)
-        return 0;
+    const int64_t rblk = cdiv(g->ntile, g->tpb), cblk = cdiv(g->npan, g->ppb);
+    const int64_t blk = ctx->block_idx, bi = blk / (rblk * cblk), rb = blk / cblk % rblk, cb = blk % cblk;
     int64_t off[3];
     batch_offsets(g, bi, off);
-    const uint16_t *pa = (const uint16_t *)(const void *)((const char *)g->ws + g->ws_a) + bi * g->M * g->kp;
-    const uint16_t *pb = (const uint16_t *)(const void *)((const char *)g->ws + g->ws_b) + bi * g->npan * g->kp * MM_NR;
-    const int64_t m0 = rb * g->mblk, m1 = m0 + g->mblk < g->M ? m0 + g->mblk : g->M;
+    const uint32_t *pa = (const uint32_t *)(const void *)((const char *)g->ws + g->ws_a) +
+                         packed_index(g, 1, bi) * g->ntile * (g->kp / 2) * MM_MR;
+    const uint16_t *pb = (const uint16_t *)(const void *)((const char *)g->ws + g->ws_b) +
+                         packed_index(g, 2, bi) * g->npan * g->kp * MM_NR;
+    const int64_t t0 = rb * g->tpb, t1 = t0 + g->tpb < g->ntile ? t0 + g->tpb : g->ntile;
+    const int64_t p0 = cb * g->ppb, p1 = p0 + g->ppb < g->npan ? p0 + g->ppb : g->npan;
+    uint16_t *c = (uint16_t *)g->c + off[0];
 #if defined(CANNON_OPS_HAVE_AVX512)
-    cannon_mm_bf16_rows_avx512(pa, pb, g->M, g->N, g->kp, g->npan, m0, m1, (uint16_t *)g->c + off[0], g->cm, g->cn);
+    cannon_mm_bf16_tiles_avx512(pa, pb, g->M, g->N, g->kp, t0, t1, p0, p1, c, g->cm, g->cn);
 #else
-    (void)pa, (void)pb, (void)m0, (void)m1;
+    (void)pa, (void)pb, (void)t1, (void)p1, (void)c; /* never planned: bf16dp needs the AVX-512 file */
 #endif
     return 0;
 }
@@ -366,35 +445,52 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
         if (bf16dp) {
             g.path = MM_PATH_BF16DP;
             g.kp = (g.K + 1) & ~(int64_t)1;
-            g.npan = (g.N + MM_NR - 1) / MM_NR;
-            g.mblk = MM_BF16_ROWS;
-            g.ws_a = (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(g.nbatch * g.M * g.kp * 2));
-            g.ws_b = (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(g.nbatch * g.npan * g.kp * MM_NR * 2));
-            st = cannonExecutorAddKernel(e, api, mm_bf16_pack_kernel, (uint32_t)g.nbatch, &g, sizeof g, refs, nrefs);
+            g.npan = cdiv(g.N, MM_NR);
+            g.ntile = cdiv(g.M, MM_MR);
+            /* a row block's packed A (tpb tiles) stays in L2 (1 MiB on Zen 4) while the block
+             * walks its panels; 8 tiles (96 rows) and 8 panels (256 columns) at most keep enough
+             * blocks for the pool. Both are functions of the shape only. */
+            g.tpb = (384 << 10) / (MM_MR * (g.kp > 0 ? g.kp : 1) * 2);
+            g.tpb = g.tpb < 1 ? 1 : g.tpb > 8 ? 8 : g.tpb;
+            g.ppb = 8;
+            g.nba = distinct_batches(&g, 1);
+            g.nbb = distinct_batches(&g, 2);
+            g.ws_a = (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(g.nba * g.ntile * MM_MR * g.kp * 2));
+            g.ws_b = (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(g.nbb * g.npan * MM_NR * g.kp * 2));
+            const int64_t rblk = cdiv(g.ntile, g.tpb), cblk = cdiv(g.npan, g.ppb);
+            st = cannonExecutorAddKernel(e, api, mm_bf16_pack_kernel, (uint32_t)(g.nba * rblk + g.nbb * cblk), &g,
+                                         sizeof g, refs, nrefs);
             if (st != ACLNN_SUCCESS)
                 goto fail;
-            const int64_t blocks = g.nbatch * ((g.M + g.mblk - 1) / g.mblk);
-            st = cannonExecutorAddKernel(e, api, mm_bf16_compute_kernel, (uint32_t)blocks, &g, sizeof g, refs, nrefs);
+            st = cannonExecutorAddKernel(e, api, mm_bf16_compute_kernel, (uint32_t)(g.nbatch * rblk * cblk), &g,
+                                         sizeof g, refs, nrefs);
             if (st != ACLNN_SUCCESS)
                 goto fail;
         } else {
             g.path = MM_PATH_SGEMM;
+            /* Each batch's product is cut along its longer side into up to 4 parts of >= 2^27
+             * flops (~1 ms of one core): enough blocks for the pool, few enough that repacking
+             * the shared operand in every part stays cheap. A function of the shape only. */
+            const double fl = 2.0 * (double)g.M * (double)g.N * (double)g.K;
+            int64_t parts = (int64_t)(fl / (double)(1 << 27));
+            parts = parts < 1 ? 1 : parts > 4 ? 4 : parts;
+            const int64_t longer = g.M >= g.N ? g.M : g.N, maxp = (longer + 63) / 64;
+            parts = parts < maxp ? parts : maxp;
+            g.rsplit = (int32_t)(g.M >= g.N ? parts : 1);
+            g.csplit = (int32_t)(g.M >= g.N ? 1 : parts);
             if (dt != MM_F32) {
-                g.ws_a = (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(g.M * g.K * 4));
-                g.ws_b = (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(g.K * g.N * 4));
-                g.ws_c = (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(g.M * g.N * 4));
+                /* per-worker scratch for one block's widened A rows, B columns and C block */
+                const int64_t rc = (g.M + g.rsplit - 1) / g.rsplit, cc = (g.N + g.csplit - 1) / g.csplit;
+                const uint32_t w = cannonGetWorkerCount();
+                g.nwork = w > 0 ? (int64_t)w : 1;
+                g.scratch = ((rc * g.K + g.K * cc + rc * cc) * 4 + 63) & ~(int64_t)63;
+                g.ws_a = (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(g.nwork * g.scratch));
             }
 #if defined(CANNON_HAVE_OPENBLAS)
-            {
-                /* OpenBLAS keeps one global pool: size it once to the device's worker count */
-                static int threads_set;
-                if (!__atomic_exchange_n(&threads_set, 1, __ATOMIC_ACQ_REL)) {
-                    const uint32_t w = cannonGetWorkerCount();
-                    openblas_set_num_threads(w > 0 ? (int)w : 1);
-                }
-            }
+            blas_single_thread();
 #endif
-            st = cannonExecutorAddKernel(e, api, mm_sgemm_kernel, 1, &g, sizeof g, refs, nrefs);
+            st = cannonExecutorAddKernel(e, api, mm_sgemm_kernel, (uint32_t)(g.nbatch * parts), &g, sizeof g, refs,
+                                         nrefs);
             if (st != ACLNN_SUCCESS)
                 goto fail;
         }
