@@ -341,3 +341,39 @@ def test_deterministic_across_threads():
         assert r.returncode == 0, r.stderr
         digests.add(r.stdout.strip())
     assert len(digests) == 1, digests
+
+
+# ---------------------------------------------------------------- fast-path corners
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_fast_path_corners(L, isa, op, dtype):
+    """Rows near the fast path's limits (softmax_body.h): sums just below and above 2 (log-softmax
+    re-sums rows below 2), maxima near and beyond the 16-bit path's |max| bound, lengths around
+    the vector and pair-layout blocks, groups of short rows (R <= 512) with a partial last group
+    and rows off the fast path (inf, NaN, wide spread) in the middle of a group."""
+    rng = np.random.default_rng(11)
+    cases = []
+    for n in (2, 17, 64, 65, 127, 130, 512, 1000):
+        lo = -7.5 if dtype == "float32" else -60.0
+        a = np.full((3, n), lo)
+        a[:, 0] = 0.0
+        a[1, 1:] = lo + rng.uniform(0, 0.5, n - 1)
+        a[2] = rng.uniform(-0.7, 0.0, n)  # sum near n/2.. at n = 2..4 close to 2
+        a[2, 0] = 0.0
+        cases.append(a)
+    for base in (-1020.0, 1000.0, 1030.0, -3000.0, 5e4 if dtype != "float16" else 6e4):
+        cases.append(base + rng.uniform(-3, 3, size=(5, 96)))
+    g = rng.standard_normal((37, 130)) * 3  # partial last group
+    g[5, 7], g[9, 3], g[20, :] = np.inf, np.nan, np.linspace(-200, 0, 130)
+    cases.append(g)
+    cases.append(rng.standard_normal((19, 512)) * 2)
+    for x in cases:
+        xq, xv = quantize(x, dtype)
+        ours = decode(run_forward(L, op, xq, dtype, -1), dtype)
+        with np.errstate(all="ignore"):
+            t = torch.from_numpy(xv)
+            tref = (torch.softmax(t, -1) if op == "softmax" else torch.log_softmax(t, -1)).numpy()
+        bad = ~np.isfinite(tref)
+        assert np.array_equal(np.isnan(ours[bad]), np.isnan(tref[bad])), f"{op} {dtype} {x.shape} {isa}"
+        rows = np.all(np.isfinite(xv), axis=-1)
+        check(ours[rows], ref_forward(xv[rows], -1, op), dtype, f"{op} {dtype} {x.shape} {isa}")

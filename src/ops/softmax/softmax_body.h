@@ -12,6 +12,14 @@
 #define STN SM_CAT(vf_storen, SM_T)
 #define STNT SM_CAT(vf_stream, SM_T)
 
+/* bf16 rows on AVX-512 are read and written in pair layout (softmax_vec.h) by the fast path,
+ * except when writing with streaming stores. */
+#if SM_IS_BF16 && defined(SM_BF16_PAIRS)
+#define SM_PAIRS 1
+#else
+#define SM_PAIRS 0
+#endif
+
 /* fp32 inputs need x - max with its rounding error (TwoSum) for softmax to reach ~1e-7 relative
  * accuracy on rows with a wide spread; fp16/bf16 outputs cannot see that error. */
 #if SM_IS_F32
@@ -26,6 +34,7 @@
 #define SM_EXP_DIFF(v, m) vf_exp(vf_sub(v, m))
 #endif
 
+#if SM_IS_F32
 /* Largest and smallest element of a row (NaNs may be dropped from either; the sum of
  * exponentials brings them back). The max alone decides the result; the min only picks the path
  * (see FN(fwd_row)). */
@@ -58,6 +67,8 @@ static float FN(row_minmax)(const SM_CT *x, int64_t n, float *lo)
     return vf_hmax(vf_max(vf_max(m0, m1), vf_max(m2, m3)));
 }
 
+#endif
+
 /* Largest element of a row (NaNs may be dropped; the sum of exponentials brings them back). */
 static float FN(row_max)(const SM_CT *x, int64_t n)
 {
@@ -76,14 +87,25 @@ static float FN(row_max)(const SM_CT *x, int64_t n)
     return vf_hmax(vf_max(vf_max(m0, m1), vf_max(m2, m3)));
 }
 
-/* The fast path's sum of exp(x - m) (see FN(fwd_row)): every x - m lies in [-SM_FAST_RANGE, 0]
- * (or is NaN), so exp needs no clamps and no TwoSum. Four vectors are added in fp32 (a fixed
- * tree; relative error <= 2^-23) before each fp64 accumulation, which costs 5 ops per vector
- * otherwise. Keeps in @p e the fp32 exponentials (lg == 0) or the differences x - m (lg != 0),
- * so the write pass neither reloads nor converts x. */
-static double FN(row_sumexp_fast)(const SM_CT *x, int64_t n, float m, float *e, int lg, const char *pf)
+#if SM_IS_F32
+/* The fast path's test (see FN(fwd_row)): the row's spread max - min is at most SM_FAST_RANGE
+ * (NaN or infinite max/min fail it). Sets *m to the row max either way. */
+static inline int FN(fast_test)(const SM_CT *x, int64_t n, float *m)
+{
+    float lo;
+    *m = FN(row_minmax)(x, n, &lo);
+    return *m - lo <= SM_FAST_RANGE;
+}
+
+/* The fast path's sum of exp(x - m): every x - m lies in [-SM_FAST_RANGE, 0], so exp needs no
+ * clamps and no TwoSum. Four vectors are added in fp32 (a fixed tree; relative error <= 2^-23)
+ * before each fp64 accumulation, which costs 5 ops per vector otherwise. Keeps the fp32
+ * exponentials in @p e unless it is NULL (log_softmax), so the write pass neither recomputes nor
+ * reloads x. */
+static double FN(row_sumexp_fast)(const SM_CT *x, int64_t n, float m, float *e, const char *pf, int perm)
 {
     const vf vm = vf_set1(m);
+    (void)perm;
     vd a0 = vd_zero();
     int64_t i = 0;
     for (; i + 4 * VW <= n; i += 4 * VW) {
@@ -91,26 +113,90 @@ static double FN(row_sumexp_fast)(const SM_CT *x, int64_t n, float m, float *e, 
         if (pf)
             for (size_t l = 0; l < 4 * VW * sizeof(SM_CT); l += 64)
                 __builtin_prefetch(pf + (size_t)i * sizeof(SM_CT) + l, 0, 2);
-        vf d0 = vf_sub(LD(x + i), vm), d1 = vf_sub(LD(x + i + VW), vm);
-        vf d2 = vf_sub(LD(x + i + 2 * VW), vm), d3 = vf_sub(LD(x + i + 3 * VW), vm);
-        vf e0 = vf_exp_small(d0), e1 = vf_exp_small(d1), e2 = vf_exp_small(d2), e3 = vf_exp_small(d3);
-        vf_store_f32(e + i, lg ? d0 : e0);
-        vf_store_f32(e + i + VW, lg ? d1 : e1);
-        vf_store_f32(e + i + 2 * VW, lg ? d2 : e2);
-        vf_store_f32(e + i + 3 * VW, lg ? d3 : e3);
+        vf e0 = vf_exp_small(vf_sub(LD(x + i), vm)), e1 = vf_exp_small(vf_sub(LD(x + i + VW), vm));
+        vf e2 = vf_exp_small(vf_sub(LD(x + i + 2 * VW), vm)), e3 = vf_exp_small(vf_sub(LD(x + i + 3 * VW), vm));
+        if (e) {
+            vf_store_f32(e + i, e0);
+            vf_store_f32(e + i + VW, e1);
+            vf_store_f32(e + i + 2 * VW, e2);
+            vf_store_f32(e + i + 3 * VW, e3);
+        }
         a0 = vd_add(a0, vf_add(vf_add(e0, e1), vf_add(e2, e3)));
     }
     for (; i < n; i += VW) {
         size_t k = (size_t)(n - i) < VW ? (size_t)(n - i) : VW;
-        vf d0 = vf_sub(LDN(x + i, k, m), vm);
-        vf e0 = vf_exp_small(d0);
+        vf e0 = vf_exp_small(vf_sub(LDN(x + i, k, m), vm));
         if (k < VW)
             e0 = vf_keep(e0, k);
-        vf_storen_f32(e + i, lg ? d0 : e0, k);
+        if (e)
+            vf_storen_f32(e + i, e0, k);
         a0 = vd_add(a0, e0);
     }
     return vd_hsum(a0);
 }
+#else
+/* 16-bit version of the test: max and min found on the integer keys of the bit patterns (one
+ * 512-bit op covers 32 elements, no widening), and |max| bounded for sm16_arg's error. */
+static inline int FN(fast_test)(const SM_CT *x, int64_t n, float *m)
+{
+    int16_t hi, lo;
+    sm16_minmax_keys(x, n, &hi, &lo);
+    const float fh = sm16_key_value(hi, SM_IS_BF16), fl = sm16_key_value(lo, SM_IS_BF16);
+    *m = fh;
+    return fh - fl <= SM_FAST_RANGE && fh <= SM16_MAX_ABS_MAX && fh >= -SM16_MAX_ABS_MAX;
+}
+
+/* 16-bit version of the fast sum: exp(x - m) as 2^u with sm16_arg/sm16_exp2 (relative error
+ * below 1.3e-4 all told, under a quarter of an fp16 ulp), summed in four fp32 accumulators
+ * (at most n/(4 VW) additions per lane: relative error below 2^-24 n/(4 VW) <= 3.1e-5). */
+static double FN(row_sumexp_fast)(const SM_CT *x, int64_t n, float m, float *e, const char *pf, int perm)
+{
+    const vf vm = vf_set1(m), c = vf_set1(-(m * CANNON_LOG2E));
+    vf a0 = vf_set1(0.0f), a1 = a0, a2 = a0, a3 = a0;
+    int64_t i = 0;
+    (void)perm;
+    for (; i + 4 * VW <= n; i += 4 * VW) {
+        if (pf)
+            for (size_t l = 0; l < 4 * VW * sizeof(SM_CT); l += 64)
+                __builtin_prefetch(pf + (size_t)i * sizeof(SM_CT) + l, 0, 2);
+        vf x0, x1, x2, x3;
+#if SM_PAIRS
+        if (perm) {
+            sm_bf16_load2(x + i, &x0, &x1);
+            sm_bf16_load2(x + i + 2 * VW, &x2, &x3);
+        } else
+#endif
+        {
+            x0 = LD(x + i);
+            x1 = LD(x + i + VW);
+            x2 = LD(x + i + 2 * VW);
+            x3 = LD(x + i + 3 * VW);
+        }
+        vf e0 = sm16_exp2(sm16_arg(x0, vm, c)), e1 = sm16_exp2(sm16_arg(x1, vm, c));
+        vf e2 = sm16_exp2(sm16_arg(x2, vm, c)), e3 = sm16_exp2(sm16_arg(x3, vm, c));
+        if (e) {
+            vf_store_f32(e + i, e0);
+            vf_store_f32(e + i + VW, e1);
+            vf_store_f32(e + i + 2 * VW, e2);
+            vf_store_f32(e + i + 3 * VW, e3);
+        }
+        a0 = vf_add(a0, e0);
+        a1 = vf_add(a1, e1);
+        a2 = vf_add(a2, e2);
+        a3 = vf_add(a3, e3);
+    }
+    for (; i < n; i += VW) {
+        size_t k = (size_t)(n - i) < VW ? (size_t)(n - i) : VW;
+        vf e0 = sm16_exp2(sm16_arg(LDN(x + i, k, m), vm, c));
+        if (k < VW)
+            e0 = vf_keep(e0, k);
+        if (e)
+            vf_storen_f32(e + i, e0, k);
+        a0 = vf_add(a0, e0);
+    }
+    return sm_hsum(vf_add(vf_add(a0, a1), vf_add(a2, a3)));
+}
+#endif
 
 /* Sum of exp(x - m) over a row in fp64; optionally keeps the fp32 exponentials in @p e. */
 static double FN(row_sumexp)(const SM_CT *x, int64_t n, float m, float *e)
@@ -177,20 +263,62 @@ static double FN(row_sumexp)(const SM_CT *x, int64_t n, float m, float *e)
 #define SM_WRITE_ROW(y, n, nt, VEXPR_FULL, VEXPR_PART) \
     SM_WRITE_ROW_WITH(y, n, nt, ST, STNT, VEXPR_FULL, VEXPR_PART)
 
-/* The fast path's write pass from the kept exponentials (softmax) or differences (log_softmax)
- * and the row's sum @p s. */
-static inline void FN(fast_write)(SM_CT *y, int64_t n, int lg, int nt, const float *scratch, double s)
+/* The fast path's write passes. Softmax: the kept exponentials @p e times 1/s; no output is
+ * subnormal (exp(x - m) >= e^-SM_FAST_RANGE and s <= n). The first n - n % (4 VW) of them are in
+ * pair layout when @p perm (see FN(row_sumexp_fast)). */
+static inline void FN(write_soft)(SM_CT *y, int64_t n, int nt, const float *e, float invf, int perm)
+{
+    const vf inv = vf_set1(invf);
+    int64_t i0 = 0;
+    (void)perm;
+#if SM_PAIRS
+    if (perm)
+        for (const int64_t n4 = n - n % (4 * VW); i0 < n4; i0 += 2 * VW)
+            sm_bf16_store2_nosub(y + i0, vf_mul(vf_load_f32(e + i0), inv), vf_mul(vf_load_f32(e + i0 + VW), inv));
+#endif
+    SM_CT *yt = y + i0;
+    const float *et = e + i0;
+    const int64_t nt_n = n - i0;
+    SM_WRITE_ROW_WITH(yt, nt_n, nt, SM_ST_NOSUB, SM_STNT_NOSUB, vf_mul(vf_load_f32(et + i), inv),
+                      vf_mul(vf_loadn_f32(et + i, k, 0.0f), inv));
+}
+
+/* Log-softmax: (x - m) - log s from x, which the sum pass has just brought into cache. */
+static inline void FN(write_log)(const SM_CT *x, SM_CT *y, int64_t n, int nt, float m, float l)
+{
+    const vf vm = vf_set1(m), ls = vf_set1(l);
+    int64_t i0 = 0;
+#if SM_PAIRS
+    if (!nt)
+        for (; i0 + 2 * VW <= n; i0 += 2 * VW) {
+            vf ev, od;
+            sm_bf16_load2(x + i0, &ev, &od);
+            sm_bf16_store2(y + i0, vf_sub(vf_sub(ev, vm), ls), vf_sub(vf_sub(od, vm), ls));
+        }
+#endif
+    const SM_CT *xt = x + i0;
+    SM_CT *yt = y + i0;
+    const int64_t nt_n = n - i0;
+    SM_WRITE_ROW(yt, nt_n, nt, vf_sub(vf_sub(LD(xt + i), vm), ls), vf_sub(vf_sub(LDN(xt + i, k, 0.0f), vm), ls));
+}
+
+static inline void FN(fast_write)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, const float *scratch, float m,
+                                  double s)
 {
     if (lg) {
-        const vf ls = vf_set1((float)log_d(s));
-        SM_WRITE_ROW(y, n, nt, vf_sub(vf_load_f32(scratch + i), ls), vf_sub(vf_loadn_f32(scratch + i, k, 0.0f), ls));
+        float l;
+        sm_log_sums(&s, &l, 1);
+        FN(write_log)(x, y, n, nt, m, l);
     } else {
-        /* exp(x - m) >= e^-SM_FAST_RANGE and s <= n, so no output is subnormal. */
-        const vf inv = vf_set1((float)(1.0 / s));
-        SM_WRITE_ROW_WITH(y, n, nt, SM_ST_NOSUB, SM_STNT_NOSUB, vf_mul(vf_load_f32(scratch + i), inv),
-                          vf_mul(vf_loadn_f32(scratch + i, k, 0.0f), inv));
+        FN(write_soft)(y, n, nt, scratch, (float)(1.0 / s), !nt);
     }
 }
+
+/* The fast sum is accurate to a small relative error of s, which log(s) turns into an absolute
+ * one: harmless while log(s) >= log 2, but log_softmax outputs near 0 (the max of a row whose
+ * other terms add up to little) need s - 1 to full precision. Rows with s < 2 are summed again
+ * with the exact exponential and fp64 accumulation (they are in cache, and rare). */
+#define SM_FAST_LOG_RESUM 2.0
 
 static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, float *scratch, const char *pf)
 {
@@ -200,11 +328,12 @@ static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, flo
         /* Fast path when the row's spread max - min is at most SM_FAST_RANGE (NaN or infinite
          * max/min fail the test): exp(x - m) then needs neither clamps nor, for fp32, the
          * TwoSum of x - m, whose rounding error (<= 2^-22 absolute for |x - m| < 8) is then far
-         * below the 1e-6 relative target. */
-        float lo;
-        m = FN(row_minmax)(x, n, &lo);
-        if (m - lo <= SM_FAST_RANGE) {
-            FN(fast_write)(y, n, lg, nt, scratch, FN(row_sumexp_fast)(x, n, m, scratch, lg, pf));
+         * below the 1e-6 relative target; 16-bit types use a cheaper exp (softmax_vec.h). */
+        if (FN(fast_test)(x, n, &m)) {
+            s = FN(row_sumexp_fast)(x, n, m, lg ? NULL : scratch, pf, !nt);
+            if (lg && s < SM_FAST_LOG_RESUM)
+                s = FN(row_sumexp)(x, n, m, NULL);
+            FN(fast_write)(x, y, n, lg, nt, scratch, m, s);
             return;
         }
         s = FN(row_sumexp)(x, n, m, lg ? NULL : scratch);
@@ -326,25 +455,40 @@ static void FN(cols)(const sm_args *a, const SM_CT *x, const SM_CT *g, SM_CT *o,
     }
 }
 
-/* Two short rows (n <= SM_PAIR_MAX) at once. A short row's cost is dominated by its chain of
- * dependent steps (horizontal max, exp pass, horizontal sum, division, write); issuing the two
- * rows' steps side by side lets one row's latency hide behind the other's work. Each row gets
- * exactly FN(fwd_row)'s arithmetic, so pairing changes no bit of the result. */
-static void FN(fwd_row2)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, float *scratch)
+/* A group of g short rows (n <= SM_GROUP_R_MAX) at once, one phase after the other: the max
+ * and min of every row, then every row's sum, then the scalars (1/s or log s) of all rows, then
+ * the outputs. A short row's cost is dominated by its chain of dependent steps (horizontal
+ * reductions, the exp pass, division or log, write); with the rows of a phase independent, one
+ * row's latency hides behind the others' work, and the logs are computed as one vector. Each row
+ * gets exactly FN(fwd_row)'s arithmetic, so grouping changes no bit of the result. */
+static void FN(fwd_group)(const SM_CT *x, SM_CT *y, int64_t g, int64_t n, int lg, int nt, float *scratch)
 {
-    float lo0, lo1;
-    const float m0 = FN(row_minmax)(x, n, &lo0);
-    const float m1 = FN(row_minmax)(x + n, n, &lo1);
-    if (!(m0 - lo0 <= SM_FAST_RANGE) || !(m1 - lo1 <= SM_FAST_RANGE)) {
-        FN(fwd_row)(x, y, n, lg, nt, scratch, NULL);
-        FN(fwd_row)(x + n, y + n, n, lg, nt, scratch, NULL);
-        return;
+    float m[SM_GROUP_ROWS], sc[SM_GROUP_ROWS + VW];
+    double s[SM_GROUP_ROWS];
+    int fast[SM_GROUP_ROWS];
+    for (int64_t r = 0; r < g; r++)
+        fast[r] = FN(fast_test)(x + r * n, n, &m[r]);
+    /* Rows off the fast path (rare) are done first and alone: FN(fwd_row) uses the scratch. */
+    for (int64_t r = 0; r < g; r++)
+        if (!fast[r])
+            FN(fwd_row)(x + r * n, y + r * n, n, lg, nt, scratch, NULL);
+    for (int64_t r = 0; r < g; r++)
+        s[r] = fast[r] ? FN(row_sumexp_fast)(x + r * n, n, m[r], lg ? NULL : scratch + r * n, NULL, !nt) : 2.0;
+    if (lg) {
+        for (int64_t r = 0; r < g; r++)
+            if (s[r] < SM_FAST_LOG_RESUM)
+                s[r] = FN(row_sumexp)(x + r * n, n, m[r], NULL);
+        sm_log_sums(s, sc, g);
+        for (int64_t r = 0; r < g; r++)
+            if (fast[r])
+                FN(write_log)(x + r * n, y + r * n, n, nt, m[r], sc[r]);
+    } else {
+        for (int64_t r = 0; r < g; r++)
+            sc[r] = (float)(1.0 / s[r]);
+        for (int64_t r = 0; r < g; r++)
+            if (fast[r])
+                FN(write_soft)(y + r * n, n, nt, scratch + r * n, sc[r], !nt);
     }
-    float *sc1 = scratch + SM_PAIR_MAX;
-    const double s0 = FN(row_sumexp_fast)(x, n, m0, scratch, lg, NULL);
-    const double s1 = FN(row_sumexp_fast)(x + n, n, m1, sc1, lg, NULL);
-    FN(fast_write)(y, n, lg, nt, scratch, s0);
-    FN(fast_write)(y + n, n, lg, nt, sc1, s1);
 }
 
 static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
@@ -353,19 +497,23 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
     SM_CT *o = (SM_CT *)a->out;
     const int64_t R = a->R;
     if (a->inner == 1) {
-        float *scratch = NULL;
-        float buf[((a->op == SM_SOFTMAX || a->op == SM_LOG_SOFTMAX) && R <= SM_SCRATCH_MAX)
-                      ? (R <= SM_PAIR_MAX ? 2 * SM_PAIR_MAX : R + VW) : 1] __attribute__((aligned(64)));
-        scratch = buf;
+        const int fwd = a->op == SM_SOFTMAX || a->op == SM_LOG_SOFTMAX;
+        /* Rows per group: as many as SM_GROUP_ELEMS elements hold, 2 to SM_GROUP_ROWS. */
+        int64_t grp = R <= SM_GROUP_R_MAX ? SM_GROUP_ELEMS / (R > 0 ? R : 1) : 1;
+        grp = grp > SM_GROUP_ROWS ? SM_GROUP_ROWS : grp < 2 ? 2 : grp;
+        float buf[fwd && R <= SM_SCRATCH_MAX ? (R <= SM_GROUP_R_MAX ? grp * R : R) + VW : 1] __attribute__((aligned(64)));
+        float *scratch = buf;
         /* The read pass of a long row streams it from memory while the exp pass runs from
          * cache, and the hardware prefetcher does not bridge the gap; the exp pass therefore
          * prefetches the next row into L2, so the two overlap. Short rows are left to the
          * hardware prefetcher (the software prefetches measured slower there). */
         const int pf_on = R * (int64_t)sizeof(SM_CT) >= SM_PREFETCH_MIN_BYTES;
         int64_t u = u0;
-        if ((a->op == SM_SOFTMAX || a->op == SM_LOG_SOFTMAX) && R <= SM_PAIR_MAX)
-            for (; u + 2 <= u1; u += 2)
-                FN(fwd_row2)(x + u * R, o + u * R, R, a->op == SM_LOG_SOFTMAX, a->nt, scratch);
+        if (fwd && R <= SM_GROUP_R_MAX)
+            for (; u < u1; u += grp) {
+                const int64_t g = u1 - u < grp ? u1 - u : grp;
+                FN(fwd_group)(x + u * R, o + u * R, g, R, a->op == SM_LOG_SOFTMAX, a->nt, scratch);
+            }
         for (; u < u1; u++) {
             const int64_t off = u * R;
             const char *pf = pf_on && u + 1 < a->outer ? (const char *)(x + off + R) : NULL;
@@ -386,6 +534,8 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
 }
 
 #undef SM_EXP_DIFF
+#undef SM_FAST_LOG_RESUM
+#undef SM_PAIRS
 #undef SM_FAST_RANGE
 #undef SM_WRITE_ROW
 #undef SM_WRITE_ROW_WITH

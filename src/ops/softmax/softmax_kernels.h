@@ -23,8 +23,12 @@ enum sm_dtype { SM_F32 = 0, SM_F16 = 1, SM_BF16 = 2, SM_F64 = 3 };
  * stack (128 KiB, within L2), so each element's exp is computed once; longer rows use the
  * online max-and-sum pass and compute exp again when writing. */
 #define SM_SCRATCH_MAX 32768
-/* Rows up to this many elements are processed two at a time (a multiple of every VW). */
-#define SM_PAIR_MAX 512
+/* Rows up to this many elements are processed in groups (see FN(fwd_group) in softmax_body.h). */
+#define SM_GROUP_R_MAX 512
+/* A group holds up to this many elements (its exponentials fill an fp32 scratch of this size),
+ * and between 2 and SM_GROUP_ROWS rows. */
+#define SM_GROUP_ELEMS 2048
+#define SM_GROUP_ROWS 8
 /* Rows of at least this many bytes prefetch the next row during their exp pass. */
 #define SM_PREFETCH_MIN_BYTES 16384
 /* Chunk of the online pass: small enough to stay in L1 between its max and its sum. */

@@ -1,0 +1,230 @@
+/*
+ * Softmax-only vector helpers for the 16-bit (fp16, bf16) fast path, one version per tier chosen
+ * by VW (16: AVX-512, 8: AVX2, 1: scalar). Included by softmax_impl.h after the tier's
+ * vec_<tier>.h.
+ *
+ * Why these exist: a 16-bit softmax moves half the bytes of an fp32 one, so at the copy floor
+ * each element may cost only about half the cycles; the fp32 kernels' exp (degree 5, two-part
+ * ln2) and their float max/min pass (two widening ops per vector) were the bottleneck. A 16-bit
+ * result tolerates a relative error far above fp32's, which these helpers spend on fewer
+ * operations.
+ */
+#ifndef CANNON_OPS_SOFTMAX_VEC_H_
+#define CANNON_OPS_SOFTMAX_VEC_H_
+
+#include "../kernels/convert.h"
+
+/* 2^f ~ C0 + C1 f + C2 f^2 + C3 f^3 on |f| <= 1/2, fitted for this project (iterated weighted
+ * least squares towards minimax) and rounded to fp32: relative error 7.5e-5, a sixth of an fp16
+ * ulp and a fiftieth of a bf16 ulp. */
+#define SM16_C0 0x1.fff692p-1f
+#define SM16_C1 0x1.62f31ap-1f
+#define SM16_C2 0x1.f0de1cp-3f
+#define SM16_C3 0x1.c3f74ap-5f
+/* The fast path computes u = x*log2(e) - m*log2(e) with one fused multiply-add; its error,
+ * about 2^-25 * |m| * log2(e) absolute (the rounding of m*log2(e)), stays below 5e-5 relative
+ * in 2^u while |m| <= SM16_MAX_ABS_MAX. */
+#define SM16_MAX_ABS_MAX 1024.0f
+
+/* Sign-magnitude 16-bit float bits -> int16 keys ordered like the values (the map is its own
+ * inverse): negative values get their magnitude bits flipped. -0 sorts just below +0, positive
+ * NaNs above +inf and negative NaNs below -inf. */
+static inline int16_t sm16_key1(uint16_t b)
+{
+    return (int16_t)(b ^ (uint16_t)((b & 0x8000u) ? 0x7fffu : 0u));
+}
+
+#if VW == 16
+VI __m512i sm16_key(__m512i v) { return _mm512_xor_si512(v, _mm512_srli_epi16(_mm512_srai_epi16(v, 15), 1)); }
+
+/* Max and min key of eight int16 lanes (phminposuw finds the unsigned minimum). */
+static inline void sm16_hreduce(__m128i mx, __m128i mn, int16_t *hi, int16_t *lo)
+{
+    *hi = (int16_t)(_mm_extract_epi16(_mm_minpos_epu16(_mm_xor_si128(mx, _mm_set1_epi16(0x7fff))), 0) ^ 0x7fff);
+    *lo = (int16_t)(_mm_extract_epi16(_mm_minpos_epu16(_mm_xor_si128(mn, _mm_set1_epi16((short)0x8000))), 0) ^ 0x8000);
+}
+
+/* Largest and smallest key of a row of n >= 1 16-bit floats, on 32 lanes of int16. */
+static inline void sm16_minmax_keys(const uint16_t *x, int64_t n, int16_t *hi, int16_t *lo)
+{
+    __m512i mx0 = _mm512_set1_epi16(INT16_MIN), mx1 = mx0, mn0 = _mm512_set1_epi16(INT16_MAX), mn1 = mn0;
+    int64_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m512i k0 = sm16_key(_mm512_loadu_si512(x + i)), k1 = sm16_key(_mm512_loadu_si512(x + i + 32));
+        mx0 = _mm512_max_epi16(mx0, k0);
+        mx1 = _mm512_max_epi16(mx1, k1);
+        mn0 = _mm512_min_epi16(mn0, k0);
+        mn1 = _mm512_min_epi16(mn1, k1);
+    }
+    for (; i < n; i += 32) {
+        const __mmask32 mk = n - i >= 32 ? ~(__mmask32)0 : (__mmask32)((1u << (n - i)) - 1u);
+        __m512i k0 = sm16_key(_mm512_maskz_loadu_epi16(mk, x + i));
+        mx0 = _mm512_mask_max_epi16(mx0, mk, mx0, k0);
+        mn0 = _mm512_mask_min_epi16(mn0, mk, mn0, k0);
+    }
+    mx0 = _mm512_max_epi16(mx0, mx1);
+    mn0 = _mm512_min_epi16(mn0, mn1);
+    __m256i mx = _mm256_max_epi16(_mm512_castsi512_si256(mx0), _mm512_extracti64x4_epi64(mx0, 1));
+    __m256i mn = _mm256_min_epi16(_mm512_castsi512_si256(mn0), _mm512_extracti64x4_epi64(mn0, 1));
+    sm16_hreduce(_mm_max_epi16(_mm256_castsi256_si128(mx), _mm256_extracti128_si256(mx, 1)),
+                 _mm_min_epi16(_mm256_castsi256_si128(mn), _mm256_extracti128_si256(mn, 1)), hi, lo);
+}
+
+/* u = (x - m) * log2(e) as x*log2(e) + c with c = -m*log2(e) (see SM16_MAX_ABS_MAX). */
+VI vf sm16_arg(vf x, vf vm, vf c)
+{
+    (void)vm;
+    return _mm512_fmadd_ps(x, _mm512_set1_ps(CANNON_LOG2E), c);
+}
+
+/* 2^u for u in [-100, 1] (NaN in, NaN out): round, degree-3 polynomial, exact scaling. */
+VI vf sm16_exp2(vf u)
+{
+    vf n = _mm512_roundscale_ps(u, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    vf f = _mm512_sub_ps(u, n);
+    vf p = _mm512_fmadd_ps(_mm512_set1_ps(SM16_C3), f, _mm512_set1_ps(SM16_C2));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(SM16_C1));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(SM16_C0));
+    return _mm512_scalef_ps(p, n);
+}
+
+/* Horizontal sum of an fp32 vector in a fixed order, in fp64. */
+VI double sm_hsum(vf v) { return vd_hsum(vd_add(vd_zero(), v)); }
+
+/* bf16 "pair layout": one 512-bit load of 32 elements gives the even elements (each 32-bit pair
+ * shifted left by 16) and the odd ones (the pair's high half, masked), one op per 16 elements
+ * instead of vf_load_bf16's two; sm_bf16_store2 puts such a pair of vectors back in order
+ * (vcvtne2ps2bf16, then one word permute). The fast path keeps its exponentials in this layout. */
+#define SM_BF16_PAIRS 1
+VI void sm_bf16_load2(const uint16_t *p, vf *ev, vf *od)
+{
+    __m512i v = _mm512_loadu_si512(p);
+    *ev = _mm512_castsi512_ps(_mm512_slli_epi32(v, 16));
+    *od = _mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32((int)0xffff0000u)));
+}
+/* Words 2j and 2j+1 from words j and 16 + j of vcvtne2ps2bf16(od, ev). */
+VI __m512i sm_bf16_interleave(__m512i h)
+{
+    const __m512i idx = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22, 6,
+                                         21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    return _mm512_permutexvar_epi16(idx, h);
+}
+/* For vectors without subnormal lanes (vcvtne2ps2bf16 flushes those). */
+VI void sm_bf16_store2_nosub(uint16_t *p, vf ev, vf od)
+{
+    _mm512_storeu_si512(p, sm_bf16_interleave((__m512i)_mm512_cvtne2ps_pbh(od, ev)));
+}
+/* Any vectors: lanes with a zero exponent field (zeros, subnormals) send the pair through the
+ * exact integer rounding, as vf_to_bf16 does. */
+VI void sm_bf16_store2(uint16_t *p, vf ev, vf od)
+{
+    const __m512i ex = _mm512_set1_epi32(0x7f800000);
+    if (__builtin_expect((_mm512_testn_epi32_mask(_mm512_castps_si512(ev), ex) |
+                          _mm512_testn_epi32_mask(_mm512_castps_si512(od), ex)) != 0, 0)) {
+        __m512i h = _mm512_inserti64x4(_mm512_castsi256_si512(vf_to_bf16_soft(ev)), vf_to_bf16_soft(od), 1);
+        _mm512_storeu_si512(p, sm_bf16_interleave(h));
+        return;
+    }
+    sm_bf16_store2_nosub(p, ev, od);
+}
+
+#elif VW == 8
+VI __m256i sm16_key(__m256i v) { return _mm256_xor_si256(v, _mm256_srli_epi16(_mm256_srai_epi16(v, 15), 1)); }
+
+static inline void sm16_minmax_keys(const uint16_t *x, int64_t n, int16_t *hi, int16_t *lo)
+{
+    __m256i mx0 = _mm256_set1_epi16(INT16_MIN), mx1 = mx0, mn0 = _mm256_set1_epi16(INT16_MAX), mn1 = mn0;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256i k0 = sm16_key(_mm256_loadu_si256((const __m256i *)(x + i)));
+        __m256i k1 = sm16_key(_mm256_loadu_si256((const __m256i *)(x + i + 16)));
+        mx0 = _mm256_max_epi16(mx0, k0);
+        mx1 = _mm256_max_epi16(mx1, k1);
+        mn0 = _mm256_min_epi16(mn0, k0);
+        mn1 = _mm256_min_epi16(mn1, k1);
+    }
+    for (; i + 16 <= n; i += 16) {
+        __m256i k0 = sm16_key(_mm256_loadu_si256((const __m256i *)(x + i)));
+        mx0 = _mm256_max_epi16(mx0, k0);
+        mn0 = _mm256_min_epi16(mn0, k0);
+    }
+    mx0 = _mm256_max_epi16(mx0, mx1);
+    mn0 = _mm256_min_epi16(mn0, mn1);
+    __m128i mx = _mm_max_epi16(_mm256_castsi256_si128(mx0), _mm256_extracti128_si256(mx0, 1));
+    __m128i mn = _mm_min_epi16(_mm256_castsi256_si128(mn0), _mm256_extracti128_si256(mn0, 1));
+    int16_t h = (int16_t)(_mm_extract_epi16(_mm_minpos_epu16(_mm_xor_si128(mx, _mm_set1_epi16(0x7fff))), 0) ^ 0x7fff);
+    int16_t l = (int16_t)(_mm_extract_epi16(_mm_minpos_epu16(_mm_xor_si128(mn, _mm_set1_epi16((short)0x8000))), 0) ^ 0x8000);
+    for (; i < n; i++) { /* tail: at most 15 elements */
+        int16_t k = sm16_key1(x[i]);
+        h = k > h ? k : h;
+        l = k < l ? k : l;
+    }
+    *hi = h;
+    *lo = l;
+}
+
+VI vf sm16_arg(vf x, vf vm, vf c)
+{
+    (void)vm;
+    return _mm256_fmadd_ps(x, _mm256_set1_ps(CANNON_LOG2E), c);
+}
+
+/* As the AVX-512 version; 2^n is built from the shifter sum's bits (n in [-126, 127]). */
+VI vf sm16_exp2(vf u)
+{
+    const vf shift = _mm256_set1_ps(CANNON_EXP_SHIFTER);
+    vf t = _mm256_add_ps(u, shift);
+    vf n = _mm256_sub_ps(t, shift);
+    vf f = _mm256_sub_ps(u, n);
+    vf p = _mm256_fmadd_ps(_mm256_set1_ps(SM16_C3), f, _mm256_set1_ps(SM16_C2));
+    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(SM16_C1));
+    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(SM16_C0));
+    __m256i e = _mm256_add_epi32(_mm256_slli_epi32(_mm256_castps_si256(t), 23), _mm256_set1_epi32(127 << 23));
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+
+VI double sm_hsum(vf v) { return vd_hsum(vd_add(vd_zero(), v)); }
+
+#else /* scalar */
+static inline void sm16_minmax_keys(const uint16_t *x, int64_t n, int16_t *hi, int16_t *lo)
+{
+    int16_t h = INT16_MIN, l = INT16_MAX;
+    for (int64_t i = 0; i < n; i++) {
+        int16_t k = sm16_key1(x[i]);
+        h = k > h ? k : h;
+        l = k < l ? k : l;
+    }
+    *hi = h;
+    *lo = l;
+}
+
+/* No FMA here: (x - m) * log2(e), exact subtraction for 16-bit inputs within the fast range. */
+VI vf sm16_arg(vf x, vf vm, vf c)
+{
+    (void)c;
+    return (x - vm) * CANNON_LOG2E;
+}
+
+static inline vf sm16_exp2(vf u)
+{
+    if (u != u)
+        return u;
+    volatile float big = CANNON_EXP_SHIFTER; /* volatile: keep the compiler from folding the trick */
+    float n = (u + big) - big;
+    float f = u - n;
+    float p = ((SM16_C3 * f + SM16_C2) * f + SM16_C1) * f + SM16_C0;
+    return p * pow2i((int32_t)n);
+}
+
+VI double sm_hsum(vf v) { return (double)v; }
+#endif
+
+/* Key -> the float value of the 16-bit pattern. */
+static inline float sm16_key_value(int16_t k, int is_bf16)
+{
+    uint16_t b = (uint16_t)k;
+    b = (uint16_t)(b ^ ((b & 0x8000u) ? 0x7fffu : 0u));
+    return is_bf16 ? cannon_bf16_to_f32(b) : cannon_f16_to_f32(b);
+}
+
+#endif /* CANNON_OPS_SOFTMAX_VEC_H_ */
