@@ -1,21 +1,29 @@
 /*
  * bench_norm: BatchNorm training forward+backward and LayerNorm / RmsNorm forward+backward (fp32)
- * against the copy bandwidth measured in the same process (CANNON_CPU_THREADS sets the threads).
+ * against the copy bandwidth measured in the same process, interleaved sample by sample with the
+ * case (CANNON_CPU_THREADS sets the threads). run_norm_bench.py adds the peers (torch, oneDNN).
  *
- *   bench_norm [--ns N]
+ *   bench_norm [--ns N] [--cases bn,ln,rms] [--layouts nchw,nhwc] [--shapes 32x64x56x56,64x256x14x14]
  *
- * One JSON line per case: median ms per fwd+bwd, and the floor = bytes of the passes / copy GB/s.
- * Passes counted (tensor-sized reads + writes):
- *   batch norm, streaming: fwd 3 (read x for the statistics, read x + write y), bwd 5 (read x, dy
- *   for the sums, read x, dy + write dx) = 8; "floor_min" also reports the 5-pass bound (fwd read
- *   x + write y, bwd read x, dy + write dx) reachable only when a channel stays in cache;
- *   layer/rms norm: fwd 2 (a row stays in L1/L2), bwd 3 = 5.
+ * One JSON line per case: median ms per fwd+bwd (and of fwd and bwd alone), the median copy
+ * bandwidth of the samples taken between them, and floors = bytes of the passes / copy GB/s.
+ * Passes counted (tensor-sized reads + writes, x, y, dy, dx all the same size):
+ *   "floor5": fwd read x + write y, bwd read x and dy + write dx. The fewest the math allows: every
+ *   output element needs its channel's (row's) statistics, so each input is read at least once and
+ *   each output written once; it is reachable when a channel's slice (a row) stays in the cache
+ *   between the statistics and the elementwise pass: NCHW channel slices of N*H*W elements, layer
+ *   and rms norm rows.
+ *   "floor8" (batch norm): fwd 3 (read x for the statistics, then read x + write y), bwd 5 (read x,
+ *   dy for the sums, read x, dy + write dx): the bound when a slice cannot stay in cache, as in
+ *   NHWC, where one cache line of channels spans every row (N*H*W*64 bytes).
+ * "gbs" is the effective bandwidth: 5 tensors / time.
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime in bench_common.h */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_batch_norm.h"
@@ -26,7 +34,18 @@
 #include "aclnnop/aclnn_rms_norm_grad.h"
 #include "cannon/kernel.h"
 
-#include "bench_common.h"
+static double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int bench_cmp(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
 
 typedef struct copy_args {
     const double *a;
@@ -90,9 +109,11 @@ static void run_exec(aclnnStatus (*f)(void *, uint64_t, aclOpExecutor *, aclrtSt
         fprintf(stderr, "run failed: %s\n", aclGetRecentErrMsg());
 }
 
+/* What one call of a case runs: 1 forward, 2 backward, 3 both. */
 typedef struct bn_case {
     aclTensor *x, *dy, *y, *dx, *w, *b, *rm, *rv, *sm, *si, *gw, *gb;
     aclBoolArray *mask;
+    int what;
 } bn_case;
 
 static void run_bn(void *p)
@@ -100,9 +121,11 @@ static void run_bn(void *p)
     bn_case *c = (bn_case *)p;
     uint64_t ws = 0;
     aclOpExecutor *e = NULL;
-    if (aclnnBatchNormGetWorkspaceSize(c->x, c->w, c->b, c->rm, c->rv, true, 0.1, 1e-5, c->y, c->sm, c->si, &ws, &e) == 0)
+    if ((c->what & 1) &&
+        aclnnBatchNormGetWorkspaceSize(c->x, c->w, c->b, c->rm, c->rv, true, 0.1, 1e-5, c->y, c->sm, c->si, &ws, &e) == 0)
         run_exec(aclnnBatchNorm, e, ws);
-    if (aclnnBatchNormBackwardGetWorkspaceSize(c->dy, c->x, c->w, c->rm, c->rv, c->sm, c->si, true, 1e-5, c->mask, c->dx,
+    if ((c->what & 2) &&
+        aclnnBatchNormBackwardGetWorkspaceSize(c->dy, c->x, c->w, c->rm, c->rv, c->sm, c->si, true, 1e-5, c->mask, c->dx,
                                                c->gw, c->gb, &ws, &e) == 0)
         run_exec(aclnnBatchNormBackward, e, ws);
     aclrtSynchronizeStream(g_stream);
@@ -112,7 +135,7 @@ typedef struct ln_case {
     aclTensor *x, *dy, *y, *dx, *w, *b, *mean, *rstd, *gw, *gb;
     aclIntArray *ns;
     aclBoolArray *mask;
-    int rms;
+    int rms, what;
 } ln_case;
 
 static void run_ln(void *p)
@@ -121,43 +144,142 @@ static void run_ln(void *p)
     uint64_t ws = 0;
     aclOpExecutor *e = NULL;
     if (c->rms) {
-        if (aclnnRmsNormGetWorkspaceSize(c->x, c->w, 1e-6, c->y, c->rstd, &ws, &e) == 0)
+        if ((c->what & 1) && aclnnRmsNormGetWorkspaceSize(c->x, c->w, 1e-6, c->y, c->rstd, &ws, &e) == 0)
             run_exec(aclnnRmsNorm, e, ws);
-        if (aclnnRmsNormGradGetWorkspaceSize(c->dy, c->x, c->rstd, c->w, c->dx, c->gw, &ws, &e) == 0)
+        if ((c->what & 2) && aclnnRmsNormGradGetWorkspaceSize(c->dy, c->x, c->rstd, c->w, c->dx, c->gw, &ws, &e) == 0)
             run_exec(aclnnRmsNormGrad, e, ws);
     } else {
-        if (aclnnLayerNormGetWorkspaceSize(c->x, c->ns, c->w, c->b, 1e-5, c->y, c->mean, c->rstd, &ws, &e) == 0)
+        if ((c->what & 1) &&
+            aclnnLayerNormGetWorkspaceSize(c->x, c->ns, c->w, c->b, 1e-5, c->y, c->mean, c->rstd, &ws, &e) == 0)
             run_exec(aclnnLayerNorm, e, ws);
-        if (aclnnLayerNormBackwardGetWorkspaceSize(c->dy, c->x, c->ns, c->mean, c->rstd, c->w, c->b, c->mask, c->dx,
+        if ((c->what & 2) &&
+            aclnnLayerNormBackwardGetWorkspaceSize(c->dy, c->x, c->ns, c->mean, c->rstd, c->w, c->b, c->mask, c->dx,
                                                    c->gw, c->gb, &ws, &e) == 0)
             run_exec(aclnnLayerNormBackward, e, ws);
     }
     aclrtSynchronizeStream(g_stream);
 }
 
+/* Calls per sample so that a sample lasts >= 40 ms. */
+static int calibrate(void (*fn)(void *), void *ctx)
+{
+    fn(ctx);
+    fn(ctx);
+    double t0 = bench_now();
+    fn(ctx);
+    const double one = bench_now() - t0;
+    return one > 0.04 ? 1 : (int)(0.04 / (one > 1e-7 ? one : 1e-7)) + 1;
+}
+
+static double sample(void (*fn)(void *), void *ctx, int k)
+{
+    const double t0 = bench_now();
+    for (int j = 0; j < k; j++)
+        fn(ctx);
+    return (bench_now() - t0) / k * 1e3;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof v[0], bench_cmp);
+    return v[n / 2];
+}
+
+typedef struct timing {
+    double ms, ms_min, fwd_ms, bwd_ms, copy_gbs, fwd_min, bwd_min, copy_max;
+} timing;
+
+/* Copy, fwd+bwd, fwd and bwd samples in turn, ns times; medians of each. */
+static timing measure(void (*fn)(void *), void *ctx, int *what, int ns)
+{
+    double cp[64], both[64], fw[64], bw[64];
+    if (ns > 64)
+        ns = 64;
+    const int kc = calibrate(run_copy, NULL);
+    *what = 3;
+    const int kb = calibrate(fn, ctx);
+    *what = 1;
+    const int kf = calibrate(fn, ctx);
+    *what = 2;
+    const int kw = calibrate(fn, ctx);
+    for (int i = 0; i < ns; i++) {
+        cp[i] = 2.0 * (double)g_copy.n * 8 / (sample(run_copy, NULL, kc) * 1e-3) / 1e9;
+        *what = 3;
+        both[i] = sample(fn, ctx, kb);
+        *what = 1;
+        fw[i] = sample(fn, ctx, kf);
+        *what = 2;
+        bw[i] = sample(fn, ctx, kw);
+    }
+    timing t;
+    t.copy_gbs = median(cp, ns);
+    t.copy_max = cp[ns - 1];
+    t.ms = median(both, ns);
+    t.ms_min = both[0];
+    t.fwd_ms = median(fw, ns);
+    t.fwd_min = fw[0];
+    t.bwd_ms = median(bw, ns);
+    t.bwd_min = bw[0];
+    return t;
+}
+
+static int has(const char *list, const char *item)
+{
+    if (!list)
+        return 1;
+    const size_t n = strlen(item);
+    for (const char *p = list; (p = strstr(p, item)) != NULL; p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == 0))
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int ns = 7;
-    for (int i = 1; i + 1 < argc; i += 2)
+    const char *cases = NULL, *layouts = NULL, *shapes_sel = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--ns"))
             ns = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--cases"))
+            cases = argv[i + 1];
+        else if (!strcmp(argv[i], "--layouts"))
+            layouts = argv[i + 1];
+        else if (!strcmp(argv[i], "--shapes"))
+            shapes_sel = argv[i + 1];
+    }
+    if (ns < 1)
+        ns = 1;
     if (aclInit(NULL) != 0 || aclrtSetDevice(0) != 0 || aclrtCreateStream(&g_stream) != 0)
         return 1;
     const uint32_t threads = cannonGetWorkerCount();
-    g_copy.n = (256u << 20) / 8;
+    /* 2 x 64 MiB: twice the L3, so the copy runs from memory. */
+    g_copy.n = (64u << 20) / 8;
     g_copy.a = dev(g_copy.n * 8, 1.0f);
     g_copy.b = dev(g_copy.n * 8, 0.0f);
     g_copy.per_block = 8192;
-    bench_result cr = bench_time(run_copy, NULL, ns);
-    const double copy_gbs = 2.0 * (double)g_copy.n * 8 / (cr.med_ms * 1e-3) / 1e9;
-    printf("{\"case\":\"copy\",\"threads\":%u,\"gbs\":%.2f}\n", threads, copy_gbs);
-    aclrtFree((void *)g_copy.a);
-    aclrtFree(g_copy.b);
 
-    const int64_t shapes[2][4] = {{32, 64, 56, 56}, {64, 256, 14, 14}};
+    /* Batch-norm shapes (NCHW order): --shapes, or the two. */
+    int64_t shapes[8][4];
+    char shape_names[8][64];
+    int nshapes = 0;
+    for (const char *p = shapes_sel ? shapes_sel : "32x64x56x56,64x256x14x14"; *p && nshapes < 8;) {
+        const char *start = p;
+        for (int d = 0; d < 4; d++) {
+            shapes[nshapes][d] = strtoll(p, (char **)&p, 10);
+            if (*p == 'x')
+                p++;
+        }
+        snprintf(shape_names[nshapes], sizeof shape_names[0], "%.*s", (int)(p - start), start);
+        nshapes++;
+        while (*p == ',')
+            p++;
+    }
     bool m3[3] = {true, true, true};
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < nshapes && has(cases, "bn"); s++) {
         for (int nhwc = 0; nhwc < 2; nhwc++) {
+            if (!has(layouts, nhwc ? "nhwc" : "nchw"))
+                continue;
             const int64_t *sh = shapes[s];
             int64_t shape[4] = {sh[0], sh[1], sh[2], sh[3]};
             if (nhwc) {
@@ -179,15 +301,16 @@ int main(int argc, char **argv)
                 *vt[i] = tens(&C, 1, ACL_FORMAT_ND, pv[i]);
             }
             c.mask = aclCreateBoolArray(m3, 3);
-            bench_result r = bench_time(run_bn, &c, ns);
+            timing t = measure(run_bn, &c, &c.what, ns);
             const double bytes = (double)n * 4;
-            const double floor_ms = 8 * bytes / (copy_gbs * 1e9) * 1e3, floor_min = 5 * bytes / (copy_gbs * 1e9) * 1e3;
-            printf("{\"case\":\"batch_norm_fwd_bwd\",\"layout\":\"%s\",\"shape\":\"%lldx%lldx%lldx%lld\",\"threads\":%u,"
-                   "\"ms\":%.3f,\"ms_min\":%.3f,\"floor8_ms\":%.3f,\"pct_of_floor8\":%.1f,\"floor5_ms\":%.3f,"
-                   "\"pct_of_floor5\":%.1f}\n",
-                   nhwc ? "NHWC" : "NCHW", (long long)shape[0], (long long)shape[1], (long long)shape[2],
-                   (long long)shape[3], threads, r.med_ms, r.min_ms, floor_ms, 100 * floor_ms / r.med_ms, floor_min,
-                   100 * floor_min / r.med_ms);
+            const double f8 = 8 * bytes / (t.copy_gbs * 1e9) * 1e3, f5 = 5 * bytes / (t.copy_gbs * 1e9) * 1e3;
+            printf("{\"case\":\"batch_norm_fwd_bwd\",\"layout\":\"%s\",\"shape\":\"%s\",\"threads\":%u,"
+                   "\"ms\":%.3f,\"ms_min\":%.3f,\"fwd_ms\":%.3f,\"bwd_ms\":%.3f,\"gbs\":%.2f,\"copy_gbs\":%.2f,"
+                   "\"floor5_ms\":%.3f,\"pct_of_floor5\":%.1f,\"floor8_ms\":%.3f,\"pct_of_floor8\":%.1f,"
+                   "\"fwd_min\":%.3f,\"bwd_min\":%.3f,\"copy_max_gbs\":%.2f}\n",
+                   nhwc ? "NHWC" : "NCHW", shape_names[s], threads, t.ms, t.ms_min, t.fwd_ms, t.bwd_ms,
+                   5 * bytes / (t.ms * 1e6), t.copy_gbs, f5, 100 * f5 / t.ms, f8, 100 * f8 / t.ms, t.fwd_min,
+                   t.bwd_min, t.copy_max);
             fflush(stdout);
             aclTensor *all[4] = {c.x, c.dy, c.y, c.dx};
             void *allp[4] = {bx, bdy, by, bdx};
@@ -203,6 +326,8 @@ int main(int argc, char **argv)
         }
     }
     for (int rms = 0; rms < 2; rms++) {
+        if (!has(cases, rms ? "rms" : "ln"))
+            continue;
         const int64_t shape[2] = {8192, 4096}, R = 4096, rows = 8192, rs[2] = {8192, 1}, n = rows * R;
         ln_case c;
         memset(&c, 0, sizeof c);
@@ -223,12 +348,29 @@ int main(int argc, char **argv)
         c.rstd = tens(rs, 2, ACL_FORMAT_ND, pr);
         c.ns = aclCreateIntArray(&R, 1);
         c.mask = aclCreateBoolArray(m3, 3);
-        bench_result r = bench_time(run_ln, &c, ns);
-        const double floor_ms = 5 * (double)n * 4 / (copy_gbs * 1e9) * 1e3;
-        printf("{\"case\":\"%s_fwd_bwd\",\"shape\":\"8192x4096\",\"threads\":%u,\"ms\":%.3f,\"ms_min\":%.3f,"
-               "\"floor5_ms\":%.3f,\"pct_of_floor5\":%.1f}\n",
-               rms ? "rms_norm" : "layer_norm", threads, r.med_ms, r.min_ms, floor_ms, 100 * floor_ms / r.med_ms);
+        timing t = measure(run_ln, &c, &c.what, ns);
+        const double bytes = (double)n * 4, f5 = 5 * bytes / (t.copy_gbs * 1e9) * 1e3;
+        printf("{\"case\":\"%s_fwd_bwd\",\"layout\":\"ND\",\"shape\":\"8192x4096\",\"threads\":%u,\"ms\":%.3f,"
+               "\"ms_min\":%.3f,\"fwd_ms\":%.3f,\"bwd_ms\":%.3f,\"gbs\":%.2f,\"copy_gbs\":%.2f,\"floor5_ms\":%.3f,"
+               "\"pct_of_floor5\":%.1f,\"fwd_min\":%.3f,\"bwd_min\":%.3f,\"copy_max_gbs\":%.2f}\n",
+               rms ? "rms_norm" : "layer_norm", threads, t.ms, t.ms_min, t.fwd_ms, t.bwd_ms, 5 * bytes / (t.ms * 1e6),
+               t.copy_gbs, f5, 100 * f5 / t.ms, t.fwd_min, t.bwd_min, t.copy_max);
         fflush(stdout);
+        aclTensor *all[14] = {c.x, c.dy, c.y, c.dx, c.w, c.b, c.gw, c.gb, c.mean, c.rstd};
+        void *allp[10] = {bx, bdy, by, bdx, pw, pb, pgw, pgb, pm, pr};
+        for (int i = 0; i < 10; i++) {
+            aclDestroyTensor(all[i]);
+            aclrtFree(allp[i]);
+        }
+        aclDestroyIntArray(c.ns);
+        aclDestroyBoolArray(c.mask);
     }
+    aclrtFree((void *)g_copy.a);
+    aclrtFree(g_copy.b);
+    if (g_ws)
+        aclrtFree(g_ws);
+    aclrtDestroyStream(g_stream);
+    aclrtResetDevice(0);
+    aclFinalize();
     return 0;
 }

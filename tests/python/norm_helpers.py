@@ -19,9 +19,19 @@ def flag(v):
     return ctypes.c_bool(v)
 
 
+def bf16_bits(x):
+    """float -> bf16 bits, rounding to nearest even, in numpy alone (the determinism test's
+    subprocesses then need not import torch); NaNs go through torch's conversion."""
+    f = np.ascontiguousarray(x, dtype=np.float32)
+    if np.isnan(f).any():
+        return to_bf16_bits(f)
+    u = f.reshape(-1).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16).reshape(f.shape)
+
+
 def encode(x, acl):
     if acl == ACL_BF16:
-        return to_bf16_bits(x)
+        return bf16_bits(x)
     return np.asarray(x, dtype=NP_OF[acl])
 
 

@@ -1,8 +1,12 @@
 """Golden tests of the norm operators (BatchNorm family, LayerNorm, RmsNorm) against float64
 references and torch. Precision: CANN's mixed-tolerance standard (|a-g| <= T + T|g| with T = 2^-13
 fp32, 2^-10 fp16, 2^-7 bf16, for every element) against float64 goldens computed from the
-quantised inputs."""
+quantised inputs. Every tier (CANNON_ISA scalar, avx2, avx512) is checked, and every operator gives
+the same bits for any CANNON_CPU_THREADS."""
 import ctypes
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -13,6 +17,14 @@ from norm_helpers import (FMT_NC, FMT_NCDHW, FMT_NCHW, FMT_NCL, FMT_ND, FMT_NHWC
 
 T = {ACL_FLOAT: 2.0 ** -13, ACL_FLOAT16: 2.0 ** -10, ACL_BF16: 2.0 ** -7}
 DTYPES = [ACL_FLOAT, ACL_FLOAT16, ACL_BF16]
+ISAS = ["scalar", "avx2", "avx512"]
+
+
+@pytest.fixture(params=ISAS)
+def isa(request, monkeypatch):
+    """The instruction-set tier: read by each operator's phase 1, so it can change between calls."""
+    monkeypatch.setenv("CANNON_ISA", request.param)
+    return request.param
 
 
 def close(a, g, dt, what=""):
@@ -58,6 +70,7 @@ def bn_bwd_ref(dy, x, w, m, inv, ca):
 LAYOUTS = [
     ("NCHW", (4, 6, 5, 7), FMT_NCHW, 1),
     ("NHWC", (4, 5, 7, 6), FMT_NHWC, 3),
+    ("NHWC70", (3, 5, 7, 70), FMT_NHWC, 3),  # groups of 4 channel vectors, then single vectors
     ("NC", (33, 5), FMT_NC, 1),
     ("NCL", (3, 4, 19), FMT_NCL, 1),
     ("NCDHW", (2, 3, 3, 4, 5), FMT_NCDHW, 1),
@@ -86,7 +99,7 @@ def run_bn(x, w, b, rm, rv, dt, fmt, training=True, mom=0.1, eps=1e-5, xt=None):
 
 @pytest.mark.parametrize("dt", DTYPES)
 @pytest.mark.parametrize("name,shape,fmt,ca", LAYOUTS)
-def test_batch_norm_training(name, shape, fmt, ca, dt):
+def test_batch_norm_training(name, shape, fmt, ca, dt, isa):
     rng = np.random.default_rng(hash((name, dt)) % 2 ** 32)
     x, w, b = rand_bn(shape, ca, dt, rng)
     C = shape[ca]
@@ -131,7 +144,7 @@ def test_batch_norm_channels_last_strides_and_torch():
     assert ulps(y, gy) < 4
 
 
-def test_batch_norm_large_mean():
+def test_batch_norm_large_mean(isa):
     rng = np.random.default_rng(3)
     x = (1e4 + rng.normal(0, 1, (16, 3, 20, 20))).astype(np.float32).astype(np.float64)
     C = 3
@@ -205,7 +218,7 @@ def sync_bn(parts, w, b, dys, eps=1e-5, mom=0.1, fmt=FMT_NCHW, dt=ACL_FLOAT):
 
 @pytest.mark.parametrize("splits", [[2, 2], [1, 2, 3], [1] * 8, [5, 1, 2]])
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
-def test_sync_batch_norm_split(splits, layout):
+def test_sync_batch_norm_split(splits, layout, isa):
     rng = np.random.default_rng(len(splits) * 10 + sum(splits))
     N = sum(splits)
     fmt = FMT_NCHW if layout == "NCHW" else FMT_NHWC
@@ -247,7 +260,7 @@ def test_sync_batch_norm_split(splits, layout):
 
 @pytest.mark.parametrize("dt", DTYPES)
 @pytest.mark.parametrize("shape,k", [((6, 33), 1), ((2, 3, 4, 40), 2), ((5, 1000), 1)])
-def test_layer_norm(shape, k, dt):
+def test_layer_norm(shape, k, dt, isa):
     import torch
     rng = np.random.default_rng(11)
     x = quantize(rng.normal(0.5, 2, shape), dt)
@@ -284,7 +297,7 @@ def test_layer_norm(shape, k, dt):
 
 @pytest.mark.parametrize("dt", DTYPES)
 @pytest.mark.parametrize("shape", [(7, 64), (3, 2, 129)])
-def test_rms_norm(shape, dt):
+def test_rms_norm(shape, dt, isa):
     rng = np.random.default_rng(13)
     x = quantize(rng.normal(0.2, 1.5, shape), dt)
     g = rng.uniform(0.5, 1.5, shape[-1:]).astype(np.float32).astype(np.float64)
@@ -303,6 +316,168 @@ def test_rms_norm(shape, dt):
     gdx = rs * dyr * g - xr * rs ** 3 * (dyr * g * xr).mean(axis=1, keepdims=True)
     close(read(dx), gdx.reshape(shape), dt, "dx")
     close(read(dg), (dyr * xr * rs).sum(axis=0), ACL_FLOAT, "dgamma")
+
+
+def test_batch_norm_fused_equals_split(isa):
+    """Channel-first BatchNorm / BatchNormBackward run the fused per-channel kernel; the SyncBN
+    pieces run the separate reduce / per-channel kernels. Both sum the same ranges in the same
+    order, so the statistics and the parameter gradients must be bit-identical."""
+    rng = np.random.default_rng(17)
+    for dt in DTYPES:
+        shape = (5, 9, 6, 7)
+        x, w, b = rand_bn(shape, 1, dt, rng, loc=3.0)
+        C = shape[1]
+        _, sm, si, _, _ = run_bn(x, w, b, np.zeros(C, np.float32), np.ones(C, np.float32), dt, FMT_NCHW)
+        m, i = empty((C,)), empty((C,))
+        call("aclnnBatchNormStats", tensor(x, dt, FMT_NCHW), dbl(1e-5), m, i)
+        assert np.array_equal(read(m), sm) and np.array_equal(read(i), si)
+        dy = quantize(rng.normal(0, 1, shape), dt)
+        gi_t, gw_t, gb_t = empty(shape, dt, FMT_NCHW), empty((C,)), empty((C,))
+        call("aclnnBatchNormBackward", tensor(dy, dt, FMT_NCHW), tensor(x, dt, FMT_NCHW), tensor(w), None, None,
+             tensor(sm), tensor(si), flag(True), dbl(1e-5), bool_array([True, True, True]), gi_t, gw_t, gb_t)
+        a, bb, gw, gb = empty((C,)), empty((C,)), empty((C,)), empty((C,))
+        call("aclnnBatchNormReduceBackward", tensor(dy, dt, FMT_NCHW), tensor(x, dt, FMT_NCHW), tensor(sm),
+             tensor(si), tensor(w), flag(True), flag(True), flag(True), a, bb, gw, gb)
+        assert np.array_equal(read(gw), read(gw_t)) and np.array_equal(read(gb), read(gb_t))
+
+
+@pytest.mark.parametrize("case", ["nchw_fused_nt", "nchw_split", "nhwc_nt", "ln_nt", "rms_nt"])
+def test_large_paths(case, isa):
+    """Shapes that take the other kernel paths: outputs of 8 MiB and more are written with
+    streaming stores (runs not 64-byte aligned included); a channel-first tensor with few channels
+    and more than 1 MiB takes the separate reduce / apply kernels."""
+    rng = np.random.default_rng(23)
+    if case.startswith("n"):
+        shape, fmt, ca = {"nchw_fused_nt": ((8, 16, 128, 129), FMT_NCHW, 1),
+                          "nchw_split": ((4, 2, 256, 260), FMT_NCHW, 1),
+                          "nhwc_nt": ((8, 128, 129, 16), FMT_NHWC, 3)}[case]
+        x, w, b = rand_bn(shape, ca, ACL_FLOAT, rng)
+        C = shape[ca]
+        y, sm, si, _, _ = run_bn(x, w, b, np.zeros(C, np.float32), np.ones(C, np.float32), ACL_FLOAT, fmt)
+        gy, gm, gi, _, _ = bn_ref(x, w, b, np.zeros(C), np.ones(C), 0.1, 1e-5, ca)
+        close(y, gy, ACL_FLOAT, "y")
+        close(sm, gm, ACL_FLOAT, "saveMean")
+        close(si, gi, ACL_FLOAT, "saveInvstd")
+        dy = quantize(rng.normal(0, 1, shape), ACL_FLOAT)
+        gi_t, gw_t, gb_t = empty(shape, ACL_FLOAT, fmt), empty((C,)), empty((C,))
+        call("aclnnBatchNormBackward", tensor(dy, ACL_FLOAT, fmt), tensor(x, ACL_FLOAT, fmt), tensor(w), None, None,
+             tensor(sm), tensor(si), flag(True), dbl(1e-5), bool_array([True, True, True]), gi_t, gw_t, gb_t)
+        gdx, gsdx, gsdy = bn_bwd_ref(dy, x, w, sm, si, ca)
+        close(read(gi_t), gdx, ACL_FLOAT, "gradInput")
+        close(read(gw_t), gsdx, ACL_FLOAT, "gradWeight")
+        close(read(gb_t), gsdy, ACL_FLOAT, "gradBias")
+        return
+    shape = (520, 4096)
+    x = quantize(rng.normal(0.5, 2, shape), ACL_FLOAT)
+    dy = quantize(rng.normal(0, 1, shape), ACL_FLOAT)
+    g = rng.uniform(0.5, 1.5, shape[-1:]).astype(np.float32).astype(np.float64)
+    if case == "rms_nt":
+        y, rstd = empty(shape), empty((shape[0], 1))
+        call("aclnnRmsNorm", tensor(x), tensor(g), dbl(1e-6), y, rstd)
+        r = 1 / np.sqrt((x * x).mean(axis=1, keepdims=True) + 1e-6)
+        close(read(y), x * r * g, ACL_FLOAT, "y")
+        dx, dg = empty(shape), empty(g.shape)
+        call("aclnnRmsNormGrad", tensor(dy), tensor(x), rstd, tensor(g), dx, dg)
+        rs = read(rstd)
+        close(read(dx), rs * dy * g - x * rs ** 3 * (dy * g * x).mean(axis=1, keepdims=True), ACL_FLOAT, "dx")
+        close(read(dg), (dy * x * rs).sum(axis=0), ACL_FLOAT, "dgamma")
+        return
+    b = rng.normal(0, 1, shape[-1:]).astype(np.float32).astype(np.float64)
+    out, mean, rstd = empty(shape), empty((shape[0], 1)), empty((shape[0], 1))
+    call("aclnnLayerNorm", tensor(x), int_array([shape[1]]), tensor(g), tensor(b), dbl(1e-5), out, mean, rstd)
+    m = x.mean(axis=1, keepdims=True)
+    r = 1 / np.sqrt(x.var(axis=1, keepdims=True) + 1e-5)
+    close(read(out), (x - m) * r * g + b, ACL_FLOAT, "y")
+    gi, gw, gb = empty(shape), empty(g.shape), empty(g.shape)
+    call("aclnnLayerNormBackward", tensor(dy), tensor(x), int_array([shape[1]]), mean, rstd, tensor(g), tensor(b),
+         bool_array([True, True, True]), gi, gw, gb)
+    ms, rs = read(mean), read(rstd)
+    xh = (x - ms) * rs
+    gdw = dy * g
+    close(read(gi), rs * (gdw - gdw.mean(axis=1, keepdims=True) - xh * (gdw * xh).mean(axis=1, keepdims=True)),
+          ACL_FLOAT, "dx")
+    close(read(gw), (dy * xh).sum(axis=0), ACL_FLOAT, "dw")
+    close(read(gb), dy.sum(axis=0), ACL_FLOAT, "db")
+
+
+# ---------------------------------------------------------------- determinism
+# Every norm operator, on shapes whose work splits into several blocks (fused per-channel, split
+# reduce/apply, channels-last rows, layer-norm rows and column partials), for every dtype and
+# tier: a digest of all outputs, computed in subprocesses with different worker counts.
+DET_SCRIPT = r"""
+import hashlib, os, sys
+sys.path.insert(0, %r)
+import numpy as np
+import cannon_testlib as ct
+from norm_helpers import (FMT_NCHW, FMT_NHWC, bool_array, call, dbl, empty, flag, int_array, quantize, tensor)
+h = hashlib.sha256()
+def out(*ts):
+    for t in ts:
+        h.update(np.ascontiguousarray(t.storage()).tobytes())
+# Every dtype on the best tier, fp32 on the others (the blocking does not depend on the tier).
+for isa, dts in (("avx512", (ct.ACL_FLOAT, ct.ACL_FLOAT16, ct.ACL_BF16)), ("avx2", (ct.ACL_FLOAT,)),
+                 ("scalar", (ct.ACL_FLOAT,))):
+    os.environ["CANNON_ISA"] = isa
+    rng = np.random.default_rng(5)
+    for dt in dts:
+        for shape, fmt, ca in (((2, 40, 32, 32), FMT_NCHW, 1), ((4, 2, 128, 260), FMT_NCHW, 1),
+                               ((4, 16, 16, 72), FMT_NHWC, 3)):
+            C = shape[ca]
+            x = tensor(quantize(rng.normal(2.0, 1.5, shape), dt), dt, fmt)
+            dy = tensor(quantize(rng.normal(0, 1, shape), dt), dt, fmt)
+            w, b = tensor(rng.uniform(0.5, 1.5, C)), tensor(rng.normal(0, 1, C))
+            rm, rv = tensor(np.zeros(C)), tensor(np.ones(C))
+            y, sm, si = empty(shape, dt, fmt), empty((C,)), empty((C,))
+            call("aclnnBatchNorm", x, w, b, rm, rv, flag(True), dbl(0.1), dbl(1e-5), y, sm, si)
+            dx, gw, gb = empty(shape, dt, fmt), empty((C,)), empty((C,))
+            call("aclnnBatchNormBackward", dy, x, w, rm, rv, sm, si, flag(True), dbl(1e-5),
+                 bool_array([True, True, True]), dx, gw, gb)
+            out(y, sm, si, rm, rv, dx, gw, gb)
+            m, i = empty((C,)), empty((C,))
+            call("aclnnBatchNormStats", x, dbl(1e-5), m, i)
+            ma, ia = empty((C,)), empty((C,))
+            m2 = tensor(np.stack([m.view(), m.view() + 0.5]))
+            i2 = tensor(np.stack([i.view(), i.view() * 0.9]))
+            call("aclnnBatchNormGatherStatsWithCounts", x, m2, i2, rm, rv, dbl(0.1), dbl(1e-5),
+                 tensor(np.array([3.0, 5.0])), ma, ia)
+            ye = empty(shape, dt, fmt)
+            call("aclnnBatchNormElemt", x, w, b, ma, ia, dbl(1e-5), ye)
+            a1, a2, a3, a4 = empty((C,)), empty((C,)), empty((C,)), empty((C,))
+            call("aclnnBatchNormReduceBackward", dy, x, ma, ia, w, flag(True), flag(True), flag(True), a1, a2, a3, a4)
+            de = empty(shape, dt, fmt)
+            call("aclnnBatchNormElemtBackward", dy, x, ma, ia, w, a1, a2,
+                 tensor(np.array([4, 4], np.int32), ct.ACL_INT32), de)
+            out(m, i, ma, ia, rm, rv, ye, a1, a2, a3, a4, de)
+        R = 520
+        shape = (130, R)
+        x = tensor(quantize(rng.normal(1.0, 2.0, shape), dt), dt)
+        dy = tensor(quantize(rng.normal(0, 1, shape), dt), dt)
+        g, bb = tensor(rng.uniform(0.5, 1.5, R)), tensor(rng.normal(0, 1, R))
+        y, mean, rstd = empty(shape, dt), empty((130, 1)), empty((130, 1))
+        call("aclnnLayerNorm", x, int_array([R]), g, bb, dbl(1e-5), y, mean, rstd)
+        dx, dw, db = empty(shape, dt), empty((R,)), empty((R,))
+        call("aclnnLayerNormBackward", dy, x, int_array([R]), mean, rstd, g, bb, bool_array([True, True, True]),
+             dx, dw, db)
+        yr, rr = empty(shape, dt), empty((130, 1))
+        call("aclnnRmsNorm", x, g, dbl(1e-6), yr, rr)
+        dxr, dg = empty(shape, dt), empty((R,))
+        call("aclnnRmsNormGrad", dy, x, rr, g, dxr, dg)
+        out(y, mean, rstd, dx, dw, db, yr, rr, dxr, dg)
+print(h.hexdigest())
+"""
+
+
+def test_deterministic_across_threads():
+    here = os.path.dirname(os.path.abspath(__file__))
+    digests = set()
+    for threads in ("1", "2", "8"):
+        env = dict(os.environ, CANNON_CPU_THREADS=threads)
+        env.pop("CANNON_ISA", None)
+        r = subprocess.run([sys.executable, "-c", DET_SCRIPT % here], env=env, capture_output=True, text=True,
+                           timeout=600)
+        assert r.returncode == 0, r.stderr
+        digests.add(r.stdout.strip())
+    assert len(digests) == 1, digests
 
 
 def test_errors():

@@ -102,6 +102,71 @@ static void bwd_co(const ch_args *a, int64_t c, float mean, float invstd, double
     a->co[4 * C + c] = (float)(w * is);
 }
 
+/* One channel of the per-channel ops (all but CH_GATHER and CH_EB): combine the channel's
+ * partial sums in range order, then its arithmetic. Shared by ch_kernel and the fused kernel, so
+ * both paths give the same bits. */
+static void ch_one(const ch_args *a, int op, int64_t c)
+{
+    const int64_t C = a->C;
+    {
+        double s = 0.0, q = 0.0;
+        if (a->part && (op == CH_BN_FIN || op == CH_BWD_FIN || op == CH_RB_FIN))
+            for (int64_t p = 0; p < a->P; p++) {
+                s += a->part[(p * 2 + 0) * C + c];
+                q += a->part[(p * 2 + 1) * C + c];
+            }
+        switch (op) {
+        case CH_CENTER:
+            a->center[c] = (float)vget(&a->v[V_SM], c, 0.0);
+            break;
+        case CH_BN_FIN: {
+            const double n = (double)a->N, sm = s / n;
+            const double mean = (double)cannon_norm_ld(a->x, c * a->I, a->xdtype) + sm;
+            double var = q / n - sm * sm;
+            if (var < 0.0)
+                var = 0.0;
+            const double invstd = 1.0 / sqrt(var + a->eps);
+            vput(&a->v[V_SM], c, mean);
+            vput(&a->v[V_SI], c, invstd);
+            running_update(a, c, mean, var, n);
+            if (a->want_co)
+                fwd_co(a, c, mean, invstd);
+            break;
+        }
+        case CH_BN_EVAL: {
+            const double rm = (float)vget(&a->v[V_RM], c, 0.0);
+            fwd_co(a, c, rm, 1.0 / sqrt(vget(&a->v[V_RV], c, 1.0) + a->eps));
+            a->co[C + c] = 0.0f;
+            break;
+        }
+        case CH_ELEMT:
+            fwd_co(a, c, (float)vget(&a->v[V_SM], c, 0.0), (float)vget(&a->v[V_SI], c, 1.0));
+            break;
+        case CH_BWD_FIN: {
+            const float invstd = a->training ? (float)vget(&a->v[V_SI], c, 1.0)
+                                             : (float)(1.0 / sqrt(vget(&a->v[V_RV], c, 1.0) + a->eps));
+            vput(&a->v[V_GW], c, q * (double)invstd);
+            vput(&a->v[V_GB], c, s);
+            if (a->want_co) {
+                if (a->training) {
+                    bwd_co(a, c, a->center[c], invstd, s, q, (double)a->N);
+                } else {
+                    a->co[c] = a->co[C + c] = a->co[2 * C + c] = a->co[3 * C + c] = a->co[5 * C + c] = 0.0f;
+                    a->co[4 * C + c] = (float)(vget(&a->v[V_W], c, 1.0) * (double)invstd);
+                }
+            }
+            break;
+        }
+        default: /* CH_RB_FIN */
+            vput(&a->v[V_SDY], c, s);
+            vput(&a->v[V_SDX], c, q);
+            vput(&a->v[V_GW], c, q * vget(&a->v[V_SI], c, 1.0));
+            vput(&a->v[V_GB], c, s);
+            break;
+        }
+    }
+}
+
 static int ch_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
     const ch_args *a = (const ch_args *)args;
@@ -166,63 +231,8 @@ static int ch_kernel(const cannon_kernel_ctx *ctx, void *args)
         }
         return 0;
     }
-    for (int64_t c = 0; c < C; c++) {
-        double s = 0.0, q = 0.0;
-        if (a->part)
-            for (int64_t p = 0; p < a->P; p++) {
-                s += a->part[(p * 2 + 0) * C + c];
-                q += a->part[(p * 2 + 1) * C + c];
-            }
-        switch (a->op) {
-        case CH_CENTER:
-            a->center[c] = (float)vget(&a->v[V_SM], c, 0.0);
-            break;
-        case CH_BN_FIN: {
-            const double n = (double)a->N, sm = s / n;
-            const double mean = (double)cannon_norm_ld(a->x, c * a->I, a->xdtype) + sm;
-            double var = q / n - sm * sm;
-            if (var < 0.0)
-                var = 0.0;
-            const double invstd = 1.0 / sqrt(var + a->eps);
-            vput(&a->v[V_SM], c, mean);
-            vput(&a->v[V_SI], c, invstd);
-            running_update(a, c, mean, var, n);
-            if (a->want_co)
-                fwd_co(a, c, mean, invstd);
-            break;
-        }
-        case CH_BN_EVAL: {
-            const double rm = (float)vget(&a->v[V_RM], c, 0.0);
-            fwd_co(a, c, rm, 1.0 / sqrt(vget(&a->v[V_RV], c, 1.0) + a->eps));
-            a->co[C + c] = 0.0f;
-            break;
-        }
-        case CH_ELEMT:
-            fwd_co(a, c, (float)vget(&a->v[V_SM], c, 0.0), (float)vget(&a->v[V_SI], c, 1.0));
-            break;
-        case CH_BWD_FIN: {
-            const float invstd = a->training ? (float)vget(&a->v[V_SI], c, 1.0)
-                                             : (float)(1.0 / sqrt(vget(&a->v[V_RV], c, 1.0) + a->eps));
-            vput(&a->v[V_GW], c, q * (double)invstd);
-            vput(&a->v[V_GB], c, s);
-            if (a->want_co) {
-                if (a->training) {
-                    bwd_co(a, c, a->center[c], invstd, s, q, (double)a->N);
-                } else {
-                    a->co[c] = a->co[C + c] = a->co[2 * C + c] = a->co[3 * C + c] = a->co[5 * C + c] = 0.0f;
-                    a->co[4 * C + c] = (float)(vget(&a->v[V_W], c, 1.0) * (double)invstd);
-                }
-            }
-            break;
-        }
-        default: /* CH_RB_FIN */
-            vput(&a->v[V_SDY], c, s);
-            vput(&a->v[V_SDX], c, q);
-            vput(&a->v[V_GW], c, q * vget(&a->v[V_SI], c, 1.0));
-            vput(&a->v[V_GB], c, s);
-            break;
-        }
-    }
+    for (int64_t c = 0; c < C; c++)
+        ch_one(a, a->op, c);
     return 0;
 }
 
@@ -422,7 +432,7 @@ static aclnnStatus add_reduce(bn_plan *pl, int mode)
     return cannonExecutorAddKernel(pl->e, pl->api, nm_bn_reduce_kernel, bd, &a, sizeof a, refs, n);
 }
 
-static aclnnStatus add_apply(bn_plan *pl, int use_x, int use_g, int gated)
+static aclnnStatus add_apply(bn_plan *pl, int use_x, int use_g, int gated, int rev)
 {
     nb_args a;
     memset(&a, 0, sizeof a);
@@ -433,6 +443,8 @@ static aclnnStatus add_apply(bn_plan *pl, int use_x, int use_g, int gated)
     a.isa = (int32_t)cannon_isa_select();
     a.use_x = use_x;
     a.use_g = use_g;
+    a.nt = pl->N * pl->C * (int64_t)nm_esize(pl->dtype) >= NM_NT_BYTES;
+    a.rev = rev;
     if (pl->I > 1) {
         a.span = (16384 + pl->I - 1) / pl->I;
         a.units = (pl->O * pl->C + a.span - 1) / a.span;
@@ -479,12 +491,37 @@ static void chan_put(chan_set *cs, int idx, const aclTensor *t, int slot)
 }
 
 /* Describe every tensor of @p cs in @p a and append its pointer refs; returns how many. */
-static size_t chan_refs(const chan_set *cs, ch_args *a, cannon_arg_ref *refs)
+static size_t chan_refs_at(const chan_set *cs, ch_args *a, cannon_arg_ref *refs, size_t base)
 {
     size_t n = 0;
     for (int i = 0; i < NV; i++)
-        n += nm_vec_ref(cs->t[i], cs->s[i], &a->v[i], (uint32_t)(offsetof(ch_args, v) + (size_t)i * sizeof(nm_vec)),
-                        &refs[n]);
+        n += nm_vec_ref(cs->t[i], cs->s[i], &a->v[i],
+                        (uint32_t)(base + offsetof(ch_args, v) + (size_t)i * sizeof(nm_vec)), &refs[n]);
+    return n;
+}
+
+static size_t chan_refs(const chan_set *cs, ch_args *a, cannon_arg_ref *refs)
+{
+    return chan_refs_at(cs, a, refs, 0);
+}
+
+/* Fill @p a's shape fields and append the refs of a chan kernel's arguments placed at @p base
+ * in the argument blob; returns how many. */
+static size_t chan_fill(const bn_plan *pl, ch_args *a, const chan_set *cs, int with_x, int with_part,
+                        cannon_arg_ref *refs, size_t base)
+{
+    a->C = pl->C;
+    a->P = pl->P;
+    a->N = pl->N;
+    a->I = pl->I;
+    a->xdtype = pl->dtype;
+    size_t n = chan_refs_at(cs, a, refs, base);
+    if (with_x)
+        refs[n++] = at(pl->rx, base + offsetof(ch_args, x));
+    if (with_part)
+        refs[n++] = ws_ref(pl->ws_part, base + offsetof(ch_args, part));
+    refs[n++] = ws_ref(pl->ws_co, base + offsetof(ch_args, co));
+    refs[n++] = ws_ref(pl->ws_center, base + offsetof(ch_args, center));
     return n;
 }
 
@@ -492,19 +529,98 @@ static size_t chan_refs(const chan_set *cs, ch_args *a, cannon_arg_ref *refs)
 static aclnnStatus add_chan(bn_plan *pl, ch_args *a, const chan_set *cs, int with_x, int with_part)
 {
     cannon_arg_ref refs[NV + 4];
-    a->C = pl->C;
-    a->P = pl->P;
-    a->N = pl->N;
-    a->I = pl->I;
-    a->xdtype = pl->dtype;
-    size_t n = chan_refs(cs, a, refs);
-    if (with_x)
-        refs[n++] = at(pl->rx, offsetof(ch_args, x));
-    if (with_part)
-        refs[n++] = ws_ref(pl->ws_part, offsetof(ch_args, part));
-    refs[n++] = ws_ref(pl->ws_co, offsetof(ch_args, co));
-    refs[n++] = ws_ref(pl->ws_center, offsetof(ch_args, center));
+    const size_t n = chan_fill(pl, a, cs, with_x, with_part, refs, 0);
     return cannonExecutorAddKernel(pl->e, pl->api, ch_kernel, 1, a, sizeof *a, refs, n);
+}
+
+/* ---- the fused per-channel kernel (channel-first data) ----
+ * Training BatchNorm and BatchNormBackward on channel-first data whose channel slice (N*H*W
+ * elements of x, and of dy in the backward) fits in L2: one block per channel (or a few small
+ * ones) computes the channel's partial sums, its per-channel arithmetic and its elementwise pass
+ * back to back, so the second read of the slice hits L2 instead of memory. The forward then moves
+ * x once and y once, the backward x and dy once and dx once. The partials are the same O-ranges
+ * summed in the same order as the three-kernel path's, so both paths give the same bits. */
+#define FZ_SLICE_MAX ((int64_t)2 << 20)
+
+typedef struct fz_args {
+    nb_args red, app;
+    ch_args ch;
+    int64_t units, upb;
+    int32_t pre_op, fin_op; /* pre_op < 0: none */
+    int32_t use_app, pad;
+} fz_args;
+
+static int fz_kernel(const cannon_kernel_ctx *ctx, void *args)
+{
+    const fz_args *f = (const fz_args *)args;
+    const int64_t c0 = (int64_t)ctx->block_idx * f->upb;
+    if (c0 >= f->units)
+        return 0;
+    const int64_t c1 = f->units - c0 < f->upb ? f->units : c0 + f->upb;
+    for (int64_t c = c0; c < c1; c++) {
+        if (f->pre_op >= 0)
+            ch_one(&f->ch, f->pre_op, c);
+        nm_bn_red_chan(&f->red, c, c + 1);
+        ch_one(&f->ch, f->fin_op, c);
+        if (f->use_app)
+            nm_bn_app_chan(&f->app, c, c + 1);
+    }
+    return 0;
+}
+
+/* Whether the fused kernel applies: channel-first data whose slice fits the budget, and enough
+ * channels to share among workers (or so little data that it does not matter). */
+static int fused_ok(const bn_plan *pl, int with_g)
+{
+    const int64_t es = (int64_t)nm_esize(pl->dtype);
+    const int64_t slice = pl->N * es * (with_g ? 2 : 1);
+    return pl->I > 1 && slice <= FZ_SLICE_MAX && (pl->C >= 8 || pl->N * pl->C * es <= ((int64_t)1 << 20));
+}
+
+static aclnnStatus add_fused(bn_plan *pl, ch_args *ca, const chan_set *cs, int mode, int pre_op, int fin_op,
+                             int use_app, int use_x, int use_g)
+{
+    fz_args f;
+    memset(&f, 0, sizeof f);
+    const int64_t es = (int64_t)nm_esize(pl->dtype);
+    nb_args *r = &f.red, *a = &f.app;
+    r->O = a->O = pl->O;
+    r->C = a->C = pl->C;
+    r->I = a->I = pl->I;
+    r->dtype = a->dtype = pl->dtype;
+    r->isa = a->isa = (int32_t)cannon_isa_select();
+    r->mode = mode;
+    r->span = pl->red_span;
+    a->use_x = use_x;
+    a->use_g = use_g;
+    a->nt = pl->N * pl->C * es >= NM_NT_BYTES;
+    f.ch = *ca;
+    f.pre_op = pre_op;
+    f.fin_op = fin_op;
+    f.use_app = use_app;
+    f.units = pl->C;
+    uint32_t bd;
+    nm_blocks(pl->C, pl->N * es * (use_g ? 2 : 1), &f.upb, &bd);
+    cannon_arg_ref refs[NV + 16];
+    size_t n = chan_fill(pl, &f.ch, cs, fin_op == CH_BN_FIN, 1, refs, offsetof(fz_args, ch));
+    refs[n++] = at(pl->rx, offsetof(fz_args, red) + offsetof(nb_args, x));
+    if (mode == NB_RED_GRAD) {
+        refs[n++] = at(pl->rg, offsetof(fz_args, red) + offsetof(nb_args, g));
+        refs[n++] = ws_ref(pl->ws_center, offsetof(fz_args, red) + offsetof(nb_args, center));
+    }
+    refs[n++] = ws_ref(pl->ws_part, offsetof(fz_args, red) + offsetof(nb_args, part));
+    if (use_app) {
+        if (use_x)
+            refs[n++] = at(pl->rx, offsetof(fz_args, app) + offsetof(nb_args, x));
+        if (use_g)
+            refs[n++] = at(pl->rg, offsetof(fz_args, app) + offsetof(nb_args, g));
+        refs[n++] = at(pl->ro, offsetof(fz_args, app) + offsetof(nb_args, out));
+        refs[n++] = ws_ref(pl->ws_co, offsetof(fz_args, app) + offsetof(nb_args, co));
+    }
+    aclnnStatus st = cannonExecutorAddKernel(pl->e, pl->api, fz_kernel, bd, &f, sizeof f, refs, n);
+    if (st == ACLNN_SUCCESS && use_app && pl->scatter_off != UINT64_MAX)
+        st = cannonExecutorAddScatter(pl->e, pl->slot_o, pl->scatter_off);
+    return st;
 }
 
 static aclnnStatus check_eps(const char *api, double eps)
@@ -620,6 +736,9 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormGetWorkspaceSize(const aclTensor *
         chan_put(&cs, V_SM, saveMean, ssm);
         chan_put(&cs, V_SI, saveInvstd, ssi);
         ca.op = CH_BN_FIN;
+        if (fused_ok(&pl, 0))
+            return finish(&pl, add_fused(&pl, &ca, &cs, NB_RED_STATS, -1, CH_BN_FIN, 1, 1, 0), workspaceSize,
+                          executor);
         if ((st = add_reduce(&pl, NB_RED_STATS)) == ACLNN_SUCCESS)
             st = add_chan(&pl, &ca, &cs, 1, 1);
     } else {
@@ -627,7 +746,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormGetWorkspaceSize(const aclTensor *
         st = add_chan(&pl, &ca, &cs, 0, 0);
     }
     if (st == ACLNN_SUCCESS)
-        st = add_apply(&pl, 1, 0, 0);
+        st = add_apply(&pl, 1, 0, 0, training);
     return finish(&pl, st, workspaceSize, executor);
 }
 
@@ -709,6 +828,9 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormBackwardGetWorkspaceSize(
     ca.eps = eps;
     ca.training = training;
     ca.want_co = mask[0];
+    if (numel > 0 && fused_ok(&pl, 1))
+        return finish(&pl, add_fused(&pl, &ca, &cs, NB_RED_GRAD, CH_CENTER, CH_BWD_FIN, mask[0], training, 1),
+                      workspaceSize, executor);
     ca.op = CH_CENTER;
     st = add_chan(&pl, &ca, &cs, 0, 0);
     if (st == ACLNN_SUCCESS && numel > 0)
@@ -720,7 +842,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormBackwardGetWorkspaceSize(
         st = add_chan(&pl, &ca, &cs, 0, pl.P > 0);
     }
     if (st == ACLNN_SUCCESS && mask[0] && numel > 0)
-        st = add_apply(&pl, training, 1, 0);
+        st = add_apply(&pl, training, 1, 0, 1);
     return finish(&pl, st, workspaceSize, executor);
 }
 
@@ -908,7 +1030,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormElemtGetWorkspaceSize(const aclTen
     memset(&ca, 0, sizeof ca);
     ca.op = CH_ELEMT;
     if ((st = add_chan(&pl, &ca, &cs, 0, 0)) == ACLNN_SUCCESS)
-        st = add_apply(&pl, 1, 0, 0);
+        st = add_apply(&pl, 1, 0, 0, 0);
     return finish(&pl, st, workspaceSize, executor);
 }
 
@@ -1073,7 +1195,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormElemtBackwardGetWorkspaceSize(
     refs[n++] = ws_ref(pl.ws_co, offsetof(ch_args, co));
     st = cannonExecutorAddKernel(pl.e, api, ch_kernel, 1, &ca, sizeof ca, refs, n);
     if (st == ACLNN_SUCCESS)
-        st = add_apply(&pl, 1, 1, 1);
+        st = add_apply(&pl, 1, 1, 1, 0);
     return finish(&pl, st, workspaceSize, executor);
 }
 

@@ -244,6 +244,7 @@ static aclnnStatus add_main(ln_plan *pl, int mode, double eps, const aclTensor *
     a.isa = (int32_t)cannon_isa_select();
     a.want_dx = out != NULL;
     a.want_cols = cols;
+    a.nt = pl->rows * pl->R * (int64_t)nm_esize(pl->dtype) >= NM_NT_BYTES;
     const int bwd = mode >= NL_LN_BWD;
     if (bwd) {
         /* At most 64 units, so the column partials stay small (64 x 2 x R doubles). */

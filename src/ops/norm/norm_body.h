@@ -7,6 +7,7 @@
 #define LDN(p, i, n) NM_CAT(vf_loadn, NT)((const NCT *)(p) + (i), (n), 0.0f)
 #define ST(p, i, v) NM_CAT(vf_store, NT)((NCT *)(p) + (i), (v))
 #define STN(p, i, v, n) NM_CAT(vf_storen, NT)((NCT *)(p) + (i), (v), (n))
+#define SS(p, i, v) NM_CAT(vf_stream, NT)((NCT *)(p) + (i), (v))
 
 /* Reduction over one channel and one O-range (I > 1): contiguous runs of I elements. */
 static void FN(red_runs)(const nb_args *a, int64_t u)
@@ -65,7 +66,55 @@ static void FN(red_rows)(const nb_args *a, int64_t p)
     const NCT *x = (const NCT *)a->x, *g = (const NCT *)a->g;
     const int stats = a->mode == NB_RED_STATS;
     double tmp[2][16];
-    for (int64_t c0 = 0; c0 < C; c0 += VW) {
+    int64_t c0 = 0;
+    /* Four vectors of channels at a time, their accumulators in registers: each row's 4*VW
+     * channels are contiguous, so the unit is read in fewer, longer pieces. Every lane still adds
+     * its rows in increasing order, exactly as the one-vector loop below does. */
+    for (; c0 + 4 * VW <= C; c0 += 4 * VW) {
+        vf m[4];
+        for (int k = 0; k < 4; k++)
+            m[k] = stats ? LD(x, c0 + k * VW) : co_load(a->center + c0 + k * VW, VW);
+        vd s0 = vd_zero(), s1 = vd_zero(), s2 = vd_zero(), s3 = vd_zero();
+        vd q0 = vd_zero(), q1 = vd_zero(), q2 = vd_zero(), q3 = vd_zero();
+        if (stats) {
+            for (int64_t o = o0; o < o1; o++) {
+                const int64_t b = o * C + c0;
+                vf d0 = vf_sub(LD(x, b), m[0]), d1 = vf_sub(LD(x, b + VW), m[1]);
+                vf d2 = vf_sub(LD(x, b + 2 * VW), m[2]), d3 = vf_sub(LD(x, b + 3 * VW), m[3]);
+                s0 = vd_add(s0, d0);
+                q0 = vd_add_mul(q0, d0, d0);
+                s1 = vd_add(s1, d1);
+                q1 = vd_add_mul(q1, d1, d1);
+                s2 = vd_add(s2, d2);
+                q2 = vd_add_mul(q2, d2, d2);
+                s3 = vd_add(s3, d3);
+                q3 = vd_add_mul(q3, d3, d3);
+            }
+        } else {
+            for (int64_t o = o0; o < o1; o++) {
+                const int64_t b = o * C + c0;
+                vf g0 = LD(g, b), g1 = LD(g, b + VW), g2 = LD(g, b + 2 * VW), g3 = LD(g, b + 3 * VW);
+                s0 = vd_add(s0, g0);
+                q0 = vd_add_mul(q0, g0, vf_sub(LD(x, b), m[0]));
+                s1 = vd_add(s1, g1);
+                q1 = vd_add_mul(q1, g1, vf_sub(LD(x, b + VW), m[1]));
+                s2 = vd_add(s2, g2);
+                q2 = vd_add_mul(q2, g2, vf_sub(LD(x, b + 2 * VW), m[2]));
+                s3 = vd_add(s3, g3);
+                q3 = vd_add_mul(q3, g3, vf_sub(LD(x, b + 3 * VW), m[3]));
+            }
+        }
+        const vd sv[4] = {s0, s1, s2, s3}, qv[4] = {q0, q1, q2, q3};
+        for (int k = 0; k < 4; k++) {
+            vd_store(tmp[0], sv[k]);
+            vd_store(tmp[1], qv[k]);
+            for (int64_t j = 0; j < VW; j++) {
+                a->part[(p * 2 + 0) * C + c0 + k * VW + j] = tmp[0][j];
+                a->part[(p * 2 + 1) * C + c0 + k * VW + j] = tmp[1][j];
+            }
+        }
+    }
+    for (; c0 < C; c0 += VW) {
         const size_t n = (size_t)(C - c0 < VW ? C - c0 : VW);
         vf m;
         if (stats)
@@ -112,29 +161,103 @@ static void FN(red_rows)(const nb_args *a, int64_t p)
 /* out = [((x - mh) - ml) * (ah + al)] + b + [g * k]: mh + ml is the mean and ah + al the scale,
  * each split into two floats, so x - mean loses nothing when |mean| >> std (x - mh is exact near
  * the mean) and the scale's rounding does not add to the output's. */
-VI vf FN(app_one)(const nb_args *a, vf x, vf g, vf mh, vf ml, vf ah, vf al, vf cb, vf ck)
+VI vf FN(app_one)(int ux, int ug, vf x, vf g, vf mh, vf ml, vf ah, vf al, vf cb, vf ck)
 {
 #if VW == 1
     /* The scalar tier has no fused multiply-add; double arithmetic gives the same single final
      * rounding the vector tiers get from FMA. */
     double t = cb;
-    if (a->use_x) {
+    if (ux) {
         const double d = (double)vf_sub(vf_sub(x, mh), ml);
         t += d * (double)ah + d * (double)al;
     }
-    if (a->use_g)
+    if (ug)
         t += (double)g * (double)ck;
     return (float)t;
 #else
     vf t = cb;
-    if (a->use_x) {
+    if (ux) {
         vf d = vf_sub(vf_sub(x, mh), ml);
         t = vf_fma(d, ah, vf_fma(d, al, t));
     }
-    if (a->use_g)
+    if (ug)
         t = vf_fma(g, ck, t);
     return t;
 #endif
+}
+
+/* out[base .. base+len) for one channel's coefficients. With nt, the full vectors from the first
+ * 64-byte boundary on are written with streaming stores: the output then goes to memory without
+ * being read into the cache first (the values are the same either way). With pf, the data pf
+ * elements ahead are prefetched into L2 as the span is processed. Always inlined with constant
+ * ux/ug, and every pointer is a local: vector stores may alias anything, so fields read through
+ * @p a would be reloaded on every iteration. */
+VI void FN(app_span_k)(const NCT *x, const NCT *g, NCT *out, int64_t len, vf mh, vf ml, vf ah, vf al, vf cb, vf ck,
+                       int nt, int64_t pf, const int ux, const int ug)
+{
+    const vf zero = vf_set1(0.0f);
+    int64_t i = 0;
+    if (nt) {
+        const uintptr_t addr = (uintptr_t)out;
+        int64_t head = (int64_t)(((64 - addr % 64) % 64) / sizeof(NCT));
+        if (head > len)
+            head = len;
+        while (i < head) {
+            const size_t n = (size_t)(head - i < VW ? head - i : VW);
+            vf xv = ux ? LDN(x, i, n) : zero, gv = ug ? LDN(g, i, n) : zero;
+            STN(out, i, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck), n);
+            i += (int64_t)n;
+        }
+        if (pf) {
+            for (; i + VW <= len; i += VW) {
+                vf xv = ux ? LD(x, i) : zero, gv = ug ? LD(g, i) : zero;
+                /* Pull the next channel's data into L2 while this one is computed from L2: the
+                 * memory reads overlap this pass instead of following it. */
+                if (ux)
+                    __builtin_prefetch(x + i + pf, 0, 2);
+                if (ug)
+                    __builtin_prefetch(g + i + pf, 0, 2);
+                SS(out, i, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck));
+            }
+        } else {
+            for (; i + VW <= len; i += VW) {
+                vf xv = ux ? LD(x, i) : zero, gv = ug ? LD(g, i) : zero;
+                SS(out, i, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck));
+            }
+        }
+    }
+    if (pf) {
+        for (; i + VW <= len; i += VW) {
+            vf xv = ux ? LD(x, i) : zero, gv = ug ? LD(g, i) : zero;
+            if (ux)
+                __builtin_prefetch(x + i + pf, 0, 2);
+            if (ug)
+                __builtin_prefetch(g + i + pf, 0, 2);
+            ST(out, i, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck));
+        }
+    }
+    for (; i + VW <= len; i += VW) {
+        vf xv = ux ? LD(x, i) : zero, gv = ug ? LD(g, i) : zero;
+        ST(out, i, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck));
+    }
+    if (i < len) {
+        const size_t n = (size_t)(len - i);
+        vf xv = ux ? LDN(x, i, n) : zero, gv = ug ? LDN(g, i, n) : zero;
+        STN(out, i, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck), n);
+    }
+}
+
+static inline void FN(app_span)(const nb_args *a, int64_t base, int64_t len, vf mh, vf ml, vf ah, vf al, vf cb,
+                                vf ck, int nt, int64_t pf)
+{
+    const NCT *x = a->use_x ? (const NCT *)a->x + base : NULL, *g = a->use_g ? (const NCT *)a->g + base : NULL;
+    NCT *out = (NCT *)a->out + base;
+    if (a->use_x && a->use_g)
+        FN(app_span_k)(x, g, out, len, mh, ml, ah, al, cb, ck, nt, pf, 1, 1);
+    else if (a->use_x)
+        FN(app_span_k)(x, g, out, len, mh, ml, ah, al, cb, ck, nt, pf, 1, 0);
+    else
+        FN(app_span_k)(x, g, out, len, mh, ml, ah, al, cb, ck, nt, pf, 0, 1);
 }
 
 static void FN(app_runs)(const nb_args *a, int64_t u)
@@ -142,20 +265,54 @@ static void FN(app_runs)(const nb_args *a, int64_t u)
     const int64_t C = a->C, I = a->I, nruns = a->O * C;
     const int64_t r0 = u * a->span, r1 = r0 + a->span < nruns ? r0 + a->span : nruns;
     const float *co = a->co;
-    const vf zero = vf_set1(0.0f);
     for (int64_t r = r0; r < r1; r++) {
-        const int64_t c = r % C, base = r * I;
-        const vf mh = vf_set1(co[c]), ml = vf_set1(co[C + c]), ah = vf_set1(co[2 * C + c]),
-                 al = vf_set1(co[5 * C + c]), cb = vf_set1(co[3 * C + c]), ck = vf_set1(co[4 * C + c]);
-        int64_t i = 0;
-        for (; i + VW <= I; i += VW) {
-            vf xv = a->use_x ? LD(a->x, base + i) : zero, gv = a->use_g ? LD(a->g, base + i) : zero;
-            ST(a->out, base + i, FN(app_one)(a, xv, gv, mh, ml, ah, al, cb, ck));
+        const int64_t c = r % C;
+        FN(app_span)(a, r * I, I, vf_set1(co[c]), vf_set1(co[C + c]), vf_set1(co[2 * C + c]), vf_set1(co[5 * C + c]),
+                     vf_set1(co[3 * C + c]), vf_set1(co[4 * C + c]), a->nt, 0);
+    }
+}
+
+/* Every run (o, c) of channel c (channel-first data). */
+static void FN(app_chan)(const nb_args *a, int64_t c)
+{
+    const int64_t C = a->C, I = a->I;
+    const float *co = a->co;
+    const vf mh = vf_set1(co[c]), ml = vf_set1(co[C + c]), ah = vf_set1(co[2 * C + c]), al = vf_set1(co[5 * C + c]),
+             cb = vf_set1(co[3 * C + c]), ck = vf_set1(co[4 * C + c]);
+    /* Channel c + 1's run (o, c + 1) starts I elements after run (o, c). */
+    const int64_t pf = c + 1 < C ? I : 0;
+    for (int64_t o = 0; o < a->O; o++)
+        FN(app_span)(a, (o * C + c) * I, I, mh, ml, ah, al, cb, ck, a->nt, pf);
+}
+
+/* Channels-last rows of a unit (I == 1), row by row (sequential in memory; the coefficient
+ * vectors come from L1). Pointers are locals and ux/ug constants: see app_span_k. */
+VI void FN(app_rows_k)(const NCT *x, const NCT *g, NCT *out, const float *co, int64_t C, int64_t o0, int64_t o1,
+                       int nt, const int ux, const int ug)
+{
+    const vf zero = vf_set1(0.0f);
+    const int64_t Cf = C / VW * VW;
+    for (int64_t o = o0; o < o1; o++) {
+        int64_t c0 = 0;
+        for (; c0 < Cf; c0 += VW) {
+            const int64_t base = o * C + c0;
+            const vf mh = vf_load_f32(co + c0), ml = vf_load_f32(co + C + c0), ah = vf_load_f32(co + 2 * C + c0),
+                     al = vf_load_f32(co + 5 * C + c0), cb = vf_load_f32(co + 3 * C + c0),
+                     ck = vf_load_f32(co + 4 * C + c0);
+            vf xv = ux ? LD(x, base) : zero, gv = ug ? LD(g, base) : zero;
+            if (nt)
+                SS(out, base, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck));
+            else
+                ST(out, base, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck));
         }
-        if (i < I) {
-            const size_t n = (size_t)(I - i);
-            vf xv = a->use_x ? LDN(a->x, base + i, n) : zero, gv = a->use_g ? LDN(a->g, base + i, n) : zero;
-            STN(a->out, base + i, FN(app_one)(a, xv, gv, mh, ml, ah, al, cb, ck), n);
+        if (c0 < C) {
+            const size_t n = (size_t)(C - c0);
+            const int64_t base = o * C + c0;
+            const vf mh = co_load(co + c0, n), ml = co_load(co + C + c0, n), ah = co_load(co + 2 * C + c0, n),
+                     al = co_load(co + 5 * C + c0, n), cb = co_load(co + 3 * C + c0, n),
+                     ck = co_load(co + 4 * C + c0, n);
+            vf xv = ux ? LDN(x, base, n) : zero, gv = ug ? LDN(g, base, n) : zero;
+            STN(out, base, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck), n);
         }
     }
 }
@@ -164,140 +321,197 @@ static void FN(app_rows)(const nb_args *a, int64_t u)
 {
     const int64_t C = a->C;
     const int64_t o0 = u * a->span, o1 = o0 + a->span < a->O ? o0 + a->span : a->O;
-    const float *co = a->co;
-    const vf zero = vf_set1(0.0f);
-    for (int64_t o = o0; o < o1; o++) {
-        for (int64_t c0 = 0; c0 < C; c0 += VW) {
-            const size_t n = (size_t)(C - c0 < VW ? C - c0 : VW);
-            const int64_t base = o * C + c0;
-            vf mh = co_load(co + c0, n), ml = co_load(co + C + c0, n), ah = co_load(co + 2 * C + c0, n),
-               al = co_load(co + 5 * C + c0, n), cb = co_load(co + 3 * C + c0, n), ck = co_load(co + 4 * C + c0, n);
-            if (n == VW) {
-                vf xv = a->use_x ? LD(a->x, base) : zero, gv = a->use_g ? LD(a->g, base) : zero;
-                ST(a->out, base, FN(app_one)(a, xv, gv, mh, ml, ah, al, cb, ck));
+    /* Streaming stores only when every row starts on a 64-byte boundary, so each full vector is
+     * aligned and no cache line is shared between streaming and ordinary stores. */
+    const int nt = a->nt && (uintptr_t)a->out % 64 == 0 && (C * (int64_t)sizeof(NCT)) % 64 == 0;
+    const NCT *x = (const NCT *)a->x, *g = (const NCT *)a->g;
+    NCT *out = (NCT *)a->out;
+    if (a->use_x && a->use_g)
+        FN(app_rows_k)(x, g, out, a->co, C, o0, o1, nt, 1, 1);
+    else if (a->use_x)
+        FN(app_rows_k)(x, g, out, a->co, C, o0, o1, nt, 1, 0);
+    else
+        FN(app_rows_k)(x, g, out, a->co, C, o0, o1, nt, 0, 1);
+}
+
+/* ---- layer / rms norm: one unit = rows_per_unit rows ---- */
+static void FN(ln_fwd_row)(const nl_args *a, int64_t row, int rms, int nt, int pf)
+{
+    const int64_t R = a->R;
+    const vf one = vf_set1(1.0f), zero = vf_set1(0.0f);
+    const NCT *x = (const NCT *)a->x + row * R;
+    const float sh = rms ? 0.0f : cannon_norm_ld(x, 0, a->dtype);
+    const vf shv = vf_set1(sh);
+    vd s = vd_zero(), q = vd_zero();
+    int64_t j = 0;
+    for (; j + VW <= R; j += VW) {
+        vf d = vf_sub(LD(x, j), shv);
+        s = vd_add(s, d);
+        q = vd_add_mul(q, d, d);
+    }
+    if (j < R) {
+        const size_t n = (size_t)(R - j);
+        vf d = vf_keep(vf_sub(LDN(x, j, n), shv), n);
+        s = vd_add(s, d);
+        q = vd_add_mul(q, d, d);
+    }
+    const double sm = vd_hsum(s) / (double)R, qm = vd_hsum(q) / (double)R;
+    double var = rms ? qm : qm - sm * sm;
+    if (var < 0.0)
+        var = 0.0;
+    const double mean = (double)sh + sm;
+    const float rstd = (float)(1.0 / sqrt(var + a->eps));
+    const float mh = (float)mean, ml = (float)(mean - (double)mh);
+    if (a->mean)
+        cannon_norm_st(a->mean, row, a->stat_dtype, rms ? 0.0f : mh);
+    if (a->rstd)
+        cannon_norm_st(a->rstd, row, a->stat_dtype, rstd);
+    NCT *y = (NCT *)a->out + row * R;
+    const vf mhv = vf_set1(rms ? 0.0f : mh), mlv = vf_set1(rms ? 0.0f : ml), rv = vf_set1(rstd);
+    /* The row is still in L1/L2 from the statistics: this second read costs no memory traffic.
+     * With pf, the next row is prefetched meanwhile, so memory keeps reading during this pass. */
+    for (j = 0; j < R; j += VW) {
+        const size_t n = (size_t)(R - j < VW ? R - j : VW);
+        if (pf)
+            __builtin_prefetch(x + R + j, 0, 2);
+        vf v = n == VW ? LD(x, j) : LDN(x, j, n);
+        vf w = a->w ? co_load(a->w + j, n) : one, b = a->b ? co_load(a->b + j, n) : zero;
+        vf t = vf_mul(vf_sub(vf_sub(v, mhv), mlv), rv);
+        t = rms ? vf_mul(t, w) : vf_fma(t, w, b);
+        if (n != VW)
+            STN(y, j, t, n);
+        else if (nt)
+            SS(y, j, t);
+        else
+            ST(y, j, t);
+    }
+}
+
+/* Rows per block of the backward's second pass: the block's x and dy rows stay in L2 while each
+ * column vector of the gradWeight/gradBias partials is loaded once per block, not once per row. */
+#define LN_BWD_BLOCK 4
+
+static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, double *pw, double *pb, int rms, int nt,
+                            int pf)
+{
+    const int64_t R = a->R;
+    const vf one = vf_set1(1.0f);
+    float mrow[LN_BWD_BLOCK], rrow[LN_BWD_BLOCK], c1row[LN_BWD_BLOCK], c2row[LN_BWD_BLOCK], krow[LN_BWD_BLOCK];
+    for (int64_t k = 0; k < nb; k++) {
+        const int64_t row = rb + k;
+        const NCT *x = (const NCT *)a->x + row * R, *g = (const NCT *)a->g + row * R;
+        const float m = rms ? 0.0f : cannon_norm_ld(a->mean, row, a->stat_dtype);
+        const float r = cannon_norm_ld(a->rstd, row, a->stat_dtype);
+        const vf mv = vf_set1(m), rv = vf_set1(r);
+        vd s1 = vd_zero(), s2 = vd_zero();
+        for (int64_t j = 0; j < R; j += VW) {
+            const size_t n = (size_t)(R - j < VW ? R - j : VW);
+            vf v = n == VW ? LD(x, j) : vf_keep(LDN(x, j, n), n);
+            vf gv = n == VW ? LD(g, j) : LDN(g, j, n);
+            vf w = a->w ? co_load(a->w + j, n) : one;
+            vf gw = vf_mul(gv, w);
+            if (rms) {
+                s2 = vd_add_mul(s2, gw, v);
             } else {
-                vf xv = a->use_x ? LDN(a->x, base, n) : zero, gv = a->use_g ? LDN(a->g, base, n) : zero;
-                STN(a->out, base, FN(app_one)(a, xv, gv, mh, ml, ah, al, cb, ck), n);
+                vf xh = vf_keep(vf_mul(vf_sub(v, mv), rv), n);
+                s1 = vd_add(s1, gw);
+                s2 = vd_add_mul(s2, gw, xh);
             }
+        }
+        const double c1 = vd_hsum(s1) / (double)R, c2 = vd_hsum(s2) / (double)R;
+        mrow[k] = m;
+        rrow[k] = r;
+        c1row[k] = (float)c1;
+        c2row[k] = (float)c2;
+        /* RmsNorm: dx = r*dy*g - x * r^3 * c2. */
+        krow[k] = -(float)((double)r * r * r * c2);
+    }
+    for (int64_t j = 0; j < R; j += VW) {
+        const size_t n = (size_t)(R - j < VW ? R - j : VW);
+        const vf w = a->w ? co_load(a->w + j, n) : one;
+        vd aw = vd_zero(), ab = vd_zero();
+        if (pw) {
+            aw = vd_ld(pw + j);
+            ab = vd_ld(pb + j);
+        }
+        for (int64_t k = 0; k < nb; k++) {
+            const int64_t row = rb + k;
+            const NCT *x = (const NCT *)a->x + row * R, *g = (const NCT *)a->g + row * R;
+            const vf rv = vf_set1(rrow[k]);
+            if (pf) {
+                /* The next block's rows (nb rows on): memory reads overlap this pass. */
+                __builtin_prefetch(x + nb * R + j, 0, 2);
+                __builtin_prefetch(g + nb * R + j, 0, 2);
+            }
+            vf v = n == VW ? LD(x, j) : vf_keep(LDN(x, j, n), n);
+            vf gv = n == VW ? LD(g, j) : LDN(g, j, n);
+            vf gw = vf_mul(gv, w), t, col;
+            if (rms) {
+                t = vf_fma(v, vf_set1(krow[k]), vf_mul(gw, rv));
+                col = vf_mul(v, rv); /* dgamma += dy * x * r */
+            } else {
+                vf xh = vf_mul(vf_sub(v, vf_set1(mrow[k])), rv);
+                /* LayerNorm: dx = r * (dy*w - c1 - xhat*c2). */
+                t = vf_mul(rv, vf_sub(gw, vf_fma(xh, vf_set1(c2row[k]), vf_set1(c1row[k]))));
+                col = vf_keep(xh, n);
+            }
+            if (a->want_dx) {
+                NCT *dx = (NCT *)a->out + row * R;
+                if (n != VW)
+                    STN(dx, j, t, n);
+                else if (nt)
+                    SS(dx, j, t);
+                else
+                    ST(dx, j, t);
+            }
+            if (pw) {
+                /* Row by row into the same fp64 lanes: the order of the column sums is the row
+                 * order whatever the block size. */
+                aw = vd_add_mul(aw, gv, col);
+                ab = vd_add(ab, gv);
+            }
+        }
+        if (pw) {
+            /* Rp is a multiple of 16, so a full vector always fits; tail lanes add 0. */
+            vd_st(pw + j, aw);
+            vd_st(pb + j, ab);
         }
     }
 }
 
-/* ---- layer / rms norm: one unit = rows_per_unit rows ---- */
 static void FN(ln_unit)(const nl_args *a, int64_t u)
 {
     const int64_t R = a->R, Rp = (R + 15) / 16 * 16;
     const int64_t row0 = u * a->rows_per_unit;
     const int64_t row1 = row0 + a->rows_per_unit < a->rows ? row0 + a->rows_per_unit : a->rows;
     const int rms = a->mode == NL_RMS_FWD || a->mode == NL_RMS_BWD;
-    const vf one = vf_set1(1.0f), zero = vf_set1(0.0f);
-    double *pw = NULL, *pb = NULL;
-    if (a->mode >= NL_LN_BWD && a->want_cols) {
-        pw = a->part + (u * 2 + 0) * Rp;
-        pb = a->part + (u * 2 + 1) * Rp;
-        for (int64_t j = 0; j < Rp; j++)
-            pw[j] = pb[j] = 0.0;
-    }
-    for (int64_t row = row0; row < row1; row++) {
-        const NCT *x = (const NCT *)a->x + row * R;
-        if (a->mode == NL_LN_FWD || a->mode == NL_RMS_FWD) {
-            const float sh = rms ? 0.0f : cannon_norm_ld(x, 0, a->dtype);
-            const vf shv = vf_set1(sh);
-            vd s = vd_zero(), q = vd_zero();
-            int64_t j = 0;
-            for (; j + VW <= R; j += VW) {
-                vf d = vf_sub(LD(x, j), shv);
-                s = vd_add(s, d);
-                q = vd_add_mul(q, d, d);
-            }
-            if (j < R) {
-                const size_t n = (size_t)(R - j);
-                vf d = vf_keep(vf_sub(LDN(x, j, n), shv), n);
-                s = vd_add(s, d);
-                q = vd_add_mul(q, d, d);
-            }
-            const double sm = vd_hsum(s) / (double)R, qm = vd_hsum(q) / (double)R;
-            double var = rms ? qm : qm - sm * sm;
-            if (var < 0.0)
-                var = 0.0;
-            const double mean = (double)sh + sm;
-            const float rstd = (float)(1.0 / sqrt(var + a->eps));
-            const float mh = (float)mean, ml = (float)(mean - (double)mh);
-            if (a->mean)
-                cannon_norm_st(a->mean, row, a->stat_dtype, rms ? 0.0f : mh);
-            if (a->rstd)
-                cannon_norm_st(a->rstd, row, a->stat_dtype, rstd);
-            NCT *y = (NCT *)a->out + row * R;
-            const vf mhv = vf_set1(rms ? 0.0f : mh), mlv = vf_set1(rms ? 0.0f : ml), rv = vf_set1(rstd);
-            for (j = 0; j < R; j += VW) {
-                const size_t n = (size_t)(R - j < VW ? R - j : VW);
-                vf v = n == VW ? LD(x, j) : LDN(x, j, n);
-                vf w = a->w ? co_load(a->w + j, n) : one, b = a->b ? co_load(a->b + j, n) : zero;
-                vf t = vf_mul(vf_sub(vf_sub(v, mhv), mlv), rv);
-                t = rms ? vf_mul(t, w) : vf_fma(t, w, b);
-                if (n == VW)
-                    ST(y, j, t);
-                else
-                    STN(y, j, t, n);
-            }
-        } else {
-            const NCT *g = (const NCT *)a->g + row * R;
-            const float m = rms ? 0.0f : cannon_norm_ld(a->mean, row, a->stat_dtype);
-            const float r = cannon_norm_ld(a->rstd, row, a->stat_dtype);
-            const vf mv = vf_set1(m), rv = vf_set1(r);
-            vd s1 = vd_zero(), s2 = vd_zero();
-            for (int64_t j = 0; j < R; j += VW) {
-                const size_t n = (size_t)(R - j < VW ? R - j : VW);
-                vf v = n == VW ? LD(x, j) : vf_keep(LDN(x, j, n), n);
-                vf gv = n == VW ? LD(g, j) : LDN(g, j, n);
-                vf w = a->w ? co_load(a->w + j, n) : one;
-                vf gw = vf_mul(gv, w);
-                if (rms) {
-                    s2 = vd_add_mul(s2, gw, v);
-                } else {
-                    vf xh = vf_keep(vf_mul(vf_sub(v, mv), rv), n);
-                    s1 = vd_add(s1, gw);
-                    s2 = vd_add_mul(s2, gw, xh);
-                }
-            }
-            const double c1 = vd_hsum(s1) / (double)R, c2 = vd_hsum(s2) / (double)R;
-            /* LayerNorm: dx = r * (dy*w - c1 - xhat*c2); RmsNorm: dx = r*dy*g - x * r^3 * c2. */
-            const vf c1v = vf_set1((float)c1), c2v = vf_set1((float)c2);
-            const vf kv = vf_set1((float)((double)r * r * r * c2)), nkv = vf_set1(-(float)((double)r * r * r * c2));
-            (void)kv;
-            NCT *dx = a->want_dx ? (NCT *)a->out + row * R : NULL;
-            for (int64_t j = 0; j < R; j += VW) {
-                const size_t n = (size_t)(R - j < VW ? R - j : VW);
-                vf v = n == VW ? LD(x, j) : vf_keep(LDN(x, j, n), n);
-                vf gv = n == VW ? LD(g, j) : LDN(g, j, n);
-                vf w = a->w ? co_load(a->w + j, n) : one;
-                vf gw = vf_mul(gv, w), t, col;
-                if (rms) {
-                    t = vf_fma(v, nkv, vf_mul(gw, rv));
-                    col = vf_mul(v, rv); /* dgamma += dy * x * r */
-                } else {
-                    vf xh = vf_mul(vf_sub(v, mv), rv);
-                    t = vf_mul(rv, vf_sub(gw, vf_fma(xh, c2v, c1v)));
-                    col = vf_keep(xh, n);
-                }
-                if (dx) {
-                    if (n == VW)
-                        ST(dx, j, t);
-                    else
-                        STN(dx, j, t, n);
-                }
-                if (pw) {
-                    /* Rp is a multiple of 16, so a full vector always fits; tail lanes add 0. */
-                    vd_st(pw + j, vd_add_mul(vd_ld(pw + j), gv, col));
-                    vd_st(pb + j, vd_add(vd_ld(pb + j), gv));
-                }
-            }
+    /* Streaming stores when every row starts on a 64-byte boundary (then every full vector is
+     * aligned and no line mixes streaming and ordinary stores). */
+    const int nt = a->nt && a->out && (uintptr_t)a->out % 64 == 0 && (R * (int64_t)sizeof(NCT)) % 64 == 0;
+    if (a->mode == NL_LN_FWD || a->mode == NL_RMS_FWD) {
+        for (int64_t row = row0; row < row1; row++)
+            FN(ln_fwd_row)(a, row, rms, nt, row + 1 < a->rows);
+    } else {
+        double *pw = NULL, *pb = NULL;
+        if (a->want_cols) {
+            pw = a->part + (u * 2 + 0) * Rp;
+            pb = a->part + (u * 2 + 1) * Rp;
+            for (int64_t j = 0; j < Rp; j++)
+                pw[j] = pb[j] = 0.0;
+        }
+        for (int64_t rb = row0; rb < row1; rb += LN_BWD_BLOCK) {
+            const int64_t nb = row1 - rb < LN_BWD_BLOCK ? row1 - rb : LN_BWD_BLOCK;
+            FN(ln_bwd_rows)(a, rb, nb, pw, pb, rms, nt, rb + 2 * nb <= row1);
         }
     }
+    if (nt)
+        vf_sfence();
 }
 
+#undef LN_BWD_BLOCK
 #undef FN
 #undef LD
 #undef LDN
 #undef ST
 #undef STN
+#undef SS

@@ -214,12 +214,26 @@ int nm_bn_reduce_kernel(const cannon_kernel_ctx *ctx, void *args)
 int nm_bn_apply_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
     const nb_args *a = (const nb_args *)args;
-    const int64_t u0 = (int64_t)ctx->block_idx * a->units_per_block;
+    /* After a reduction over the same data the most recently read units are the last ones, and
+     * they are still in L2/L3: the workers take blocks in increasing index, so walking the units
+     * backwards starts with the cached ones. Which block does which unit changes nothing else. */
+    const uint32_t b = a->rev ? ctx->block_dim - 1 - ctx->block_idx : ctx->block_idx;
+    const int64_t u0 = (int64_t)b * a->units_per_block;
     if (u0 >= a->units || (a->gate && *a->gate == 0.0f))
         return 0;
     const int64_t u1 = a->units - u0 < a->units_per_block ? a->units : u0 + a->units_per_block;
     NM_DISPATCH(bn_apply, a, u0, u1)
     return 0;
+}
+
+void nm_bn_red_chan(const nb_args *a, int64_t c0, int64_t c1)
+{
+    NM_DISPATCH(bn_red_chan, a, c0, c1)
+}
+
+void nm_bn_app_chan(const nb_args *a, int64_t c0, int64_t c1)
+{
+    NM_DISPATCH(bn_app_chan, a, c0, c1)
 }
 
 int nm_ln_kernel(const cannon_kernel_ctx *ctx, void *args)

@@ -67,6 +67,47 @@ void NM_ENTRY(bn_apply)(const nb_args *a, int64_t u0, int64_t u1)
             break;
         }
     }
+    if (a->nt)
+        vf_sfence(); /* streaming stores are globally visible before the block reports done */
+}
+
+void NM_ENTRY(bn_red_chan)(const nb_args *a, int64_t c0, int64_t c1)
+{
+    const int64_t P = (a->O + a->span - 1) / a->span;
+    for (int64_t c = c0; c < c1; c++) {
+        for (int64_t p = 0; p < P; p++) {
+            switch (a->dtype) {
+            case NM_F32:
+                red_runs_f32(a, p * a->C + c);
+                break;
+            case NM_F16:
+                red_runs_f16(a, p * a->C + c);
+                break;
+            default:
+                red_runs_bf16(a, p * a->C + c);
+                break;
+            }
+        }
+    }
+}
+
+void NM_ENTRY(bn_app_chan)(const nb_args *a, int64_t c0, int64_t c1)
+{
+    for (int64_t c = c0; c < c1; c++) {
+        switch (a->dtype) {
+        case NM_F32:
+            app_chan_f32(a, c);
+            break;
+        case NM_F16:
+            app_chan_f16(a, c);
+            break;
+        default:
+            app_chan_bf16(a, c);
+            break;
+        }
+    }
+    if (a->nt)
+        vf_sfence();
 }
 
 void NM_ENTRY(ln)(const nl_args *a, int64_t u0, int64_t u1)

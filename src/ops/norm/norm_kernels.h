@@ -36,6 +36,8 @@ typedef struct nb_args {
     int64_t span; /* reduce: O-range per partial (I > 1: units = C * P; I == 1: units = P); apply: runs (I > 1) or rows per unit */
     int32_t mode, dtype, isa;
     int32_t use_x, use_g; /* apply: out = [((x - mh) - ml) * (ah + al)] + b + [g * k] */
+    int32_t nt;           /* apply: write the output with streaming stores (it exceeds the caches) */
+    int32_t rev;          /* apply: take the blocks last first (see nm_bn_apply_kernel) */
     int32_t pad;
 } nb_args;
 
@@ -55,6 +57,8 @@ typedef struct nl_args {
     int32_t mode, dtype, isa;
     int32_t stat_dtype; /* dtype of mean/rstd */
     int32_t want_dx, want_cols;
+    int32_t nt; /* write y / dx with streaming stores (they exceed the caches) */
+    int32_t pad;
 } nl_args;
 
 void cannon_norm_bn_reduce_scalar(const nb_args *a, int64_t u0, int64_t u1);
@@ -63,6 +67,16 @@ void cannon_norm_bn_reduce_avx512(const nb_args *a, int64_t u0, int64_t u1);
 void cannon_norm_bn_apply_scalar(const nb_args *a, int64_t u0, int64_t u1);
 void cannon_norm_bn_apply_avx2(const nb_args *a, int64_t u0, int64_t u1);
 void cannon_norm_bn_apply_avx512(const nb_args *a, int64_t u0, int64_t u1);
+/* One channel at a time of channel-first data (I > 1): bn_red_chan computes the partials
+ * part[p][.][c] of channels [c0, c1) for every O-range p exactly as bn_reduce's units (p*C + c)
+ * do; bn_app_chan applies the coefficients to every run (o, c) of those channels. Used by the
+ * fused per-channel kernel, which keeps a channel's slice in L2 between the two. */
+void cannon_norm_bn_red_chan_scalar(const nb_args *a, int64_t c0, int64_t c1);
+void cannon_norm_bn_red_chan_avx2(const nb_args *a, int64_t c0, int64_t c1);
+void cannon_norm_bn_red_chan_avx512(const nb_args *a, int64_t c0, int64_t c1);
+void cannon_norm_bn_app_chan_scalar(const nb_args *a, int64_t c0, int64_t c1);
+void cannon_norm_bn_app_chan_avx2(const nb_args *a, int64_t c0, int64_t c1);
+void cannon_norm_bn_app_chan_avx512(const nb_args *a, int64_t c0, int64_t c1);
 void cannon_norm_ln_scalar(const nl_args *a, int64_t u0, int64_t u1);
 void cannon_norm_ln_avx2(const nl_args *a, int64_t u0, int64_t u1);
 void cannon_norm_ln_avx512(const nl_args *a, int64_t u0, int64_t u1);

@@ -49,6 +49,13 @@ size_t nm_vec_ref(const aclTensor *t, int slot, nm_vec *v, uint32_t args_off, ca
 int nm_bn_reduce_kernel(const cannon_kernel_ctx *ctx, void *args);
 int nm_bn_apply_kernel(const cannon_kernel_ctx *ctx, void *args);
 int nm_ln_kernel(const cannon_kernel_ctx *ctx, void *args);
+/* The tiered per-channel pieces of the fused batch-norm kernel (see norm_kernels.h). */
+void nm_bn_red_chan(const nb_args *a, int64_t c0, int64_t c1);
+void nm_bn_app_chan(const nb_args *a, int64_t c0, int64_t c1);
+
+/* Output size from which results are written with streaming stores: beyond it they would only
+ * evict the inputs from the caches (a function of the shape only; the values do not change). */
+#define NM_NT_BYTES ((int64_t)8 << 20)
 
 /* Units per block so that a block holds about @p unit_bytes-sized units worth 64 KiB, and the
  * block count; both a function of the shape only. */
