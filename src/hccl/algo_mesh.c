@@ -103,6 +103,10 @@ static int mesh_reduce(hc_exec *x)
 static int mesh_broadcast(hc_exec *x)
 {
     hc_comm *c = x->c;
+    int zc_done = 0;
+    int zrc = hc_zc_broadcast(x, &zc_done);
+    if (zrc != 0 || zc_done)
+        return zrc;
     const size_t es = x->esize;
     const uint64_t n = x->count, ce = chunk_elems(x);
     uint64_t off = 0;
@@ -127,6 +131,10 @@ static int mesh_broadcast(hc_exec *x)
 static int mesh_allgather(hc_exec *x)
 {
     hc_comm *c = x->c;
+    int zc_done = 0;
+    int zrc = hc_zc_allgather(x, &zc_done);
+    if (zrc != 0 || zc_done)
+        return zrc;
     const size_t es = x->esize;
     const uint64_t n = x->count;
     uint64_t ce = chunk_elems(x) / c->nranks;
@@ -156,6 +164,10 @@ static int mesh_allgather(hc_exec *x)
 static int mesh_reduce_scatter(hc_exec *x)
 {
     hc_comm *c = x->c;
+    int zc_done = 0;
+    int zrc = hc_zc_reduce_scatter(x, &zc_done);
+    if (zrc != 0 || zc_done)
+        return zrc;
     const uint32_t p = c->nranks;
     const size_t es = x->esize;
     const uint64_t n = x->count; /* recvCount */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -112,7 +113,12 @@ int hc_comm_create(uint32_t nranks, uint32_t rank, const HcclRootInfo *ri, hc_co
     for (uint32_t i = 0; i < nranks; i++)
         c->pidfds[i] = -1;
     c->exec_timeout_ns = hc_env_int("HCCL_EXEC_TIMEOUT", 1836, 0, 2147483647) * 1000000000ll;
-    c->spin_ns = (uint64_t)hc_env_int("CANNON_HCCL_SPIN_US", 50, 0, 1000000) * 1000;
+    /* With more ranks than cores, a waiting rank most likely waits for a rank that needs its
+     * core: spin only briefly before yielding. */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int crowded = ncpu > 0 && (long)nranks > ncpu;
+    c->spin_ns = (uint64_t)hc_env_int("CANNON_HCCL_SPIN_US", crowded ? 2 : 50, 0, 1000000) * 1000;
+    c->yield_ns = (uint64_t)hc_env_int("CANNON_HCCL_YIELD_US", 1000, 0, 100000000) * 1000;
     size_t slot = (size_t)hc_env_int("HCCL_BUFFSIZE", 200, 1, 1 << 16) << 20;
     const char *algo = getenv("HCCL_ALGO");
     snprintf(c->algo_env, sizeof c->algo_env, "%s", algo ? algo : "");
@@ -175,10 +181,11 @@ int hc_comm_create(uint32_t nranks, uint32_t rank, const HcclRootInfo *ri, hc_co
     }
     size_t chunk = (size_t)hc_env_int("CANNON_HCCL_CHUNK_KB", 1024, 4, 1 << 22) << 10;
     c->chunk_bytes = chunk < c->slot_bytes ? chunk : c->slot_bytes;
-    /* Below a few hundred KiB the two extra phases of the zero-copy path cost more than the
-     * staged copy saves. 0 disables it. */
-    c->zc_min_bytes = (size_t)hc_env_int("CANNON_HCCL_ZCOPY_MIN_KB", 256, 0, 1 << 22) << 10;
-    c->zc_chunk_bytes = (size_t)hc_env_int("CANNON_HCCL_ZCOPY_CHUNK_KB", 2048, 4, 1 << 22) << 10;
+    /* Below a few tens of KiB the descriptor exchange of the zero-copy path (buffer lookups and
+     * an fstat) costs more than the staged copies it saves. 0 disables it. */
+    c->zc_min_bytes = (size_t)hc_env_int("CANNON_HCCL_ZCOPY_MIN_KB", 64, 0, 1 << 22) << 10;
+    /* Results larger than a few MiB would not stay in the caches anyway: stream them to memory. */
+    c->zc_nt_min_bytes = (size_t)hc_env_int("CANNON_HCCL_NT_MIN_KB", 4096, 0, 1 << 30) << 10;
     snprintf(c->name, sizeof c->name, "hccl-%d-%u", (int)c->pids[0], nranks);
     *out = c;
     return HCCL_SUCCESS;
@@ -402,9 +409,74 @@ HCCL_API const char *HcclGetErrorString(HcclResult code)
 /* ---- tasks ---- */
 
 typedef struct hc_task {
+    struct hc_task *next; /* in the task pool */
+    int pooled;           /* from the pool (else malloc'ed, with arrays) */
     hc_exec x;
-    uint64_t arrays[]; /* alltoallv counts and displacements */
+    uint64_t arrays[];    /* alltoallv counts and displacements */
 } hc_task;
+
+/*
+ * Task pool, process-wide. An application may enqueue thousands of collectives before the first
+ * one ran; allocating each task from the heap then grows the heap page by page, and on the VMs
+ * cannon targets a page fault costs microseconds, paid on the enqueuing thread, which usually
+ * shares its core with the stream thread running the collectives. So fixed-size tasks come from
+ * chunks mapped with MAP_POPULATE (one system call for the pages of 512 tasks) and are recycled:
+ * the stream threads push finished tasks onto a lock-free stack, and an enqueuer that finds its
+ * free list empty takes the whole stack at once (push and take-all need no ABA protection).
+ * Chunks are kept for the life of the process. ASan watches heap blocks, not mappings: under it
+ * every task comes from the heap.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define HC_POOL_OFF 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HC_POOL_OFF 1
+#endif
+#endif
+
+static _Atomic(hc_task *) g_pool_returned; /* pushed by task_run */
+
+#if !defined(HC_POOL_OFF)
+#define HC_POOL_CHUNK 512
+static pthread_mutex_t g_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static hc_task *g_pool_free; /* under g_pool_lock */
+
+static hc_task *pool_get(void)
+{
+    pthread_mutex_lock(&g_pool_lock);
+    hc_task *t = g_pool_free;
+    if (t == NULL)
+        t = atomic_exchange(&g_pool_returned, NULL);
+    if (t == NULL) {
+        size_t bytes = (size_t)HC_POOL_CHUNK * sizeof(hc_task);
+        hc_task *chunk = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        if (chunk == MAP_FAILED) {
+            pthread_mutex_unlock(&g_pool_lock);
+            return NULL;
+        }
+        for (size_t i = 0; i + 1 < HC_POOL_CHUNK; i++)
+            chunk[i].next = &chunk[i + 1];
+        chunk[HC_POOL_CHUNK - 1].next = NULL;
+        t = chunk;
+    }
+    g_pool_free = t->next;
+    pthread_mutex_unlock(&g_pool_lock);
+    return t;
+}
+
+#endif
+
+static void task_free(hc_task *t)
+{
+    if (!t->pooled) {
+        free(t);
+        return;
+    }
+    hc_task *head = atomic_load(&g_pool_returned);
+    do
+        t->next = head;
+    while (!atomic_compare_exchange_weak(&g_pool_returned, &head, t));
+}
 
 /* The stream reports an ACL code; the HCCL code stays available via HcclGetCommAsyncError. */
 static int to_acl(int rc)
@@ -423,7 +495,7 @@ static int task_run(void *arg)
     hc_task *t = arg;
     hc_comm *c = t->x.c;
     int rc = hc_execute(&t->x);
-    free(t);
+    task_free(t);
     comm_unref(c);
     return to_acl(rc);
 }
@@ -440,7 +512,7 @@ static int enqueue(hc_comm *c, hc_task *t, aclrtStream stream, const char *api)
     aclError arc = cannonLaunchHostTask(stream, task_run, t);
     if (arc != ACL_SUCCESS) {
         atomic_fetch_sub(&c->refs, 1);
-        free(t);
+        task_free(t);
         return hc_arg_error(HCCL_E_RUNTIME, "%s: cannot enqueue on stream %p: %s", api, stream, aclGetRecentErrMsg());
     }
     return HCCL_SUCCESS;
@@ -489,6 +561,16 @@ static int prologue(HcclComm comm, const char *api, HcclDataType t, int redop, u
 
 static hc_task *new_task(size_t extra)
 {
+#if defined(HC_POOL_OFF)
+    hc_task *t = NULL;
+#else
+    hc_task *t = extra == 0 ? pool_get() : NULL;
+#endif
+    if (t != NULL) {
+        memset(t, 0, sizeof *t);
+        t->pooled = 1;
+        return t;
+    }
     return calloc(1, sizeof(hc_task) + extra);
 }
 

@@ -40,8 +40,8 @@ int hc_slot_acquire(hc_exec *x, int s)
 {
     hc_comm *c = x->c;
     uint64_t last = c->slot_last[s];
-    if (last == 0)
-        return 0;
+    if (last == 0 || last + 1 <= c->known_all)
+        return 0; /* a later phase of all ranks already showed that everyone read it */
     if (last + 1 > c->phase)
         return hc_fail(c, HCCL_E_INTERNAL, 1, "internal: slot %d reused without an intervening phase", s);
     for (uint32_t j = 0; j < c->nranks; j++) {
@@ -58,7 +58,7 @@ int hc_publish(hc_exec *x)
 {
     hc_comm *c = x->c;
     c->phase++;
-    atomic_store_explicit(&hc_ctl_of(c, c->rank)->phase, c->phase, memory_order_release);
+    hc_flag_set(&hc_ctl_of(c, c->rank)->phase, c->phase);
     return 0;
 }
 
@@ -91,9 +91,33 @@ static int fp_equal(const hc_fp *a, const hc_fp *b)
     return a->count == b->count && a->redop == b->redop && a->root == b->root;
 }
 
+/* A hash of the fields fp_equal compares (splitmix-style mixing). Equal hashes are taken as equal
+ * calls: two different calls collide with probability about 2^-64. Different hashes fall back to
+ * comparing the full fingerprints, which also words the error message. */
+uint64_t hc_fp_hash(const hc_fp *f)
+{
+    uint64_t h = f->seq * 0x9E3779B97F4A7C15ull;
+    uint64_t parts[4] = {f->op, f->dtype, 0, 0};
+    if (f->op != HC_OP_ALLTOALLV && f->op != HC_OP_BARRIER) {
+        parts[2] = f->count;
+        parts[3] = ((uint64_t)f->redop << 32) | f->root;
+    }
+    for (int i = 0; i < 4; i++) {
+        h ^= parts[i] + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
+        h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+        h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+        h ^= h >> 31;
+    }
+    return h | 1; /* never 0, the value of a slot nobody wrote */
+}
+
 int hc_check_fp(hc_exec *x, uint32_t peer)
 {
     hc_comm *c = x->c;
+    uint64_t mine = hc_fp_hash(&x->fp);
+    if (atomic_load_explicit(&hc_ctl_of(c, peer)->phase.fp_hash[x->fp.seq % HC_FP_RING], memory_order_relaxed) ==
+        mine)
+        return 0;
     const hc_fp *theirs = &hc_ctl_of(c, peer)->fp[x->fp.seq % HC_FP_RING];
     hc_fp t = *theirs;
     if (fp_equal(&t, &x->fp))
@@ -114,6 +138,7 @@ int hc_phase_all(hc_exec *x)
         if (rc)
             return rc;
     }
+    c->known_all = c->phase;
     if (!x->fp_checked) {
         x->fp_checked = 1;
         for (uint32_t j = 0; j < c->nranks; j++) {
@@ -243,7 +268,7 @@ int hc_run_send(hc_exec *x)
     hc_p2p_line *ln = hc_p2p_line_of(c, c->rank, d);
     x->fp.seq = ++c->p2p_sent_seq[d];
     ln->fp = x->fp;
-    const uint64_t base = atomic_load_explicit(&ln->sent, memory_order_relaxed);
+    const uint64_t base = atomic_load_explicit(&ln->sent.value, memory_order_relaxed);
     const uint64_t nch = p2p_chunks(x);
     const size_t total = x->count * x->esize;
     for (uint64_t k = 0; k < nch; k++) {
@@ -258,7 +283,7 @@ int hc_run_send(hc_exec *x)
         if (total == 0)
             m = 0;
         memcpy(hc_p2p_buf(c, c->rank, d, (int)(idx & 1)), (const unsigned char *)x->send + off, m);
-        atomic_store_explicit(&ln->sent, idx + 1, memory_order_release);
+        hc_flag_set(&ln->sent, idx + 1);
     }
     /* HCCL's send completes when the receiver has the data. */
     return hc_wait_ge(c, &ln->done, base + nch, d, "Send");
@@ -270,7 +295,7 @@ int hc_run_recv(hc_exec *x)
     const uint32_t s = x->peer;
     hc_p2p_line *ln = hc_p2p_line_of(c, s, c->rank);
     x->fp.seq = ++c->p2p_recv_seq[s];
-    const uint64_t base = atomic_load_explicit(&ln->done, memory_order_relaxed);
+    const uint64_t base = atomic_load_explicit(&ln->done.value, memory_order_relaxed);
     int rc = hc_wait_ge(c, &ln->sent, base + 1, s, "Recv");
     if (rc)
         return rc;
@@ -293,7 +318,7 @@ int hc_run_recv(hc_exec *x)
         if (total == 0)
             m = 0;
         memcpy((unsigned char *)x->recv + off, hc_p2p_buf(c, s, c->rank, (int)(idx & 1)), m);
-        atomic_store_explicit(&ln->done, idx + 1, memory_order_release);
+        hc_flag_set(&ln->done, idx + 1);
     }
     return 0;
 }
@@ -391,7 +416,10 @@ int hc_execute(hc_exec *x)
     }
     if (x->op != HC_OP_SEND && x->op != HC_OP_RECV) {
         x->fp.seq = ++c->seq;
-        hc_ctl_of(c, c->rank)->fp[x->fp.seq % HC_FP_RING] = x->fp;
+        hc_ctl *me = hc_ctl_of(c, c->rank);
+        me->fp[x->fp.seq % HC_FP_RING] = x->fp;
+        /* Published by the call's first phase (a release store of the same line). */
+        atomic_store_explicit(&me->phase.fp_hash[x->fp.seq % HC_FP_RING], hc_fp_hash(&x->fp), memory_order_relaxed);
     }
     const hc_algo *a = NULL;
     switch (x->op) {

@@ -70,9 +70,19 @@ typedef struct hc_shm_header {
     char abort_msg[HC_ERRMSG];
 } hc_shm_header;
 
+/* A counter other ranks wait on (see hc_wait_ge): its writer wakes the ranks asleep on it. */
+typedef struct hc_flag {
+    _Alignas(HC_CACHELINE) _Atomic uint64_t value;
+    _Atomic uint32_t sleepers; /* waiters that may be asleep on value's low 32 bits (futex) */
+    /* Phase flags only: a hash of the fingerprint of call seq at seq % HC_FP_RING. It shares the
+     * line a peer has just read to see the phase, so the check of a healthy call costs no extra
+     * cache miss; only a mismatch reads the full fingerprints. */
+    _Atomic uint64_t fp_hash[HC_FP_RING];
+} hc_flag;
+
 /* Rank r's ctl block. Fields written by r only, except p2p_done[] which the receivers write. */
 typedef struct hc_ctl {
-    _Alignas(HC_CACHELINE) _Atomic uint64_t phase;      /* collective progress counter */
+    hc_flag phase;                                      /* collective progress counter */
     _Alignas(HC_CACHELINE) _Atomic int32_t state;       /* 1 live, 2 destroyed, 3 failed */
     int32_t pid;
     _Alignas(HC_CACHELINE) hc_fp fp[HC_FP_RING];        /* fingerprint of call seq at seq % ring */
@@ -81,8 +91,8 @@ typedef struct hc_ctl {
 
 /* One line per (sender, receiver) pair, in the sender's ctl block. */
 typedef struct hc_p2p_line {
-    _Alignas(HC_CACHELINE) _Atomic uint64_t sent;  /* chunks published by the sender */
-    _Alignas(HC_CACHELINE) _Atomic uint64_t done;  /* chunks consumed by the receiver */
+    hc_flag sent;                                  /* chunks published by the sender */
+    hc_flag done;                                  /* chunks consumed by the receiver */
     _Alignas(HC_CACHELINE) hc_fp fp;               /* the message being sent */
 } hc_p2p_line;
 
@@ -117,17 +127,19 @@ typedef struct hc_comm {
     /* Local progress state (owned by the executing task). */
     uint64_t phase;             /* my last published phase */
     uint64_t slot_last[2];      /* phase in which each slot was last published */
+    uint64_t known_all;         /* a phase every rank is known to have reached */
     uint64_t seq;               /* collective calls executed */
     uint64_t *p2p_sent_seq;     /* messages sent to each peer */
     uint64_t *p2p_recv_seq;     /* messages received from each peer */
 
     /* Configuration. */
     int64_t exec_timeout_ns;    /* 0: wait forever */
-    uint64_t spin_ns;
+    uint64_t spin_ns;           /* waits spin this long before yielding the core */
+    uint64_t yield_ns;          /* then yield until this long before sleeping */
     size_t chunk_bytes;         /* pipelining granularity inside a slot */
     char algo_env[256];
     size_t zc_min_bytes;        /* allreduce of at least this many bytes: zero-copy when possible */
-    size_t zc_chunk_bytes;      /* zero-copy pipelining granularity */
+    size_t zc_nt_min_bytes;     /* zero-copy results of at least this size: streaming stores */
 
     /* Zero-copy state (owned by the executing task): peers' arenas, and the last host pointer
      * seen, so a host buffer reused call after call is not looked up again. */
@@ -172,8 +184,10 @@ int hc_fail(hc_comm *c, int code, int broadcast, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
-/* Wait until *word >= target. `peer` is the rank that will write it (for liveness checks). */
-int hc_wait_ge(hc_comm *c, _Atomic uint64_t *word, uint64_t target, uint32_t peer, const char *what);
+/* Wait until f->value >= target. `peer` is the rank that will write it (for liveness checks). */
+int hc_wait_ge(hc_comm *c, hc_flag *f, uint64_t target, uint32_t peer, const char *what);
+/* Publish a new value of a flag (release) and wake its sleepers, if any. */
+void hc_flag_set(hc_flag *f, uint64_t v);
 
 /* ---- collective building blocks (coll.c) ---- */
 typedef struct hc_exec {
@@ -200,6 +214,7 @@ int hc_publish(hc_exec *x);
 int hc_wait_peer(hc_exec *x, uint32_t peer, uint64_t phase);
 /* Fingerprint check against the ranks that reached the current phase (called by hc_phase_all). */
 int hc_check_fp(hc_exec *x, uint32_t peer);
+uint64_t hc_fp_hash(const hc_fp *f);
 
 /* Pick a slot for the next group of phases (alternates). */
 static inline int hc_next_slot(hc_exec *x)
@@ -212,6 +227,15 @@ int hc_reduce_supported(HcclDataType t, HcclReduceOp op);
 /* dst[i] = srcs[0][i] op srcs[1][i] op ... (rank order, fp16/bf16 accumulated in fp32). dst may
  * alias any source exactly. */
 void hc_reduce(void *dst, const void *const *srcs, int nsrc, size_t n, HcclDataType t, HcclReduceOp op);
+
+/* The same reduction written to @p ndst destinations (block by block, so a destination may be a
+ * source). nt: streaming stores, for results nobody will read soon (call hc_store_fence before
+ * publishing them). */
+void hc_reduce_multi(void *const *dsts, int ndst, const void *const *srcs, int nsrc, size_t n, HcclDataType t,
+                     HcclReduceOp op, int nt);
+/* memcpy, or with streaming stores when @p nt. */
+void hc_copy(void *dst, const void *src, size_t n, int nt);
+void hc_store_fence(void);
 
 /* Slice j of m elements split over p ranks, cache-line aligned so that ranks never write the
  * same line. */
@@ -226,10 +250,13 @@ static inline void hc_slice(uint64_t m, uint32_t p, uint32_t j, size_t es, uint6
 }
 
 /* ---- zero-copy (algo_zcopy.c) ---- */
-/* Allreduce reading peers' device buffers in place. Sets *done = 0 (and returns 0) when the
+/* Collectives reading and writing peers' device buffers in place. Sets *done = 0 (and returns 0) when the
  * buffers of some rank are not shareable device memory: the caller then runs a staged algorithm.
  * Every rank reaches the same decision. */
 int hc_zc_allreduce(hc_exec *x, int *done);
+int hc_zc_allgather(hc_exec *x, int *done);
+int hc_zc_reduce_scatter(hc_exec *x, int *done);
+int hc_zc_broadcast(hc_exec *x, int *done);
 void hc_zc_release(hc_comm *c);
 
 /* ---- algorithms (algo_*.c) ---- */

@@ -7,7 +7,11 @@
  * rank computes it, and fp16/bf16 are accumulated in fp32 and rounded once. The inner loops are
  * simple enough for the compiler to vectorise (this file is built with -O3).
  */
+#include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "convert.h"
 #include "hccl_internal.h"
@@ -147,5 +151,80 @@ void hc_reduce(void *dst, const void *const *srcs, int nsrc, size_t n, HcclDataT
     case HCCL_DATA_TYPE_FP16: red_f16(dst, srcs, nsrc, n, op); break;
     case HCCL_DATA_TYPE_BFP16: red_bf16(dst, srcs, nsrc, n, op); break;
     default: break;
+    }
+}
+
+/* ---- several destinations, streaming stores ---- */
+
+void hc_copy(void *dst, const void *src, size_t n, int nt)
+{
+    if (dst == src)
+        return; /* in place (an allgather's own block) */
+#if defined(__SSE2__)
+    if (nt) {
+        /* Non-temporal 16-byte stores (SSE2 is part of x86-64, so no dispatch is needed): the
+         * written lines go to memory without being read first, which saves the read-for-ownership
+         * of a regular store — a third of the traffic of a large copy. Head and tail go through
+         * memcpy so the stream itself is aligned. */
+        unsigned char *d = dst;
+        const unsigned char *s = src;
+        size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+        if (head > n)
+            head = n;
+        memcpy(d, s, head);
+        d += head;
+        s += head;
+        n -= head;
+        for (; n >= 64; n -= 64, d += 64, s += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)s), b = _mm_loadu_si128((const __m128i *)(s + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(s + 32)), e = _mm_loadu_si128((const __m128i *)(s + 48));
+            _mm_stream_si128((__m128i *)d, a);
+            _mm_stream_si128((__m128i *)(d + 16), b);
+            _mm_stream_si128((__m128i *)(d + 32), c);
+            _mm_stream_si128((__m128i *)(d + 48), e);
+        }
+        memcpy(d, s, n);
+        return;
+    }
+#endif
+    (void)nt;
+    memcpy(dst, src, n);
+}
+
+void hc_store_fence(void)
+{
+#if defined(__SSE2__)
+    /* Streaming stores are weakly ordered: without this, a peer that saw our next phase (a
+     * release store) could still read stale lines of what we streamed. */
+    _mm_sfence();
+#endif
+}
+
+/* Bytes reduced at a time before being copied out: small enough to stay in L1 between the
+ * reduction and the copies. */
+#define MULTI_BLK 4096
+
+void hc_reduce_multi(void *const *dsts, int ndst, const void *const *srcs, int nsrc, size_t n, HcclDataType t,
+                     HcclReduceOp op, int nt)
+{
+    const size_t es = hc_dtype_size(t);
+    if (n == 0 || es == 0)
+        return;
+    if (ndst == 1 && !nt) {
+        hc_reduce(dsts[0], srcs, nsrc, n, t, op);
+        return;
+    }
+    _Alignas(64) unsigned char tmp[MULTI_BLK];
+    const size_t per = MULTI_BLK / es;
+    const void *s[HC_MAX_RANKS];
+    for (size_t i0 = 0; i0 < n; i0 += per) {
+        size_t m = n - i0 < per ? n - i0 : per;
+        for (int k = 0; k < nsrc; k++)
+            s[k] = (const unsigned char *)srcs[k] + i0 * es;
+        /* All sources of the block are read before any destination is written, so a
+         * destination may be one of the sources (in place). */
+        hc_reduce(tmp, s, nsrc, m, t, op);
+        for (int k = 0; k < ndst; k++)
+            hc_copy((unsigned char *)dsts[k] + i0 * es, tmp, m * es, nt);
     }
 }

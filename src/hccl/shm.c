@@ -7,14 +7,16 @@
  * which needs no Unix socket and no name to unlink.
  *
  * Waiting spins on the flag (plain loads: no system call while the peer is on time), then yields,
- * then sleeps with a growing interval. Only on the slow path does it look at the clock-based
- * deadline (HCCL_EXEC_TIMEOUT), the segment's abort word (another rank failed), and whether the
+ * then sleeps on the flag as a futex, woken by the writer. Only on the slow path does it look at
+ * the clock-based deadline (HCCL_EXEC_TIMEOUT), the segment's abort word (another rank failed), and whether the
  * awaited peer is still alive (pidfd, or kill(pid, 0)), so a rank killed with SIGKILL is noticed
  * within milliseconds instead of at the timeout.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -189,18 +191,71 @@ static int peer_dead(hc_comm *c, uint32_t peer)
     return rp != NULL && (rp[2] == 'Z' || rp[2] == 'X');
 }
 
-int hc_wait_ge(hc_comm *c, _Atomic uint64_t *word, uint64_t target, uint32_t peer, const char *what)
+/* The futex word of a flag: the low half of its 64-bit value (counters of healthy ranks never
+ * differ by 2^32 within one wait, so the low half changes whenever the value does). The segment is
+ * shared between processes, so the futex calls are not FUTEX_PRIVATE. */
+static uint32_t *flag_word(hc_flag *f)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return (uint32_t *)(void *)&f->value + 1;
+#else
+    return (uint32_t *)(void *)&f->value;
+#endif
+}
+
+void hc_flag_set(hc_flag *f, uint64_t v)
+{
+    /* A release store and a plain load of the sleeper count, with no fence in between: a full
+     * fence here would stall every publish until the data stores before it (a whole slot) have
+     * drained, on the fast path of every collective. The price is a narrow race where a waiter
+     * that is just going to sleep is missed: it then wakes by its own timeout (a sleep lasts at
+     * most HC_MAX_SLEEP_NS), a bounded delay on a wait that has already lasted a millisecond.
+     * The fast path (nobody asleep) makes no system call. */
+    atomic_store_explicit(&f->value, v, memory_order_release);
+    if (atomic_load_explicit(&f->sleepers, memory_order_relaxed) != 0)
+        (void)syscall(SYS_futex, flag_word(f), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* The longest single sleep: it bounds the cost of a wake-up missed in hc_flag_set's race. */
+#define HC_MAX_SLEEP_NS 1000000
+
+/* Sleep until @p f changes from @p seen or @p ns pass. */
+static void flag_sleep(hc_flag *f, uint64_t seen, int64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+    atomic_fetch_add(&f->sleepers, 1);
+    if (atomic_load(&f->value) == seen)
+        (void)syscall(SYS_futex, flag_word(f), FUTEX_WAIT, (uint32_t)seen, &ts, NULL, 0);
+    atomic_fetch_sub(&f->sleepers, 1);
+}
+
+/* How often a late peer is checked (liveness, abort, timeout), and the longest single sleep. */
+#define HC_CHECK_NS 5000000
+
+/*
+ * Three stages: spin (the peer is running and about to publish: a hand-off costs a fraction of a
+ * microsecond), then yield (the peer may be waiting for this very core, which matters whenever
+ * there are more ranks than cores), then sleep on the flag's futex, woken by its writer. Spin and
+ * yield lengths are the communicator's (CANNON_HCCL_SPIN_US, CANNON_HCCL_YIELD_US); with more
+ * ranks than cores the spin is short by default.
+ */
+int hc_wait_ge(hc_comm *c, hc_flag *f, uint64_t target, uint32_t peer, const char *what)
+{
+    _Atomic uint64_t *word = &f->value;
     if (atomic_load_explicit(word, memory_order_acquire) >= target)
         return 0;
     int64_t start = 0, last_check = 0;
-    int64_t sleep_ns = 2000;
+    int spinning = c->spin_ns > 0;
     for (uint32_t i = 1;; i++) {
-        if (atomic_load_explicit(word, memory_order_acquire) >= target)
+        uint64_t v = atomic_load_explicit(word, memory_order_acquire);
+        if (v >= target)
             return 0;
-        cpu_relax();
-        if ((i & 63) != 0)
-            continue;
+        if (spinning) {
+            /* The clock (and the abort word) only every 64 pauses. */
+            cpu_relax();
+            if ((i & 63) != 0)
+                continue;
+        }
         int64_t now = hc_now_ns();
         if (start == 0)
             start = last_check = now;
@@ -211,8 +266,9 @@ int hc_wait_ge(hc_comm *c, _Atomic uint64_t *word, uint64_t target, uint32_t pee
                            c->hdr->abort_msg);
         if ((uint64_t)waited < c->spin_ns)
             continue;
+        spinning = 0;
         /* Slow path: the peer is late. Check it now and then, and stop burning the CPU. */
-        if (now - last_check >= 5000000) {
+        if (now - last_check >= HC_CHECK_NS) {
             last_check = now;
             hc_ctl *pc = hc_ctl_of(c, peer);
             int32_t st = atomic_load_explicit(&pc->state, memory_order_acquire);
@@ -230,13 +286,14 @@ int hc_wait_ge(hc_comm *c, _Atomic uint64_t *word, uint64_t target, uint32_t pee
                                "the same collectives in the same order?",
                                c->rank, (double)waited / 1e9, peer, what);
         }
-        if (waited < (int64_t)c->spin_ns + 200000) {
+        if ((uint64_t)waited < c->spin_ns + c->yield_ns) {
             sched_yield();
         } else {
-            struct timespec ts = {0, sleep_ns};
-            nanosleep(&ts, NULL);
-            if (sleep_ns < 500000)
-                sleep_ns *= 2;
+            /* The writer's wake-up usually comes first. */
+            int64_t ns = last_check + HC_CHECK_NS - now;
+            if (ns > HC_MAX_SLEEP_NS)
+                ns = HC_MAX_SLEEP_NS;
+            flag_sleep(f, v, ns > 1000 ? ns : 1000);
         }
     }
 }

@@ -329,13 +329,68 @@ static void test_zcopy(void **s)
 {
     (void)s;
     setenv("CANNON_HCCL_ZCOPY_MIN_KB", "4", 1);
-    setenv("CANNON_HCCL_ZCOPY_CHUNK_KB", "48", 1);
+    setenv("CANNON_HCCL_NT_MIN_KB", "64", 1); /* both the cached and the streaming stores */
     for (int host = 0; host < 2; host++) {
         assert_int_equal(run_ranks(2, body_zcopy, &host), 0);
         assert_int_equal(run_ranks(3, body_zcopy, &host), 0);
     }
+    /* Every zero-copy collective (allreduce, allgather, reduce-scatter, broadcast), every type and
+     * op, in place and out of place, ragged slices, streaming stores on every size. */
+    setenv("CANNON_HCCL_ZCOPY_MIN_KB", "1", 1);
+    setenv("CANNON_HCCL_NT_MIN_KB", "1", 1);
+    assert_int_equal(run_ranks(3, body_reductions, NULL), 0);
+    assert_int_equal(run_ranks(3, body_movement, NULL), 0);
     unsetenv("CANNON_HCCL_ZCOPY_MIN_KB");
-    unsetenv("CANNON_HCCL_ZCOPY_CHUNK_KB");
+    unsetenv("CANNON_HCCL_NT_MIN_KB");
+}
+
+/* One rank arrives late to every call (longer than the others spin and yield), so the others go
+ * to sleep on the flags and must be woken by its publish: phases (allreduce, staged and zero-copy),
+ * and point-to-point counters (send/recv). Rank 0 is late on even calls, rank 1 on odd ones. */
+static int body_late(rank_ctx *x)
+{
+    const uint32_t p = x->nranks, me = x->rank;
+    static const uint64_t counts[] = {1000, 100000};
+    for (int call = 0; call < 4; call++) {
+        uint64_t n = counts[call % 2];
+        float *a = dalloc(n * 4), *b = dalloc(n * 4);
+        CHECK(a && b);
+        for (uint64_t i = 0; i < n; i++)
+            a[i] = (float)((i % 13) + me + call);
+        if (me == (uint32_t)(call % 2)) {
+            struct timespec ts = {0, 20 * 1000000};
+            nanosleep(&ts, NULL);
+        }
+        CHECK_HCCL(HcclAllReduce(a, b, n, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, x->comm, x->stream));
+        CHECK_ACL(aclrtSynchronizeStream(x->stream));
+        for (uint64_t i = 0; i < n; i++)
+            CHECK(b[i] == (float)(p * ((i % 13) + call) + p * (p - 1) / 2));
+        if (p == 2) {
+            if (me == (uint32_t)(call % 2)) {
+                struct timespec ts = {0, 20 * 1000000};
+                nanosleep(&ts, NULL);
+                CHECK_HCCL(HcclSend(a, n, HCCL_DATA_TYPE_FP32, 1 - me, x->comm, x->stream));
+            } else {
+                CHECK_HCCL(HcclRecv(b, n, HCCL_DATA_TYPE_FP32, 1 - me, x->comm, x->stream));
+            }
+            CHECK_ACL(aclrtSynchronizeStream(x->stream));
+            if (me != (uint32_t)(call % 2))
+                for (uint64_t i = 0; i < n; i++)
+                    CHECK(b[i] == (float)((i % 13) + (1 - me) + call));
+        }
+        aclrtFree(a);
+        aclrtFree(b);
+    }
+    return 0;
+}
+
+static void test_late_rank(void **s)
+{
+    (void)s;
+    setenv("CANNON_HCCL_YIELD_US", "2000", 1); /* spin 50 us, yield 2 ms, then sleep */
+    assert_int_equal(run_ranks(2, body_late, NULL), 0);
+    assert_int_equal(run_ranks(3, body_late, NULL), 0);
+    unsetenv("CANNON_HCCL_YIELD_US");
 }
 
 static void test_reductions_2(void **s) { (void)s; assert_int_equal(run_ranks(2, body_reductions, NULL), 0); }
@@ -381,7 +436,7 @@ int main(void)
         cmocka_unit_test(test_reductions_2), cmocka_unit_test(test_reductions_3), cmocka_unit_test(test_reductions_8),
         cmocka_unit_test(test_movement_2),   cmocka_unit_test(test_movement_3),   cmocka_unit_test(test_movement_4),
         cmocka_unit_test(test_movement_8),   cmocka_unit_test(test_large_2),      cmocka_unit_test(test_large_3_odd),
-        cmocka_unit_test(test_forced_algorithms), cmocka_unit_test(test_zcopy),
+        cmocka_unit_test(test_forced_algorithms), cmocka_unit_test(test_zcopy),      cmocka_unit_test(test_late_rank),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

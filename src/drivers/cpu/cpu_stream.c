@@ -2,7 +2,8 @@
  * Streams and events of the CPU driver.
  *
  * A stream is one executor thread with a FIFO of tasks (a mutex-protected singly linked list with a
- * per-stream free list, so a steady enqueue rate allocates nothing). The executor takes the whole
+ * per-stream free list, so a steady enqueue rate allocates nothing; tasks are carved from
+ * prefaulted slabs, so a burst of enqueues does not fault the heap in page by page). The executor takes the whole
  * list at once and runs it in order; enqueuers and the executor touch the lock once per task and
  * once per batch respectively. Progress is two counters: `submitted` (bumped by enqueue) and
  * `completed` (a waitable counter bumped after each task ran or was discarded); synchronize waits
@@ -28,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cpu_internal.h"
 
@@ -84,6 +86,22 @@ struct cannon_drv_event {
     int listed;
 };
 
+/* ASan watches heap blocks, not mappings: under it, slabs come from the heap. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CPU_SLAB_HEAP 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CPU_SLAB_HEAP 1
+#endif
+#endif
+
+/* Tasks are carved from slabs (see task_get_locked); a slab starts with this header. */
+typedef struct cpu_slab {
+    struct cpu_slab *next;
+    size_t bytes;
+} cpu_slab;
+#define CPU_SLAB_HEADER 64 /* keeps the tasks after it aligned */
+
 struct cannon_drv_stream {
     cannon_drv_device *dev;
     pthread_t thread;
@@ -91,6 +109,8 @@ struct cannon_drv_stream {
     /* Enqueue side. */
     _Alignas(64) pthread_mutex_t qlock;
     cpu_task *head, *tail, *free_list;
+    cpu_slab *slabs;  /* every task's memory, freed with the stream */
+    uint32_t nslabs;
     int started; /* the executor thread runs (under qlock) */
     int closed;  /* destroy began: start no executor any more (under qlock) */
     _Atomic uint64_t submitted;
@@ -384,7 +404,31 @@ static int executor_ensure_locked(cannon_drv_stream *s)
     return 0;
 }
 
-/* Take a task from the free list (or the heap); NULL when out of memory. Called with qlock held. */
+/* Memory for a slab: mapped with MAP_POPULATE, so its pages are faulted in by one system call
+ * (a burst of enqueues that outruns the executor needs a new task per enqueue, and on the VMs
+ * cannon targets each page fault costs microseconds of the enqueuing thread). Under ASan, from
+ * the heap, which the sanitizer watches. */
+static void *slab_map(size_t bytes)
+{
+#if defined(CPU_SLAB_HEAP)
+    return calloc(1, bytes);
+#else
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+#endif
+}
+
+static void slab_unmap(cpu_slab *sl)
+{
+#if defined(CPU_SLAB_HEAP)
+    free(sl);
+#else
+    munmap(sl, sl->bytes);
+#endif
+}
+
+/* Take a task from the free list, or from a new slab (16 tasks for a stream's first, doubling up
+ * to 1024); NULL when out of memory. Called with qlock held. */
 static cpu_task *task_get_locked(cannon_drv_stream *s)
 {
     cpu_task *t = s->free_list;
@@ -392,7 +436,21 @@ static cpu_task *task_get_locked(cannon_drv_stream *s)
         s->free_list = t->next;
         return t;
     }
-    return malloc(sizeof *t);
+    size_t n = (size_t)16 << (s->nslabs < 6 ? s->nslabs : 6);
+    size_t bytes = CPU_SLAB_HEADER + n * sizeof(cpu_task);
+    cpu_slab *sl = slab_map(bytes);
+    if (sl == NULL)
+        return NULL;
+    sl->bytes = bytes;
+    sl->next = s->slabs;
+    s->slabs = sl;
+    s->nslabs++;
+    cpu_task *tasks = (cpu_task *)((unsigned char *)sl + CPU_SLAB_HEADER);
+    for (size_t i = 1; i + 1 < n; i++)
+        tasks[i].next = &tasks[i + 1];
+    tasks[n - 1].next = NULL;
+    s->free_list = &tasks[1];
+    return &tasks[0];
 }
 
 /* Append t (qlock held), then wake the executor if it sleeps. */
@@ -669,11 +727,10 @@ static int stream_destroy(cannon_drv_stream *s, int force)
         next = t->next;
         discard_task(t);
         task_release(t);
-        free(t);
     }
-    for (cpu_task *t = s->free_list, *next; t != NULL; t = next) {
-        next = t->next;
-        free(t);
+    for (cpu_slab *sl = s->slabs, *next; sl != NULL; sl = next) {
+        next = sl->next;
+        slab_unmap(sl);
     }
     cannon_cpu_err_destroy(&s->err);
     pthread_mutex_destroy(&s->qlock);
