@@ -9,7 +9,10 @@
  *      -c src/ops/softmax/softmax_avx512.c -o a5.o
  *   cc -O2 -Isrc/ops/softmax bench/ops/bench_softmax_kern.c s.o a2.o a5.o -lm -o bench_softmax_kern
  *   bench_softmax_kern TIER(scalar|avx2|avx512) OP(0..3) DT(f32|f16|bf16) ROWS R ITERS [NT] [GHZ]
- * NT: 1 writes with non-temporal stores; GHZ converts ns to cycles (no cycle counter in the VM). */
+ * NT: 1 writes with non-temporal stores; GHZ converts ns to cycles (no cycle counter in the VM).
+ * Each iteration also copies x to y (the same bytes read and written, vectorised plain stores) and
+ * the two are timed interleaved, so "floor" (median copy time / median kernel time, in CPU time)
+ * says how close the kernel is to a copy under the same load. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +21,48 @@
 #include <time.h>
 
 #include "softmax_kernels.h"
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The floor's copy: 32-byte vectors, four per iteration, with AVX when the CPU has it. */
+typedef double kv4d __attribute__((vector_size(32), aligned(8)));
+#define KCOPY_BODY                                                          \
+    do {                                                                    \
+        size_t v_ = 0;                                                      \
+        for (; v_ + 4 <= nv; v_ += 4) {                                     \
+            kv4d t0_ = s[v_], t1_ = s[v_ + 1], t2_ = s[v_ + 2], t3_ = s[v_ + 3]; \
+            d[v_] = t0_;                                                    \
+            d[v_ + 1] = t1_;                                                \
+            d[v_ + 2] = t2_;                                                \
+            d[v_ + 3] = t3_;                                                \
+        }                                                                   \
+        for (; v_ < nv; v_++)                                               \
+            d[v_] = s[v_];                                                  \
+    } while (0)
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static void kcopy_avx(kv4d *d, const kv4d *s, size_t nv)
+{
+    KCOPY_BODY;
+}
+#endif
+static void kcopy_base(kv4d *d, const kv4d *s, size_t nv)
+{
+    KCOPY_BODY;
+}
+static void kcopy(void *dst, const void *src, size_t bytes)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx2")) {
+        kcopy_avx((kv4d *)dst, (const kv4d *)src, bytes / 32);
+        return;
+    }
+#endif
+    kcopy_base((kv4d *)dst, (const kv4d *)src, bytes / 32);
+}
 
 static double cpu_now(void)
 {
@@ -76,18 +121,31 @@ int main(int argc, char **argv)
                                                     : !strcmp(tier, "avx2") ? cannon_softmax_units_avx2
                                                                             : cannon_softmax_units_avx512;
     fn(&a, 0, rows);
-    double best = 1e30, tot = 0;
+    kcopy(y, x, n * es);
+    double best = 1e30, tot = 0, ks[256], cs[256];
+    if (iters > 256)
+        iters = 256;
+    if (iters < 1)
+        iters = 1;
     for (int it = 0; it < iters; it++) {
         double t0 = cpu_now();
+        kcopy(y, x, n * es);
+        cs[it] = cpu_now() - t0;
+        t0 = cpu_now();
         fn(&a, 0, rows);
         double t = cpu_now() - t0;
+        ks[it] = t;
         tot += t;
         if (t < best)
             best = t;
     }
+    qsort(ks, (size_t)iters, sizeof ks[0], cmp_d);
+    qsort(cs, (size_t)iters, sizeof cs[0], cmp_d);
     double ns_el = best * 1e9 / (double)n;
-    printf("%s op%d %s %lldx%lld nt%d: best %.3f ns/el = %.2f cyc/el @%.1fGHz (mean %.3f ns/el)\n", tier, op,
-           argv[3], (long long)rows, (long long)R, nt, ns_el, ns_el * ghz, ghz, tot * 1e9 / iters / (double)n);
+    printf("%s op%d %s %lldx%lld nt%d: best %.3f ns/el = %.2f cyc/el @%.1fGHz (mean %.3f ns/el); median %.3f, "
+           "copy median %.3f ns/el: %.1f%% of floor\n",
+           tier, op, argv[3], (long long)rows, (long long)R, nt, ns_el, ns_el * ghz, ghz, tot * 1e9 / iters / (double)n,
+           ks[iters / 2] * 1e9 / (double)n, cs[iters / 2] * 1e9 / (double)n, 100.0 * cs[iters / 2] / ks[iters / 2]);
     free(x);
     free(g);
     free(y);

@@ -72,6 +72,8 @@ def main():
     base = dict(os.environ, CANNON_DRIVER_PATH=os.path.join(build, "lib", "cannon", "drivers"),
                 MALLOC_MMAP_THRESHOLD_=str(32 << 20), MALLOC_TRIM_THRESHOLD_=str(1 << 40))
     rows = []
+    # The machine is shared: record its load, which the figures depend on.
+    load0 = os.getloadavg()
     for th in a.threads.split(","):
         for shape in a.shapes.split(","):
             for dt in a.dtypes.split(","):
@@ -101,17 +103,25 @@ def main():
                         row["best_peer"] = best[0]
                         row["vs_best_peer"] = round(best[1] / ours["ms"], 2)
                         row["best_peer_pct_of_floor"] = round(100 * ours["floor_ms"] / best[1], 1)
+                    # The bar: >= 85% of the floor, and ahead of the best peer (by 1.5x
+                    # where that peer is below 60% of the floor).
+                    if row.get("pct_of_floor") is not None and row.get("vs_best_peer") is not None:
+                        need = 1.5 if row["best_peer_pct_of_floor"] < 60 else 1.0
+                        row["meets_bar"] = row["pct_of_floor"] >= 85 and row["vs_best_peer"] >= need
                     print(json.dumps(row), flush=True)
                     rows.append(row)
+    load1 = os.getloadavg()
     print()
+    print("load average (1/5/15 min) at start %.2f/%.2f/%.2f, at end %.2f/%.2f/%.2f" % (load0 + load1))
     print(f"{'thr':>3} {'op':<11} {'dt':<4} {'shape':<16} {'cannon ms':>9} {'floor ms':>8} {'%floor':>6} "
-          f"{'torch ms':>8} {'dnnl ms':>8} {'x best':>6}")
+          f"{'torch ms':>8} {'dnnl ms':>8} {'x best':>6} bar")
     for r in rows:
         def f(v, w, p=3):
             return f"{v:>{w}.{p}f}" if isinstance(v, (int, float)) else f"{'-':>{w}}"
         print(f"{r['threads']:>3} {r['op']:<11} {r['dtype']:<4} {r['shape']:<16} {f(r['cannon_ms'], 9)} "
               f"{f(r['floor_ms'], 8)} {f(r['pct_of_floor'], 6, 1)} {f(r.get('torch_ms'), 8)} "
-              f"{f(r.get('onednn_ms'), 8)} {f(r.get('vs_best_peer'), 6, 2)}")
+              f"{f(r.get('onednn_ms'), 8)} {f(r.get('vs_best_peer'), 6, 2)} "
+              f"{'-' if r.get('meets_bar') is None else 'yes' if r['meets_bar'] else 'no'}")
 
 
 if __name__ == "__main__":
