@@ -2,7 +2,8 @@
  * oneDNN peer for bench/norm/run_norm_bench.py: batch normalization training forward (statistics
  * computed, scale and shift applied: dnnl_use_scaleshift) then backward (prop kind backward:
  * diff_src and diff_scale_shift, the three outputs of aclnnBatchNormBackward), fp32, timed as
- * bench_norm times cannon (samples of k calls lasting >= 40 ms; the median, min and max).
+ * the softmax benches time theirs (bench/ops/bench_common.h: samples of k calls lasting >= 50 ms;
+ * the median, min and max).
  *   bench_norm_dnnl nchw|nhwc|nChw16c 32x64x56x56 [ns]      (the shape in NCHW order)
  * Threads: OMP_NUM_THREADS. Prints one JSON line, with the implementation oneDNN chose.
  */
@@ -15,47 +16,7 @@
 
 #include <oneapi/dnnl/dnnl.h>
 
-static double bench_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int bench_cmp(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-typedef struct bench_result {
-    double med_ms, min_ms, max_ms;
-} bench_result;
-
-/* 2 warm-up calls, then ns samples of k calls (k: a sample lasts >= 40 ms, as in bench_norm). */
-static bench_result bench_time(void (*fn)(void *), void *ctx, int ns)
-{
-    fn(ctx);
-    fn(ctx);
-    double t0 = bench_now();
-    fn(ctx);
-    const double one = bench_now() - t0;
-    const int k = one > 0.04 ? 1 : (int)(0.04 / (one > 1e-7 ? one : 1e-7)) + 1;
-    double s[64];
-    if (ns > 64)
-        ns = 64;
-    if (ns < 1)
-        ns = 1;
-    for (int i = 0; i < ns; i++) {
-        t0 = bench_now();
-        for (int j = 0; j < k; j++)
-            fn(ctx);
-        s[i] = (bench_now() - t0) / k * 1e3;
-    }
-    qsort(s, (size_t)ns, sizeof s[0], bench_cmp);
-    bench_result r = {s[ns / 2], s[0], s[ns - 1]};
-    return r;
-}
+#include "bench_common.h" /* bench/ops: the timing loop shared with the softmax benches */
 
 typedef struct ctx {
     dnnl_primitive_t fwd, bwd;
