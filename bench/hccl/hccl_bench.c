@@ -10,7 +10,7 @@
  * input; alltoall: the send buffer), as nccl-tests counts it. algbw = size / time;
  * busbw = algbw x (allreduce 2(n-1)/n, allgather/reducescatter/alltoall (n-1)/n, broadcast 1).
  * time = mean per-iteration time of the slowest rank (max over ranks of a timed loop of -n
- * back-to-back ops followed by one stream synchronisation).
+ * back-to-back ops followed by one stream synchronisation; with -S, a synchronisation after each).
  * #wrong counts elements differing from the expected result in a checked run before timing.
  */
 #include "acl/acl.h"
@@ -35,6 +35,7 @@ typedef struct cfg {
     HcclDataType dtype;
     HcclReduceOp redop;
     int iters, warmup, check;
+    int sync_each; /* -S: synchronize after every op (blocking latency) */
     uint32_t root;
 } cfg;
 
@@ -121,10 +122,12 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: hccl_bench [-b MIN] [-e MAX] [-f FACTOR] [-o op] [-d type] [-r redop]\n"
-            "                  [-n iters] [-w warmup] [-c 0|1] [-R root]\n"
+            "                  [-n iters] [-w warmup] [-c 0|1] [-R root] [-S]\n"
             "  op: allreduce allgather reducescatter broadcast alltoall (default allreduce)\n"
             "  type: int8 int16 int32 int64 uint8 uint16 uint32 uint64 fp16 bf16 fp32 fp64\n"
             "  redop: sum prod max min; sizes accept K/M/G suffixes\n"
+            "  -S: synchronize the stream after every op (blocking latency, as a loop that waits\n"
+            "      for each collective); default: -n back-to-back ops, then one synchronize\n"
             "  run one process per rank: cannonrun -n N, mpirun -np N or srun -n N\n");
     exit(2);
 }
@@ -140,8 +143,9 @@ static void parse_args(int argc, char **argv, cfg *c)
     c->warmup = 5;
     c->check = 1;
     c->root = 0;
+    c->sync_each = 0;
     int opt;
-    while ((opt = getopt(argc, argv, "b:e:f:o:d:r:n:w:c:R:p:h")) != -1) {
+    while ((opt = getopt(argc, argv, "b:e:f:o:d:r:n:w:c:R:p:Sh")) != -1) {
         switch (opt) {
         case 'b': if (parse_size(optarg, &c->min_bytes)) usage(); break;
         case 'e': if (parse_size(optarg, &c->max_bytes)) usage(); break;
@@ -184,6 +188,7 @@ static void parse_args(int argc, char **argv, cfg *c)
         case 'w': c->warmup = atoi(optarg); if (c->warmup < 0) usage(); break;
         case 'c': c->check = atoi(optarg); break;
         case 'R': c->root = (uint32_t)atoi(optarg); break;
+        case 'S': c->sync_each = 1; break;
         case 'p': break; /* hccl_test's -p (NPUs per node): the launcher decides */
         default: usage();
         }
@@ -509,17 +514,28 @@ int main(int argc, char **argv)
                 if (get_el(hbuf, k, c.dtype) != expected_out(&c, rank, n, &s, k))
                     wrong++;
         }
-        for (int i = 0; i < c.warmup; i++)
+        for (int i = 0; i < c.warmup; i++) {
             run_op(&c, &s, din, dout, comm, st);
+            if (c.sync_each)
+                ACL_CHECK(aclrtSynchronizeStream(st));
+        }
         ACL_CHECK(aclrtSynchronizeStream(st));
         /* Start together: without the barrier the first rank's clock would include waiting
          * for the last one to arrive. */
         HCCL_CHECK(HcclBarrier(comm, st));
         ACL_CHECK(aclrtSynchronizeStream(st));
         double t0 = now_s();
-        for (int i = 0; i < c.iters; i++)
+        for (int i = 0; i < c.iters; i++) {
             run_op(&c, &s, din, dout, comm, st);
+            if (c.sync_each)
+                ACL_CHECK(aclrtSynchronizeStream(st));
+        }
+        double t_enq = now_s() - t0;
         ACL_CHECK(aclrtSynchronizeStream(st));
+        /* Diagnostic: how long the app thread spent enqueuing (task pools growing on first use
+         * show up here as ~1 us per call instead of ~0.1). */
+        if (getenv("HCCL_BENCH_ENQ"))
+            fprintf(stderr, "# rank %d: enqueue %.3f us/op\n", rank, t_enq / c.iters * 1e6);
         double dt = (now_s() - t0) / c.iters;
         dt = over_ranks(dt, HCCL_REDUCE_MAX, dscalar, comm, st);
         double wsum = over_ranks((double)wrong, HCCL_REDUCE_SUM, dscalar, comm, st);

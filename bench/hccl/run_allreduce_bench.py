@@ -155,7 +155,12 @@ def main():
             copy_bw.append(float(out.split()[1]) * 1e9)
         for size in sizes:
             iters = max(5, min(1000, budget // size))
-            warm = max(1, min(20, iters // 5))
+            # Warm up with as many calls as are timed: the timed loop enqueues all its calls
+            # before it synchronizes, and the task pools of the stream and of libhccl grow to
+            # that depth on first use (fresh pages cost microseconds each on these VMs, about
+            # 1 us per call at 4 KiB). A warm-up as deep as the timed loop leaves only the
+            # steady-state cost of a call in the figure, as a long-running job sees it.
+            warm = iters
             sweep = ["-b", str(size), "-e", str(size), "-n", str(iters), "-w", str(warm),
                      "-c", "1"]
             jobs = []

@@ -113,6 +113,12 @@ typedef struct cannon_stream_iface {
      * ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID.
      */
     int (*event_elapsed)(cannon_drv_event *start, cannon_drv_event *end, float *ms);
+    /**
+     * enqueue_host with CANNON_HOST_TASK_* flags (kernel.h). Optional: NULL means the driver runs
+     * every host task on the stream's thread, and the runtime then ignores the flags (they are
+     * hints that never change results).
+     */
+    int (*enqueue_host_ex)(cannon_drv_stream *s, cannon_host_task_fn fn, void *arg, uint32_t flags);
 } cannon_stream_iface;
 
 /** A device. */

@@ -85,6 +85,17 @@ typedef int (*cannon_host_task_fn)(void *arg);
 CANNON_API aclError cannonLaunchHostTask(aclrtStream stream, cannon_host_task_fn fn, void *arg);
 
 /**
+ * Flag of cannonLaunchHostTaskEx: the task may run on a thread that is synchronizing the stream
+ * (aclrtSynchronizeStream without a timeout) instead of the stream's own thread, when that thread
+ * is idle. For tasks that do not care which thread runs them: a collective whose caller waits for
+ * it then costs no thread hand-off, and only one thread per rank competes for a core.
+ */
+#define CANNON_HOST_TASK_ANY_THREAD 0x1u
+
+/** cannonLaunchHostTask with CANNON_HOST_TASK_* @p flags (unknown bits: ACL_ERROR_INVALID_PARAM). */
+CANNON_API aclError cannonLaunchHostTaskEx(aclrtStream stream, cannon_host_task_fn fn, void *arg, uint32_t flags);
+
+/**
  * Record an error for aclGetRecentErrMsg() on the calling thread (as the runtime's own failures
  * do) and return @p code. For libraries built on the runtime (operators, collectives) so their
  * argument errors read the same as the runtime's.
@@ -113,6 +124,13 @@ typedef struct cannon_mem_share_info {
  * cannot be shared).
  */
 CANNON_API aclError cannonMemGetShareInfo(const void *devPtr, cannon_mem_share_info *info);
+
+/**
+ * Whether @p ptr lies inside a live device allocation of any device (1) or not (0: host memory,
+ * freed memory, NULL). A pure query: it never fails and records nothing for aclGetRecentErrMsg,
+ * so libraries can test a caller's buffer before choosing a path. Thread-safe.
+ */
+CANNON_API int cannonMemIsDevice(const void *ptr);
 
 /** Number of worker threads of the current device (what num_workers will be). 0 with no device. */
 CANNON_API uint32_t cannonGetWorkerCount(void);

@@ -71,9 +71,12 @@ static int describe(hc_comm *c, const void *p, size_t bytes, cannon_mem_share_in
 {
     if (p == c->zc_host_hint)
         return 0;
-    if (cannonMemGetShareInfo(p, si) != ACL_SUCCESS) {
+    /* Host memory is a normal case, not an error: test it quietly first, so a successful
+     * collective leaves nothing in the caller's aclGetRecentErrMsg (this may run on the
+     * application thread, which synchronizes and helps run the collective). */
+    if (!cannonMemIsDevice(p) || cannonMemGetShareInfo(p, si) != ACL_SUCCESS) {
         /* Host memory (or a driver that cannot share): remember it, as callers tend to reuse
-         * the same buffer, so the lookup and the runtime's error record are not repeated. */
+         * the same buffer, so the lookup is not repeated. */
         c->zc_host_hint = p;
         return 0;
     }

@@ -114,11 +114,16 @@ int hc_comm_create(uint32_t nranks, uint32_t rank, const HcclRootInfo *ri, hc_co
         c->pidfds[i] = -1;
     c->exec_timeout_ns = hc_env_int("HCCL_EXEC_TIMEOUT", 1836, 0, 2147483647) * 1000000000ll;
     /* With more ranks than cores, a waiting rank most likely waits for a rank that needs its
-     * core: spin only briefly before yielding. */
+     * core: spin only briefly, yield briefly (a yield hands the core to the rank on it cheaply,
+     * which small collectives need), then sleep on the futex. Yielding for long was measured
+     * 4-5x slower at 1 MiB (4 ranks on 2 cores, back-to-back): on these VMs every yield is a
+     * costly trap, and a yield loop takes a share of the core from the rank doing the work;
+     * sleeping at once made 4-64 KiB blocking calls 2-3x slower. 10 us sits between. */
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int crowded = ncpu > 0 && (long)nranks > ncpu;
     c->spin_ns = (uint64_t)hc_env_int("CANNON_HCCL_SPIN_US", crowded ? 2 : 50, 0, 1000000) * 1000;
-    c->yield_ns = (uint64_t)hc_env_int("CANNON_HCCL_YIELD_US", 1000, 0, 100000000) * 1000;
+    c->yield_ns = (uint64_t)hc_env_int("CANNON_HCCL_YIELD_US", crowded ? 10 : 1000, 0, 100000000) * 1000;
+    c->host_task_flags = hc_env_int("CANNON_HCCL_SYNC_RUNS", 1, 0, 1) ? CANNON_HOST_TASK_ANY_THREAD : 0;
     size_t slot = (size_t)hc_env_int("HCCL_BUFFSIZE", 200, 1, 1 << 16) << 20;
     const char *algo = getenv("HCCL_ALGO");
     snprintf(c->algo_env, sizeof c->algo_env, "%s", algo ? algo : "");
@@ -509,7 +514,9 @@ static int enqueue(hc_comm *c, hc_task *t, aclrtStream stream, const char *api)
     t->x.fp.redop = (uint32_t)t->x.redop;
     t->x.fp.root = t->x.root;
     atomic_fetch_add(&c->refs, 1);
-    aclError arc = cannonLaunchHostTask(stream, task_run, t);
+    /* The caller usually waits for the collective next (aclrtSynchronizeStream): that thread may
+     * then run it itself instead of handing it to the stream thread and sleeping. */
+    aclError arc = cannonLaunchHostTaskEx(stream, task_run, t, c->host_task_flags);
     if (arc != ACL_SUCCESS) {
         atomic_fetch_sub(&c->refs, 1);
         task_free(t);

@@ -136,6 +136,7 @@ typedef struct hc_comm {
     int64_t exec_timeout_ns;    /* 0: wait forever */
     uint64_t spin_ns;           /* waits spin this long before yielding the core */
     uint64_t yield_ns;          /* then yield until this long before sleeping */
+    uint32_t host_task_flags;   /* CANNON_HOST_TASK_ANY_THREAD unless CANNON_HCCL_SYNC_RUNS=0 */
     size_t chunk_bytes;         /* pipelining granularity inside a slot */
     char algo_env[256];
     size_t zc_min_bytes;        /* allreduce of at least this many bytes: zero-copy when possible */

@@ -452,6 +452,16 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int
     return rc;
 }
 
+CANNON_API int cannonMemIsDevice(const void *ptr)
+{
+    if (!ptr)
+        return 0;
+    cn_device *d = cn_device_of_ptr(ptr);
+    void *start;
+    size_t size;
+    return d && cn_devalloc_find(d->alloc, ptr, &start, &size) == CN_DEVALLOC_OK;
+}
+
 CANNON_API aclError cannonMemGetShareInfo(const void *devPtr, cannon_mem_share_info *info)
 {
     if (!devPtr || !info)

@@ -724,19 +724,34 @@ CANNON_API aclError cannonReportError(aclError code, const char *fmt, ...)
     return rc;
 }
 
-CANNON_API aclError cannonLaunchHostTask(aclrtStream stream, cannon_host_task_fn fn, void *arg)
+static aclError launch_host(const char *api, aclrtStream stream, cannon_host_task_fn fn, void *arg, uint32_t flags)
 {
     if (!fn)
-        return cn_error(ACL_ERROR_INVALID_PARAM, "cannonLaunchHostTask: fn is NULL");
+        return cn_error(ACL_ERROR_INVALID_PARAM, "%s: fn is NULL", api);
+    if (flags & ~CANNON_HOST_TASK_ANY_THREAD)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "%s: unknown flags 0x%x", api, (unsigned)flags);
     cn_stream *s = NULL;
-    aclError rc = cn_stream_resolve(stream, "cannonLaunchHostTask", &s);
+    aclError rc = cn_stream_resolve(stream, api, &s);
     if (rc != ACL_SUCCESS)
         return rc;
-    int drc = cn_drv()->stream->enqueue_host(s->drv, fn, arg);
+    const cannon_stream_iface *si = cn_drv()->stream;
+    /* The flags are hints: a driver without enqueue_host_ex runs the task on its stream thread. */
+    int drc = flags != 0 && si->enqueue_host_ex != NULL ? si->enqueue_host_ex(s->drv, fn, arg, flags)
+                                                        : si->enqueue_host(s->drv, fn, arg);
     if (drc != 0)
-        rc = cn_error(drc, "cannonLaunchHostTask: the driver could not enqueue the task");
+        rc = cn_error(drc, "%s: the driver could not enqueue the task", api);
     cn_obj_put(&s->obj);
     return rc;
+}
+
+CANNON_API aclError cannonLaunchHostTask(aclrtStream stream, cannon_host_task_fn fn, void *arg)
+{
+    return launch_host("cannonLaunchHostTask", stream, fn, arg, 0);
+}
+
+CANNON_API aclError cannonLaunchHostTaskEx(aclrtStream stream, cannon_host_task_fn fn, void *arg, uint32_t flags)
+{
+    return launch_host("cannonLaunchHostTaskEx", stream, fn, arg, flags);
 }
 
 typedef struct host_func_call {

@@ -3,11 +3,15 @@
  * compute (a memset) queued on a third stream meanwhile. */
 #include "hccl_test_util.h"
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include <cmocka.h>
+
+#include "cannon/kernel.h"
 
 static void test_init_all(void **s)
 {
@@ -106,9 +110,78 @@ static void test_two_comms(void **s)
     assert_int_equal(run_ranks(3, body_two_comms, NULL), 0);
 }
 
+/* Host tasks that may run on the synchronizing thread (what every collective is): they keep the
+ * stream's order among plain host tasks and device work, a synchronize with a timeout never runs
+ * them itself, and unknown flags are rejected. */
+typedef struct order_rec {
+    _Atomic int next;
+    int seq[64];
+    pthread_t who[64];
+} order_rec;
+
+typedef struct order_arg {
+    order_rec *rec;
+    int id;
+} order_arg;
+
+static int note_task(void *p)
+{
+    order_arg *a = p;
+    int k = atomic_fetch_add(&a->rec->next, 1);
+    if (k < 64) {
+        a->rec->seq[k] = a->id;
+        a->rec->who[k] = pthread_self();
+    }
+    return 0;
+}
+
+static void test_host_task_any_thread(void **s)
+{
+    (void)s;
+    assert_int_equal(aclInit(NULL), ACL_SUCCESS);
+    assert_int_equal(aclrtSetDevice(0), ACL_SUCCESS);
+    aclrtStream st;
+    assert_int_equal(aclrtCreateStream(&st), ACL_SUCCESS);
+    order_rec rec;
+    order_arg args[64];
+    assert_int_not_equal(cannonLaunchHostTaskEx(st, note_task, &args[0], 0x80), ACL_SUCCESS);
+    assert_int_not_equal(cannonLaunchHostTaskEx(st, NULL, NULL, CANNON_HOST_TASK_ANY_THREAD), ACL_SUCCESS);
+    void *dev = NULL;
+    assert_int_equal(aclrtMalloc(&dev, 4096, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    for (int round = 0; round < 2; round++) {
+        memset(&rec, 0, sizeof rec);
+        for (int i = 0; i < 48; i++) {
+            args[i] = (order_arg){&rec, i};
+            uint32_t flags = i % 3 == 0 ? 0u : CANNON_HOST_TASK_ANY_THREAD;
+            assert_int_equal(cannonLaunchHostTaskEx(st, note_task, &args[i], flags), ACL_SUCCESS);
+            if (i % 8 == 0)
+                assert_int_equal(aclrtMemsetAsync(dev, 4096, i & 0xff, 4096, st), ACL_SUCCESS);
+        }
+        /* Round 1: bounded, so every task must run on the stream's own thread. */
+        if (round == 0)
+            assert_int_equal(aclrtSynchronizeStream(st), ACL_SUCCESS);
+        else
+            assert_int_equal(aclrtSynchronizeStreamWithTimeout(st, 60000), ACL_SUCCESS);
+        assert_int_equal(atomic_load(&rec.next), 48);
+        for (int i = 0; i < 48; i++) {
+            assert_int_equal(rec.seq[i], i);
+            if (round == 1)
+                assert_false(pthread_equal(rec.who[i], pthread_self()));
+        }
+    }
+    unsigned char host[4096];
+    assert_int_equal(aclrtMemcpy(host, sizeof host, dev, 4096, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    assert_int_equal(host[100], 40);
+    aclrtFree(dev);
+    aclrtDestroyStream(st);
+    aclrtResetDevice(0);
+    aclFinalize();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_host_task_any_thread),
         cmocka_unit_test(test_two_comms),
         cmocka_unit_test(test_init_all),
     };

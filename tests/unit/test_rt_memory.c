@@ -557,6 +557,26 @@ static void test_malloc_free_cache(void **state)
     assert_true(st1.reserved_bytes <= st0.reserved_bytes); /* served from the cache */
 }
 
+static void test_mem_is_device(void **state)
+{
+    (void)state;
+    void *p = NULL;
+    RT_OK(aclrtMalloc(&p, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    char host[64];
+    (void)aclGetRecentErrMsg();
+    assert_int_equal(cannonMemIsDevice(p), 1);
+    assert_int_equal(cannonMemIsDevice((char *)p + 4095), 1);
+    assert_int_equal(cannonMemIsDevice(host), 0);
+    assert_int_equal(cannonMemIsDevice(NULL), 0);
+    /* A pure query: a host pointer is an answer, not an error. */
+    const char *m = aclGetRecentErrMsg();
+    assert_true(m == NULL || m[0] == '\0');
+    cannon_mem_share_info si;
+    RT_EXPECT(ACL_ERROR_INVALID_PARAM, cannonMemGetShareInfo(host, &si));
+    RT_OK(aclrtFree(p));
+    assert_int_equal(cannonMemIsDevice(p), 0);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_dev, rt_teardown)
@@ -573,6 +593,7 @@ int main(void)
         T(test_memcpy2d),
         T(test_large_d2d),
         T(test_malloc_free_cache),
+        T(test_mem_is_device),
     };
 #undef T
     return cmocka_run_group_tests(tests, group_setup, NULL);

@@ -15,8 +15,9 @@
  * (the default stream of every aclrtSetDevice among them) then costs no thread, which on a VM is
  * ~100 us, and a stream that never gets work never has one. The start happens under qlock and
  * can fail, so every enqueue can return ACL_ERROR_RT_NO_STREAM_RESOURCE. A synchronizing thread
- * runs queued device work itself while the executor is not running any (stream_help), which
- * keeps launch + synchronize fast when the machine has no core to spare for the executor.
+ * runs queued device work (and host tasks flagged CANNON_HOST_TASK_ANY_THREAD, i.e. collectives)
+ * itself while the executor is not running any (stream_help), which keeps launch + synchronize
+ * fast when the machine has no core to spare for the executor.
  *
  * Events are generation counters. Enqueuing a record bumps `record_gen` and stores the new value in
  * the task; running it raises the waitable `done` counter to that value (and stamps the time for
@@ -61,6 +62,7 @@ typedef struct cpu_task {
         struct {
             cannon_host_task_fn fn;
             void *arg;
+            uint32_t flags; /* CANNON_HOST_TASK_* */
         } host;
         struct {
             cannon_drv_event *e;
@@ -543,12 +545,17 @@ static int enqueue_fill(cannon_drv_stream *s, void *dst, int value, size_t n)
     return 0;
 }
 
+static int enqueue_host_ex(cannon_drv_stream *s, cannon_host_task_fn fn, void *arg, uint32_t flags)
+{
+    if (s == NULL || fn == NULL || (flags & ~CANNON_HOST_TASK_ANY_THREAD) != 0)
+        return ACL_ERROR_INVALID_PARAM;
+    ENQUEUE_SIMPLE(s, (t->type = T_HOST, t->u.host.fn = fn, t->u.host.arg = arg, t->u.host.flags = flags));
+    return 0;
+}
+
 static int enqueue_host(cannon_drv_stream *s, cannon_host_task_fn fn, void *arg)
 {
-    if (s == NULL || fn == NULL)
-        return ACL_ERROR_INVALID_PARAM;
-    ENQUEUE_SIMPLE(s, (t->type = T_HOST, t->u.host.fn = fn, t->u.host.arg = arg));
-    return 0;
+    return enqueue_host_ex(s, fn, arg, 0);
 }
 
 /* Event tasks take a reference on the event. The generation is read or bumped inside the queue
@@ -590,11 +597,15 @@ static int enqueue_reset(cannon_drv_stream *s, cannon_drv_event *e)
     return enqueue_event(s, e, T_RESET);
 }
 
-/* Tasks a synchronizing thread may run itself: device work and event bookkeeping. Host tasks
- * (which applications expect on the stream's thread) and event waits (which may block on other
- * streams for long) are left to the executor. */
-static int helpable(const cpu_task *t)
+/* Tasks a synchronizing thread may run itself: device work and event bookkeeping, and host tasks
+ * flagged CANNON_HOST_TASK_ANY_THREAD when the synchronize has no timeout (such a task, a
+ * collective, may take as long as its peers do; a bounded synchronize must stay able to give up).
+ * Other host tasks (which applications expect on the stream's thread) and event waits (which may
+ * block on other streams for long) are left to the executor. */
+static int helpable(const cpu_task *t, int host_ok)
 {
+    if (t->type == T_HOST)
+        return host_ok && (t->u.host.flags & CANNON_HOST_TASK_ANY_THREAD) != 0;
     return t->type == T_LAUNCH || t->type == T_COPY || t->type == T_FILL || t->type == T_RECORD ||
            t->type == T_RESET;
 }
@@ -606,15 +617,19 @@ static int helpable(const cpu_task *t)
  * plus however long the woken executor waits for a core, tens of microseconds. Mutual exclusion
  * with the executor is the s->busy token; a batch is taken whole under qlock, so tasks still run
  * one at a time and in order. Leaving work behind (tasks enqueued meanwhile, or a batch it may
- * not run), the helper bumps qseq so that the executor picks it up.
+ * not run), the helper bumps qseq so that the executor picks it up; it does so only when it
+ * stops helping, not after every batch it ran: a nudge between two batches would only wake the
+ * executor to contend for the token with the helper, which is about to take it again (each
+ * turn a context switch, on a core the two threads of a rank usually share).
  */
-static void stream_help(cannon_drv_stream *s, uint64_t target)
+static void stream_help(cannon_drv_stream *s, uint64_t target, int host_ok)
 {
+    int stuck = 0;
     while (atomic_load(&s->completed.value) < target && busy_claim(s)) {
         pthread_mutex_lock(&s->qlock);
         cpu_task *batch = s->head;
         for (cpu_task *t = batch; t != NULL; t = t->next)
-            if (!helpable(t)) {
+            if (!helpable(t, host_ok)) {
                 batch = NULL;
                 break;
             }
@@ -624,17 +639,18 @@ static void stream_help(cannon_drv_stream *s, uint64_t target)
         if (batch != NULL)
             run_batch(s, batch);
         atomic_store(&s->busy, 0);
-        pthread_mutex_lock(&s->qlock);
-        int left = s->head != NULL;
-        pthread_mutex_unlock(&s->qlock);
-        if (left || atomic_load(&s->stop)) {
-            atomic_fetch_add(&s->qseq, 1);
-            if (atomic_load_explicit(&s->exec_sleeping, memory_order_relaxed) &&
-                atomic_exchange(&s->exec_sleeping, 0))
-                cannon_cpu_futex_wake_all(&s->qseq);
-        }
-        if (batch == NULL)
+        if (batch == NULL) {
+            stuck = 1;
             break;
+        }
+    }
+    pthread_mutex_lock(&s->qlock);
+    int left = s->head != NULL;
+    pthread_mutex_unlock(&s->qlock);
+    if (left || stuck || atomic_load(&s->stop)) {
+        atomic_fetch_add(&s->qseq, 1);
+        if (atomic_load_explicit(&s->exec_sleeping, memory_order_relaxed) && atomic_exchange(&s->exec_sleeping, 0))
+            cannon_cpu_futex_wake_all(&s->qseq);
     }
 }
 
@@ -646,7 +662,7 @@ static int stream_synchronize(cannon_drv_stream *s, int32_t timeout_ms, char *ms
         msg[0] = '\0';
     uint64_t target = atomic_load(&s->submitted);
     if (atomic_load(&s->completed.value) < target)
-        stream_help(s, target);
+        stream_help(s, target, timeout_ms < 0);
     if (cannon_cpu_counter_wait(&s->completed, target, cannon_cpu_deadline(timeout_ms), NULL) !=
         CPU_WAIT_OK)
         return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
@@ -778,4 +794,5 @@ const cannon_stream_iface cannon_cpu_stream_iface = {
     .event_query = event_query,
     .event_synchronize = event_synchronize,
     .event_elapsed = event_elapsed,
+    .enqueue_host_ex = enqueue_host_ex,
 };
