@@ -377,3 +377,24 @@ def test_fast_path_corners(L, isa, op, dtype):
         assert np.array_equal(np.isnan(ours[bad]), np.isnan(tref[bad])), f"{op} {dtype} {x.shape} {isa}"
         rows = np.all(np.isfinite(xv), axis=-1)
         check(ours[rows], ref_forward(xv[rows], -1, op), dtype, f"{op} {dtype} {x.shape} {isa}")
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_fp32_fast_exp_table(L, isa, op):
+    """fp32 fast path's exp (AVX-512: a 16-entry 2^(j/16) table indexed by the low bits of the
+    rounded 16 (x - max) log2 e, softmax_vec.h): every table entry and both sides of each rounding
+    boundary (x - max at odd multiples of ln2/32), the spread up to the fast range's 8, rows in
+    groups (128) and alone (1024), maxima far from 0."""
+    step = np.log(2.0) / 32
+    k = np.arange(0, int(8.0 / step))
+    d = -np.concatenate([k * step, k * step * (1 + 2e-7), k * step * (1 - 2e-7), [8.0]])
+    d = d[d >= -8.0]
+    for n in (128, 1024):
+        rows = []
+        for m in (0.0, 3.25, -50.0, 1000.0):
+            r = m + np.resize(d, n)
+            r[0] = m
+            rows.append(r)
+        x = np.array(rows, dtype=np.float32)
+        ours = run_forward(L, op, x, "float32", -1).astype(np.float64)
+        check(ours, ref_forward(x.astype(np.float64), -1, op), "float32", f"{op} n={n} {isa}")

@@ -98,23 +98,45 @@ static inline int FN(fast_test)(const SM_CT *x, int64_t n, float *m)
 }
 
 /* The fast path's sum of exp(x - m): every x - m lies in [-SM_FAST_RANGE, 0], so exp needs no
- * clamps and no TwoSum. Four vectors are added in fp32 (a fixed tree; relative error <= 2^-23)
- * before each fp64 accumulation, which costs 5 ops per vector otherwise. Keeps the fp32
+ * clamps and no TwoSum. Eight vectors are added in fp32 (a fixed tree of depth 3; relative
+ * error <= 3 * 2^-24) before each fp64 accumulation, which costs 5 ops per vector otherwise
+ * (eight rather than four: 3-4% faster in L1, CPU time, Zen 5). Keeps the fp32
  * exponentials in @p e unless it is NULL (log_softmax), so the write pass neither recomputes nor
  * reloads x. */
 static double FN(row_sumexp_fast)(const SM_CT *x, int64_t n, float m, float *e, const char *pf, int perm)
 {
     const vf vm = vf_set1(m);
+    SM_EXP_FAST_SETUP;
     (void)perm;
     vd a0 = vd_zero();
     int64_t i = 0;
-    for (; i + 4 * VW <= n; i += 4 * VW) {
+    for (; i + 8 * VW <= n; i += 8 * VW) {
         /* Read-ahead (see FN(units)): the lines @p pf bytes ahead of this iteration's input. */
+        if (pf)
+            for (size_t l = 0; l < 8 * VW * sizeof(SM_CT); l += 64)
+                __builtin_prefetch(pf + (size_t)i * sizeof(SM_CT) + l, 0, 2);
+        vf e0 = SM_EXP_FAST(vf_sub(LD(x + i), vm)), e1 = SM_EXP_FAST(vf_sub(LD(x + i + VW), vm));
+        vf e2 = SM_EXP_FAST(vf_sub(LD(x + i + 2 * VW), vm)), e3 = SM_EXP_FAST(vf_sub(LD(x + i + 3 * VW), vm));
+        vf e4 = SM_EXP_FAST(vf_sub(LD(x + i + 4 * VW), vm)), e5 = SM_EXP_FAST(vf_sub(LD(x + i + 5 * VW), vm));
+        vf e6 = SM_EXP_FAST(vf_sub(LD(x + i + 6 * VW), vm)), e7 = SM_EXP_FAST(vf_sub(LD(x + i + 7 * VW), vm));
+        if (e) {
+            vf_store_f32(e + i, e0);
+            vf_store_f32(e + i + VW, e1);
+            vf_store_f32(e + i + 2 * VW, e2);
+            vf_store_f32(e + i + 3 * VW, e3);
+            vf_store_f32(e + i + 4 * VW, e4);
+            vf_store_f32(e + i + 5 * VW, e5);
+            vf_store_f32(e + i + 6 * VW, e6);
+            vf_store_f32(e + i + 7 * VW, e7);
+        }
+        a0 = vd_add(a0, vf_add(vf_add(vf_add(e0, e1), vf_add(e2, e3)), vf_add(vf_add(e4, e5), vf_add(e6, e7))));
+    }
+    for (; i + 4 * VW <= n; i += 4 * VW) {
         if (pf)
             for (size_t l = 0; l < 4 * VW * sizeof(SM_CT); l += 64)
                 __builtin_prefetch(pf + (size_t)i * sizeof(SM_CT) + l, 0, 2);
-        vf e0 = vf_exp_small(vf_sub(LD(x + i), vm)), e1 = vf_exp_small(vf_sub(LD(x + i + VW), vm));
-        vf e2 = vf_exp_small(vf_sub(LD(x + i + 2 * VW), vm)), e3 = vf_exp_small(vf_sub(LD(x + i + 3 * VW), vm));
+        vf e0 = SM_EXP_FAST(vf_sub(LD(x + i), vm)), e1 = SM_EXP_FAST(vf_sub(LD(x + i + VW), vm));
+        vf e2 = SM_EXP_FAST(vf_sub(LD(x + i + 2 * VW), vm)), e3 = SM_EXP_FAST(vf_sub(LD(x + i + 3 * VW), vm));
         if (e) {
             vf_store_f32(e + i, e0);
             vf_store_f32(e + i + VW, e1);
@@ -125,7 +147,7 @@ static double FN(row_sumexp_fast)(const SM_CT *x, int64_t n, float m, float *e, 
     }
     for (; i < n; i += VW) {
         size_t k = (size_t)(n - i) < VW ? (size_t)(n - i) : VW;
-        vf e0 = vf_exp_small(vf_sub(LDN(x + i, k, m), vm));
+        vf e0 = SM_EXP_FAST(vf_sub(LDN(x + i, k, m), vm));
         if (k < VW)
             e0 = vf_keep(e0, k);
         if (e)
@@ -483,8 +505,7 @@ static void FN(fwd_group)(const SM_CT *x, SM_CT *y, int64_t g, int64_t n, int lg
             if (fast[r])
                 FN(write_log)(x + r * n, y + r * n, n, nt, m[r], sc[r]);
     } else {
-        for (int64_t r = 0; r < g; r++)
-            sc[r] = (float)(1.0 / s[r]);
+        sm_inv_sums(s, sc, g);
         for (int64_t r = 0; r < g; r++)
             if (fast[r])
                 FN(write_soft)(y + r * n, n, nt, scratch + r * n, sc[r], !nt);
@@ -508,6 +529,9 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
          * prefetches the next row into L2, so the two overlap. Short rows are left to the
          * hardware prefetcher (the software prefetches measured slower there). */
         const int pf_on = R * (int64_t)sizeof(SM_CT) >= SM_PREFETCH_MIN_BYTES;
+        /* The next block may go to another worker: prefetching its first row would only move
+         * that row into this core's L2 (see sm_args.pf_cross). */
+        const int64_t pf_end = a->pf_cross ? a->outer : u1;
         int64_t u = u0;
         if (fwd && R <= SM_GROUP_R_MAX)
             for (; u < u1; u += grp) {
@@ -516,7 +540,7 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
             }
         for (; u < u1; u++) {
             const int64_t off = u * R;
-            const char *pf = pf_on && u + 1 < a->outer ? (const char *)(x + off + R) : NULL;
+            const char *pf = pf_on && u + 1 < pf_end ? (const char *)(x + off + R) : NULL;
             if (a->op == SM_SOFTMAX || a->op == SM_LOG_SOFTMAX)
                 FN(fwd_row)(x + off, o + off, R, a->op == SM_LOG_SOFTMAX, a->nt, scratch, pf);
             else

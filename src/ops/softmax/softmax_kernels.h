@@ -31,6 +31,9 @@ enum sm_dtype { SM_F32 = 0, SM_F16 = 1, SM_BF16 = 2, SM_F64 = 3 };
 #define SM_GROUP_ROWS 8
 /* Rows of at least this many bytes prefetch the next row during their exp pass. */
 #define SM_PREFETCH_MIN_BYTES 16384
+/* Such rows go in blocks of about this many input bytes (at least one row), so that most rows
+ * have their successor in the same block, i.e. on the same worker. */
+#define SM_PREFETCH_BLOCK_BYTES (1024 * 1024)
 /* Chunk of the online pass: small enough to stay in L1 between its max and its sum. */
 #define SM_ONLINE_CHUNK 4096
 
@@ -43,6 +46,9 @@ typedef struct sm_args {
     int64_t units_per_block;
     int32_t op, dtype, isa;
     int32_t nt; /* write the output with non-temporal stores */
+    /* Rows may prefetch past the end of their block (set per call when one worker runs every
+     * block, in order; with several, the next block is usually another worker's). */
+    int32_t pf_cross;
 } sm_args;
 
 /* Process units [u0, u1). */

@@ -4,7 +4,8 @@
  * Phase 1 checks the arguments, canonicalises the shape to (outer, R, inner) around `dim`, and
  * records one kernel. Strided inputs are first gathered into the workspace and a strided output
  * is computed into the workspace and scattered back, so the kernels only see contiguous data.
- * The kernel's block count is a function of the shape only (about 64 KiB of input per block),
+ * The kernel's block count is a function of the shape only (about 64 KiB of input per block,
+ * 1 MiB for rows long enough to prefetch their successor, see SM_PREFETCH_BLOCK_BYTES),
  * and every output element is computed by exactly one unit with a fixed arithmetic sequence, so
  * the result does not depend on the worker count. The instruction-set tier is read here
  * (cannon_isa_select) and recorded in the arguments.
@@ -34,7 +35,10 @@ static const char *const op_api[] = {"aclnnSoftmax", "aclnnLogSoftmax", "aclnnSo
 
 static int sm_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
-    const sm_args *a = (const sm_args *)args;
+    const sm_args *a0 = (const sm_args *)args;
+    sm_args al = *a0;
+    al.pf_cross = ctx->num_workers <= 1;
+    const sm_args *a = &al;
     const int64_t u0 = (int64_t)ctx->block_idx * a->units_per_block;
     if (u0 >= a->units)
         return 0;
@@ -212,6 +216,8 @@ static aclnnStatus plan(int op, const aclTensor *x, const aclTensor *g, int64_t 
         a.units = inner == 1 ? outer : outer * ((inner + SM_TILE_COLS - 1) / SM_TILE_COLS);
         const int64_t unit_bytes = R * cols * (int64_t)esize * (bwd ? 2 : 1);
         int64_t upb = unit_bytes >= SM_BLOCK_BYTES ? 1 : SM_BLOCK_BYTES / unit_bytes;
+        if (inner == 1 && !bwd && unit_bytes >= SM_PREFETCH_MIN_BYTES)
+            upb = unit_bytes >= SM_PREFETCH_BLOCK_BYTES ? 1 : SM_PREFETCH_BLOCK_BYTES / unit_bytes;
         while ((a.units + upb - 1) / upb > ((int64_t)1 << 24))
             upb *= 2;
         a.units_per_block = upb;
