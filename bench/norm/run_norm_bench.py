@@ -7,7 +7,8 @@ then a table of the medians over the rounds:
   pct_of_floor = floor time / cannon time, floor = the case's passes over memory / the copy
                  bandwidth measured by bench_norm in the same run (floor5: 5 tensor passes;
                  floor8, batch norm: 8, see bench_norm.c);
-  vs_best_peer = best peer time / cannon time (> 1: cannon faster).
+  vs_best_peer = best peer time / cannon time (> 1: cannon faster);
+  bwd x        = the same for the backward alone (no forward before it).
 The targets (issue #4): batch norm >= 80% of the floor, >= 2x the best peer in NCHW and >= 1.2x in
 NHWC; layer and rms norm >= 85% of floor5 and ahead of torch.
 
@@ -42,6 +43,9 @@ if case == "bn":
     def both():
         y, sm, si = fwd()
         aten.native_batch_norm_backward(dy, x, w, rm, rv, sm, si, True, 1e-5, [True, True, True])
+    _, sm0, si0 = fwd()
+    def bwd():  # the backward alone, as cannon's bwd_ms (no forward before it)
+        aten.native_batch_norm_backward(dy, x, w, rm, rv, sm0, si0, True, 1e-5, [True, True, True])
 elif case == "ln":
     R = dims[-1]
     x = torch.rand(dims, generator=g) + 1.0
@@ -52,6 +56,9 @@ elif case == "ln":
     def both():
         y, m, r = fwd()
         aten.native_layer_norm_backward(dy, x, [R], m, r, w, b, [True, True, True])
+    _, m0, r0 = fwd()
+    def bwd():
+        aten.native_layer_norm_backward(dy, x, [R], m0, r0, w, b, [True, True, True])
 else:
     R = dims[-1]
     x0 = torch.rand(dims, generator=g) + 1.0
@@ -66,6 +73,7 @@ else:
         x = x0.detach().requires_grad_()
         w = w0.detach().requires_grad_()
         torch.autograd.grad(rms(x, w), (x, w), dy)
+    bwd = None
 def timed(fn):
     fn(); fn()
     t0 = time.perf_counter(); fn(); one = time.perf_counter() - t0
@@ -81,10 +89,11 @@ def timed(fn):
     return s
 s = timed(both)
 f = timed(fwd)
+b = timed(bwd) if bwd else [None]
 cap = torch.backends.cpu.get_cpu_capability() if hasattr(torch.backends, "cpu") and \
     hasattr(torch.backends.cpu, "get_cpu_capability") else "?"
 print(json.dumps({"case": "torch", "ms": s[len(s) // 2], "ms_min": s[0], "ms_max": s[-1], "fwd_ms": f[len(f) // 2],
-                  "capability": cap}))
+                  "bwd_ms": b[len(b) // 2], "capability": cap}))
 """
 
 
@@ -145,7 +154,7 @@ def main():
     print()
     hdr = (f"{'thr':>3} {'case':<4} {'layout':<6} {'shape':<14} {'ours ms':>8} {'GB/s':>6} {'fwd ms':>7} "
            f"{'bwd ms':>7} {'copy':>5} {'%fl5':>5} {'%fl8':>5} {'torch':>7} {'t-avx512':>8} {'oneDNN':>7} "
-           f"{'x best':>6}")
+           f"{'x best':>6} {'bwd x':>6}")
     print(hdr)
     for (th, case, lay, shape), ls in rows.items():
         def m(key, sub="cannon"):
@@ -157,13 +166,17 @@ def main():
         p8 = m("pct_of_floor8")
         peers = {k: m("ms", k) for k in ("torch_default", "torch_avx512", "onednn")}
         best = min((v for v in peers.values() if v), default=None)
+        # The backward alone (no forward before it) against the best peer's backward alone.
+        pb = [v for v in (m("bwd_ms", k) for k in ("torch_default", "torch_avx512", "onednn")) if v]
+        ob = m("bwd_ms")
+        bwd_x = min(pb) / ob if pb and ob else None
 
         def f(v, w, p=2):
             return f"{v:>{w}.{p}f}" if isinstance(v, (int, float)) else f"{'-':>{w}}"
         print(f"{th:>3} {case:<4} {lay:<6} {shape:<14} {f(ours, 8)} {f(m('gbs'), 6, 1)} {f(m('fwd_ms'), 7)} "
               f"{f(m('bwd_ms'), 7)} {f(m('copy_gbs'), 5, 1)} {f(p5, 5, 0)} {f(p8, 5, 0)} "
               f"{f(peers['torch_default'], 7)} {f(peers['torch_avx512'], 8)} {f(peers['onednn'], 7)} "
-              f"{f(best / ours if best and ours else None, 6)}")
+              f"{f(best / ours if best and ours else None, 6)} {f(bwd_x, 6)}")
 
 
 if __name__ == "__main__":

@@ -541,6 +541,7 @@ static aclnnStatus add_chan(bn_plan *pl, ch_args *a, const chan_set *cs, int wit
  * x once and y once, the backward x and dy once and dx once. The partials are the same O-ranges
  * summed in the same order as the three-kernel path's, so both paths give the same bits. */
 #define FZ_SLICE_MAX ((int64_t)2 << 20)
+#define FZ_PF_BUDGET ((int64_t)768 << 10) /* of a 1 MiB L2: what a slice and the prefetched runs may take */
 
 typedef struct fz_args {
     nb_args red, app;
@@ -557,13 +558,20 @@ static int fz_kernel(const cannon_kernel_ctx *ctx, void *args)
     if (c0 >= f->units)
         return 0;
     const int64_t c1 = f->units - c0 < f->upb ? f->units : c0 + f->upb;
+    nb_args red = f->red, app = f->app;
+    const int64_t W = ctx->num_workers > 0 ? (int64_t)ctx->num_workers : 1;
     for (int64_t c = c0; c < c1; c++) {
+        /* Prefetch the channel this worker most likely does next: the block's next channel, else
+         * the first of the block W blocks on, as the W workers claim blocks in turn. A wrong guess
+         * costs bandwidth, never a result. */
+        const int64_t nxt = c + 1 < c1 ? c + 1 : c1 + (W - 1) * f->upb;
+        red.pf_step = app.pf_step = nxt < f->units ? (int32_t)(nxt - c) : 0;
         if (f->pre_op >= 0)
             ch_one(&f->ch, f->pre_op, c);
-        nm_bn_red_chan(&f->red, c, c + 1);
+        nm_bn_red_chan(&red, c, c + 1);
         ch_one(&f->ch, f->fin_op, c);
         if (f->use_app)
-            nm_bn_app_chan(&f->app, c, c + 1);
+            nm_bn_app_chan(&app, c, c + 1);
     }
     return 0;
 }
@@ -594,6 +602,16 @@ static aclnnStatus add_fused(bn_plan *pl, ch_args *ca, const chan_set *cs, int m
     a->use_x = use_x;
     a->use_g = use_g;
     a->nt = pl->N * pl->C * es >= NM_NT_BYTES;
+    {
+        /* The reduction prefetches the first runs of the next channel while L2 has room for them
+         * next to this channel's slice (at most half of them: the rest stream in during the
+         * elementwise pass, which leaves no room until it has consumed part of the slice). */
+        const int64_t slice = pl->N * es * (use_g ? 2 : 1);
+        int64_t pct = slice < FZ_PF_BUDGET ? (FZ_PF_BUDGET - slice) * 100 / slice : 0;
+        if (pct > 50)
+            pct = 50;
+        r->pf_split = a->pf_split = pl->O * pct / 100;
+    }
     f.ch = *ca;
     f.pre_op = pre_op;
     f.fin_op = fin_op;

@@ -9,48 +9,87 @@
 #define STN(p, i, v, n) NM_CAT(vf_storen, NT)((NCT *)(p) + (i), (v), (n))
 #define SS(p, i, v) NM_CAT(vf_stream, NT)((NCT *)(p) + (i), (v))
 
-/* Reduction over one channel and one O-range (I > 1): contiguous runs of I elements. */
+/* One run of I elements at x (and g) into the accumulators; with pf, the data pfd elements ahead
+ * (the same run of the channel this worker does next) are prefetched into L2 as the run is read,
+ * so memory keeps streaming while the sums are computed from L2. The sums are the same either
+ * way. Always inlined with constant stats/pf. */
+VI void FN(red_run_k)(const NCT *x, const NCT *g, int64_t I, vf m, vd *s0, vd *q0, vd *s1, vd *q1, const int stats,
+                      const int pf, int64_t pfd)
+{
+    int64_t i = 0;
+    if (stats) {
+        for (; i + 2 * VW <= I; i += 2 * VW) {
+            if (pf) {
+                __builtin_prefetch(x + i + pfd, 0, 2);
+                __builtin_prefetch(x + i + VW + pfd, 0, 2);
+            }
+            vf d0 = vf_sub(LD(x, i), m), d1 = vf_sub(LD(x, i + VW), m);
+            *s0 = vd_add(*s0, d0);
+            *q0 = vd_add_mul(*q0, d0, d0);
+            *s1 = vd_add(*s1, d1);
+            *q1 = vd_add_mul(*q1, d1, d1);
+        }
+        for (; i < I; i += VW) {
+            const size_t n = (size_t)(I - i < VW ? I - i : VW);
+            if (pf)
+                __builtin_prefetch(x + i + pfd, 0, 2);
+            vf d = vf_keep(vf_sub(LDN(x, i, n), m), n);
+            *s0 = vd_add(*s0, d);
+            *q0 = vd_add_mul(*q0, d, d);
+        }
+    } else {
+        for (; i + 2 * VW <= I; i += 2 * VW) {
+            if (pf) {
+                __builtin_prefetch(x + i + pfd, 0, 2);
+                __builtin_prefetch(x + i + VW + pfd, 0, 2);
+                __builtin_prefetch(g + i + pfd, 0, 2);
+                __builtin_prefetch(g + i + VW + pfd, 0, 2);
+            }
+            vf g0 = LD(g, i), g1 = LD(g, i + VW);
+            *s0 = vd_add(*s0, g0);
+            *q0 = vd_add_mul(*q0, g0, vf_sub(LD(x, i), m));
+            *s1 = vd_add(*s1, g1);
+            *q1 = vd_add_mul(*q1, g1, vf_sub(LD(x, i + VW), m));
+        }
+        for (; i < I; i += VW) {
+            const size_t n = (size_t)(I - i < VW ? I - i : VW);
+            if (pf) {
+                __builtin_prefetch(x + i + pfd, 0, 2);
+                __builtin_prefetch(g + i + pfd, 0, 2);
+            }
+            vf gv = LDN(g, i, n);
+            *s0 = vd_add(*s0, gv);
+            *q0 = vd_add_mul(*q0, gv, vf_keep(vf_sub(LDN(x, i, n), m), n));
+        }
+    }
+}
+
+/* Reduction over one channel and one O-range (I > 1): contiguous runs of I elements. Runs
+ * o < pf_split also prefetch channel c + pf_step (see red_run_k; pf_step 0: none). */
 static void FN(red_runs)(const nb_args *a, int64_t u)
 {
     const int64_t C = a->C, I = a->I, c = u % C, p = u / C;
     const int64_t o0 = p * a->span, o1 = o0 + a->span < a->O ? o0 + a->span : a->O;
     const NCT *x = (const NCT *)a->x, *g = (const NCT *)a->g;
     const int stats = a->mode == NB_RED_STATS;
+    const int64_t pfo = a->pf_step > 0 && c + a->pf_step < C ? a->pf_split : 0, pfd = a->pf_step * I;
     /* The shift (first element of the channel) keeps the single-pass variance free of
      * cancellation when |mean| >> std; every partial of the channel uses the same shift. */
     const vf m = vf_set1(stats ? cannon_norm_ld(x, c * I, a->dtype) : a->center[c]);
     vd s0 = vd_zero(), q0 = vd_zero(), s1 = vd_zero(), q1 = vd_zero();
     for (int64_t o = o0; o < o1; o++) {
         const int64_t base = (o * C + c) * I;
-        int64_t i = 0;
+        const NCT *xr = x + base, *gr = stats ? NULL : g + base;
         if (stats) {
-            for (; i + 2 * VW <= I; i += 2 * VW) {
-                vf d0 = vf_sub(LD(x, base + i), m), d1 = vf_sub(LD(x, base + i + VW), m);
-                s0 = vd_add(s0, d0);
-                q0 = vd_add_mul(q0, d0, d0);
-                s1 = vd_add(s1, d1);
-                q1 = vd_add_mul(q1, d1, d1);
-            }
-            for (; i < I; i += VW) {
-                const size_t n = (size_t)(I - i < VW ? I - i : VW);
-                vf d = vf_keep(vf_sub(LDN(x, base + i, n), m), n);
-                s0 = vd_add(s0, d);
-                q0 = vd_add_mul(q0, d, d);
-            }
+            if (o < pfo)
+                FN(red_run_k)(xr, gr, I, m, &s0, &q0, &s1, &q1, 1, 1, pfd);
+            else
+                FN(red_run_k)(xr, gr, I, m, &s0, &q0, &s1, &q1, 1, 0, 0);
         } else {
-            for (; i + 2 * VW <= I; i += 2 * VW) {
-                vf g0 = LD(g, base + i), g1 = LD(g, base + i + VW);
-                s0 = vd_add(s0, g0);
-                q0 = vd_add_mul(q0, g0, vf_sub(LD(x, base + i), m));
-                s1 = vd_add(s1, g1);
-                q1 = vd_add_mul(q1, g1, vf_sub(LD(x, base + i + VW), m));
-            }
-            for (; i < I; i += VW) {
-                const size_t n = (size_t)(I - i < VW ? I - i : VW);
-                vf gv = LDN(g, base + i, n);
-                s0 = vd_add(s0, gv);
-                q0 = vd_add_mul(q0, gv, vf_keep(vf_sub(LDN(x, base + i, n), m), n));
-            }
+            if (o < pfo)
+                FN(red_run_k)(xr, gr, I, m, &s0, &q0, &s1, &q1, 0, 1, pfd);
+            else
+                FN(red_run_k)(xr, gr, I, m, &s0, &q0, &s1, &q1, 0, 0, 0);
         }
     }
     a->part[(p * 2 + 0) * C + c] = vd_hsum(s0) + vd_hsum(s1);
@@ -70,15 +109,24 @@ static void FN(red_rows)(const nb_args *a, int64_t p)
     /* Four vectors of channels at a time, their accumulators in registers: each row's 4*VW
      * channels are contiguous, so the unit is read in fewer, longer pieces. Every lane still adds
      * its rows in increasing order, exactly as the one-vector loop below does. */
+    /* Rows wider than one sweep's channels are read in several sweeps down the unit; the first
+     * one prefetches whole rows ahead, so memory streams the unit in order once and the later
+     * sweeps read it from L2 (the sums are unchanged). */
+    const int64_t row_lines = C * (int64_t)sizeof(NCT) / 64;
+    const int wide = C > 4 * VW;
     for (; c0 + 4 * VW <= C; c0 += 4 * VW) {
         vf m[4];
         for (int k = 0; k < 4; k++)
             m[k] = stats ? LD(x, c0 + k * VW) : co_load(a->center + c0 + k * VW, VW);
         vd s0 = vd_zero(), s1 = vd_zero(), s2 = vd_zero(), s3 = vd_zero();
         vd q0 = vd_zero(), q1 = vd_zero(), q2 = vd_zero(), q3 = vd_zero();
+        const int pfr = wide && c0 == 0;
         if (stats) {
             for (int64_t o = o0; o < o1; o++) {
                 const int64_t b = o * C + c0;
+                if (pfr && o + NB_PF_ROWS < o1)
+                    for (int64_t l = 0; l < row_lines; l++)
+                        __builtin_prefetch((const char *)(x + (o + NB_PF_ROWS) * C) + 64 * l, 0, 2);
                 vf d0 = vf_sub(LD(x, b), m[0]), d1 = vf_sub(LD(x, b + VW), m[1]);
                 vf d2 = vf_sub(LD(x, b + 2 * VW), m[2]), d3 = vf_sub(LD(x, b + 3 * VW), m[3]);
                 s0 = vd_add(s0, d0);
@@ -93,6 +141,11 @@ static void FN(red_rows)(const nb_args *a, int64_t p)
         } else {
             for (int64_t o = o0; o < o1; o++) {
                 const int64_t b = o * C + c0;
+                if (pfr && o + NB_PF_ROWS < o1)
+                    for (int64_t l = 0; l < row_lines; l++) {
+                        __builtin_prefetch((const char *)(x + (o + NB_PF_ROWS) * C) + 64 * l, 0, 2);
+                        __builtin_prefetch((const char *)(g + (o + NB_PF_ROWS) * C) + 64 * l, 0, 2);
+                    }
                 vf g0 = LD(g, b), g1 = LD(g, b + VW), g2 = LD(g, b + 2 * VW), g3 = LD(g, b + 3 * VW);
                 s0 = vd_add(s0, g0);
                 q0 = vd_add_mul(q0, g0, vf_sub(LD(x, b), m[0]));
@@ -279,10 +332,11 @@ static void FN(app_chan)(const nb_args *a, int64_t c)
     const float *co = a->co;
     const vf mh = vf_set1(co[c]), ml = vf_set1(co[C + c]), ah = vf_set1(co[2 * C + c]), al = vf_set1(co[5 * C + c]),
              cb = vf_set1(co[3 * C + c]), ck = vf_set1(co[4 * C + c]);
-    /* Channel c + 1's run (o, c + 1) starts I elements after run (o, c). */
-    const int64_t pf = c + 1 < C ? I : 0;
+    /* Channel c + pf_step's run (o, c + pf_step) starts pf_step * I elements after run (o, c);
+     * runs before pf_split were prefetched during the reduction. */
+    const int64_t pf = a->pf_step > 0 && c + a->pf_step < C ? a->pf_step * I : 0;
     for (int64_t o = 0; o < a->O; o++)
-        FN(app_span)(a, (o * C + c) * I, I, mh, ml, ah, al, cb, ck, a->nt, pf);
+        FN(app_span)(a, (o * C + c) * I, I, mh, ml, ah, al, cb, ck, a->nt, o < a->pf_split ? 0 : pf);
 }
 
 /* Channels-last rows of a unit (I == 1), row by row (sequential in memory; the coefficient

@@ -9,6 +9,9 @@
 #include "norm_kernels.h"
 #include "norm_vec.h"
 
+/* Rows ahead that the channels-last reduction prefetches (see red_rows). */
+#define NB_PF_ROWS 4
+
 #define NM_CAT2(a, b) a##_##b
 #define NM_CAT(a, b) NM_CAT2(a, b)
 
