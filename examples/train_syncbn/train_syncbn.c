@@ -20,8 +20,9 @@
  *   gradients (second stream):
  *     after each layer's weight gradient the compute stream records an event; the comm stream
  *     waits for it and all-reduces that layer's bucket (HcclAllReduce, comm_grad) while the
- *     compute stream goes on with the next layer's backward. The optimizer waits for an event
- *     recorded on the comm stream after the last bucket.
+ *     compute stream goes on with the next layer's backward. The optimizer updates each bucket
+ *     after waiting for that bucket's all-reduce only (an event recorded on the comm stream), so
+ *     the buckets summed first are updated while the last one is still in flight.
  *
  * Exactness: the loss is reduced with "sum" and its gradient scaled by 1/global_batch, so each
  * rank's gradient already carries the global normalization and a plain SUM all-reduce yields the
@@ -33,12 +34,16 @@
  * Usage (see run_demo.sh):
  *   cannonrun -n 4 train_syncbn [--steps S] [--batch B] [--hidden H] [--layers L] [--lr LR]
  *                               [--momentum M] [--seed S] [--log-every K] [--check FILE]
- *                               [--no-sync-bn] [--quiet]
+ *                               [--no-sync-bn] [--grad-at-end] [--dw-on-comm] [--quiet]
  *   --check FILE: on more than one rank, rank 0 writes the final parameters to FILE; on one
  *   rank the program trains on the whole global batch and compares its parameters with FILE
  *   (exit 1 if the max relative difference exceeds --tol, default 1e-5).
  *   --no-sync-bn: BatchNorm uses local statistics and gradients are not all-reduced (each rank
  *   trains its own model): the same compute without communication, the overhead baseline.
+ *   --grad-at-end: no overlap; all gradients are all-reduced as one collective after backward
+ *   (they share one buffer), to measure what the per-layer overlap buys.
+ *   --dw-on-comm: each layer's weight-gradient matmul runs on the comm stream before its bucket's
+ *   all-reduce, so the compute stream reaches the next SyncBN all-reduce sooner (same math).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -131,6 +136,8 @@ typedef struct cfg {
     uint64_t seed;
     const char *check;
     int sync_bn;
+    int grad_end; /* --grad-at-end: one all-reduce of all gradients after backward (no overlap) */
+    int dw_comm;  /* --dw-on-comm: the weight-gradient matmuls run on the comm stream */
 } cfg;
 
 static void usage(void)
@@ -138,7 +145,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: train_syncbn [--steps S] [--batch B] [--hidden H] [--layers L] [--lr LR]\n"
             "                    [--momentum M] [--seed S] [--log-every K] [--check FILE]\n"
-            "                    [--tol T] [--no-sync-bn] [--quiet]\n"
+            "                    [--tol T] [--no-sync-bn] [--grad-at-end] [--dw-on-comm] [--quiet]\n"
             "Run under a launcher for several ranks: cannonrun -n 4 train_syncbn ...\n");
     exit(2);
 }
@@ -179,6 +186,10 @@ static void parse_args(int argc, char **argv, cfg *c)
             c->sync_bn = 0;
         else if (strcmp(a, "--quiet") == 0)
             c->quiet = 1;
+        else if (strcmp(a, "--grad-at-end") == 0)
+            c->grad_end = 1;
+        else if (strcmp(a, "--dw-on-comm") == 0)
+            c->dw_comm = 1;
         else
             usage();
 #undef ARG
@@ -322,6 +333,7 @@ typedef struct bucket {
     float *p, *g, *v;
     aclTensor *pt, *gt, *vt;
     aclrtEvent ready, start, end; /* grads ready (compute), all-reduce start / end (comm) */
+    aclrtEvent wait0, wait1;      /* around the optimizer's wait for this bucket (compute) */
 } bucket;
 
 typedef struct bn_layer {
@@ -353,21 +365,34 @@ typedef struct model {
     aclIntArray *dim0;
     aclScalar *one, *zero, *mu, *neg_lr;
     HcclComm comm_bn, comm_grad;
-    aclrtEvent t0, bwd_end, comm_done, opt_start, t_end;
+    aclrtEvent t0, bwd_end, opt_start, t_end;
 } model;
 
-static void init_bucket(bucket *k, int64_t n)
+/* Parameters, gradients and momentum of all buckets each live in one contiguous buffer (bucket k
+ * at the same offset in all three), so that all gradients can also be all-reduced as one
+ * collective (--grad-at-end). Offsets are rounded to 64 bytes; the gaps stay zero. */
+static float *g_params, *g_grads, *g_moms;
+static int64_t g_nparams;
+
+static int64_t bucket_stride(int64_t n)
+{
+    return (n + 15) & ~(int64_t)15;
+}
+
+static void init_bucket(bucket *k, int64_t n, int64_t off)
 {
     k->n = n;
-    k->p = dev_alloc((size_t)n);
-    k->g = dev_alloc((size_t)n);
-    k->v = dev_alloc((size_t)n);
+    k->p = g_params + off;
+    k->g = g_grads + off;
+    k->v = g_moms + off;
     k->pt = vec(k->p, 0, n);
     k->gt = vec(k->g, 0, n);
     k->vt = vec(k->v, 0, n);
     ACL_CHECK(aclrtCreateEvent(&k->ready));
     ACL_CHECK(aclrtCreateEvent(&k->start));
     ACL_CHECK(aclrtCreateEvent(&k->end));
+    ACL_CHECK(aclrtCreateEvent(&k->wait0));
+    ACL_CHECK(aclrtCreateEvent(&k->wait1));
 }
 
 /* Uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)), like torch.nn.Linear's default init. */
@@ -394,11 +419,18 @@ static void build_model(model *m, const cfg *c, int world, int nranks, int rank)
 
     /* buckets, in the order the backward pass completes them */
     m->nb = nl + 1;
-    init_bucket(&m->bk[0], H * K + K);
-    for (int l = 0; l < nl; l++) {
-        int64_t in = l == 0 ? D : H;
-        init_bucket(&m->bk[nl - l], in * H + 2 * H);
-    }
+    int64_t sizes[17];
+    sizes[0] = H * K + K;
+    for (int l = 0; l < nl; l++)
+        sizes[nl - l] = (l == 0 ? D : H) * H + 2 * H;
+    g_nparams = 0;
+    for (int k = 0; k < m->nb; k++)
+        g_nparams += bucket_stride(sizes[k]);
+    g_params = dev_alloc((size_t)g_nparams);
+    g_grads = dev_alloc((size_t)g_nparams);
+    g_moms = dev_alloc((size_t)g_nparams);
+    for (int k = 0, off = 0; k < m->nb; off += (int)bucket_stride(sizes[k]), k++)
+        init_bucket(&m->bk[k], sizes[k], off);
 
     m->xin = dev_alloc((size_t)(b * D));
     m->x0 = mat(m->xin, 0, b, D);
@@ -532,7 +564,6 @@ static void build_model(model *m, const cfg *c, int world, int nranks, int rank)
         DIE("aclCreateScalar / aclCreateIntArray");
     ACL_CHECK(aclrtCreateEvent(&m->t0));
     ACL_CHECK(aclrtCreateEvent(&m->bwd_end));
-    ACL_CHECK(aclrtCreateEvent(&m->comm_done));
     ACL_CHECK(aclrtCreateEvent(&m->opt_start));
     ACL_CHECK(aclrtCreateEvent(&m->t_end));
 }
@@ -542,6 +573,18 @@ static void build_model(model *m, const cfg *c, int world, int nranks, int rank)
 
 /* ---- one training step ---------------------------------------------------------------------- */
 
+/* Sum bucket @p k over the ranks on the comm stream, after what that stream already waits for
+ * (none with --grad-at-end: then all buckets go as one collective after backward). */
+static void post_bucket(model *m, bucket *k)
+{
+    if (m->c->grad_end)
+        return;
+    ACL_CHECK(aclrtRecordEvent(k->start, g_comm_stream));
+    HCCL_CHECK(HcclAllReduce(k->g, k->g, (uint64_t)k->n, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM,
+                             m->comm_grad, g_comm_stream));
+    ACL_CHECK(aclrtRecordEvent(k->end, g_comm_stream));
+}
+
 /* A bucket's gradients are complete: mark the point on the compute stream, and have the comm
  * stream wait for it and sum the bucket over the ranks while the compute stream goes on. */
 static void bucket_ready(model *m, bucket *k)
@@ -550,10 +593,7 @@ static void bucket_ready(model *m, bucket *k)
     if (m->world == 1)
         return;
     ACL_CHECK(aclrtStreamWaitEvent(g_comm_stream, k->ready));
-    ACL_CHECK(aclrtRecordEvent(k->start, g_comm_stream));
-    HCCL_CHECK(HcclAllReduce(k->g, k->g, (uint64_t)k->n, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM,
-                             m->comm_grad, g_comm_stream));
-    ACL_CHECK(aclrtRecordEvent(k->end, g_comm_stream));
+    post_bucket(m, k);
 }
 
 static void forward_backward(model *m, int want_loss)
@@ -614,29 +654,54 @@ static void forward_backward(model *m, int want_loss)
          * single-device gradient */
         OP(s, aclnnBatchNormElemtBackward, L->dy, L->z, L->mean_all, L->invstd_all, L->gamma,
            L->sum_dy, L->sum_dyxmu, L->g_count, L->dz);
-        OP(s, aclnnMm, L->xT, L->dz, L->dW, 0);
-        bucket_ready(m, L->bk); /* W, gamma, beta of this layer are final: ship them */
+        if (multi && c->dw_comm) {
+            /* dW = x^T dz is needed only by this layer's bucket, not by the rest of the
+             * backward pass: the comm stream computes it and then ships the bucket, so the
+             * compute stream goes straight on to dx and the next layer's SyncBN all-reduce
+             * (the critical path) */
+            ACL_CHECK(aclrtRecordEvent(L->bk->ready, s));
+            ACL_CHECK(aclrtStreamWaitEvent(g_comm_stream, L->bk->ready));
+            OP(g_comm_stream, aclnnMm, L->xT, L->dz, L->dW, 0);
+            post_bucket(m, L->bk);
+        } else {
+            OP(s, aclnnMm, L->xT, L->dz, L->dW, 0);
+            bucket_ready(m, L->bk); /* W, gamma, beta of this layer are final: ship them */
+        }
         if (l > 0)
             OP(s, aclnnMm, L->dz, L->WT, L->dx, 0);
     }
     ACL_CHECK(aclrtRecordEvent(m->bwd_end, s));
 
+    if (multi && c->grad_end) { /* all gradients as one collective, after backward */
+        bucket *k0 = &m->bk[0];
+        ACL_CHECK(aclrtStreamWaitEvent(g_comm_stream, m->bwd_end));
+        ACL_CHECK(aclrtRecordEvent(k0->start, g_comm_stream));
+        HCCL_CHECK(HcclAllReduce(g_grads, g_grads, (uint64_t)g_nparams, HCCL_DATA_TYPE_FP32,
+                                 HCCL_REDUCE_SUM, m->comm_grad, g_comm_stream));
+        ACL_CHECK(aclrtRecordEvent(k0->end, g_comm_stream));
+    }
     if (multi) {
+        /* after the last bucket; only the host reads the result, after synchronizing */
         if (want_loss)
             HCCL_CHECK(HcclAllReduce(m->loss, m->lossbuf, 1, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM,
                                      m->comm_grad, g_comm_stream));
-        /* the optimizer must see the summed gradients: wait for the comm stream's last task */
-        ACL_CHECK(aclrtRecordEvent(m->comm_done, g_comm_stream));
-        ACL_CHECK(aclrtStreamWaitEvent(s, m->comm_done));
     } else if (want_loss) {
         ACL_CHECK(aclrtMemcpyAsync(m->lossbuf, sizeof(float), m->loss, sizeof(float),
                                    ACL_MEMCPY_DEVICE_TO_DEVICE, s));
     }
     ACL_CHECK(aclrtRecordEvent(m->opt_start, s));
-    /* momentum SGD, as torch.optim.SGD: v = mu v + g; p -= lr v. One bucket = three ops. */
+    /* momentum SGD, as torch.optim.SGD: v = mu v + g; p -= lr v. One bucket = three ops. The
+     * optimizer waits for each bucket's own all-reduce, in the order they were posted, so the
+     * buckets that are already summed are updated while the last ones are still in flight;
+     * v = mu v does not need the gradient and runs before the wait. */
     for (int k = 0; k < m->nb; k++) {
         bucket *bk = &m->bk[k];
         OP(s, aclnnInplaceMuls, bk->vt, m->mu);
+        if (multi) {
+            ACL_CHECK(aclrtRecordEvent(bk->wait0, s));
+            ACL_CHECK(aclrtStreamWaitEvent(s, c->grad_end ? m->bk[0].end : bk->end));
+            ACL_CHECK(aclrtRecordEvent(bk->wait1, s));
+        }
         OP(s, aclnnInplaceAdd, bk->vt, bk->gt, m->one);
         OP(s, aclnnInplaceAdd, bk->pt, bk->vt, m->neg_lr);
     }
@@ -668,11 +733,14 @@ static double elapsed(aclrtEvent a, aclrtEvent b)
 static void account(const model *m, timing *t, double wall_ms)
 {
     double step = elapsed(m->t0, m->t_end), bn = 0, grad = 0, hidden = 0;
-    double bwd_end = elapsed(m->t0, m->bwd_end), wait = elapsed(m->bwd_end, m->opt_start);
+    double bwd_end = elapsed(m->t0, m->bwd_end), wait = 0;
+    if (m->world > 1)
+        for (int k = 0; k < m->nb; k++)
+            wait += elapsed(m->bk[k].wait0, m->bk[k].wait1);
     for (int l = 0; l < m->c->layers; l++)
         bn += elapsed(m->L[l].fw0, m->L[l].fw1) + elapsed(m->L[l].bw0, m->L[l].bw1);
     if (m->world > 1)
-        for (int k = 0; k < m->nb; k++) {
+        for (int k = 0; k < (m->c->grad_end ? 1 : m->nb); k++) {
             double a = elapsed(m->t0, m->bk[k].start), b = elapsed(m->t0, m->bk[k].end);
             grad += b - a;
             double h = (b < bwd_end ? b : bwd_end) - a;
@@ -743,7 +811,7 @@ static double evaluate(model *m, const dataset *ds)
 /* ---- --check: the parameters of an N-rank run against a 1-rank run ------------------------ */
 
 typedef struct named {
-    char name[32];
+    char name[48]; /* "layer%d.bn.running_mean" with any int fits */
     const float *dev;
     int64_t n;
 } named;
@@ -757,15 +825,15 @@ static int list_params(const model *m, named *out)
         const float *p = L->bk->p;
         int64_t in = L->in, C = L->C;
         out[k++] = (named){"", p, in * C};
-        snprintf(out[k - 1].name, 32, "layer%d.weight", l);
+        snprintf(out[k - 1].name, sizeof out[k - 1].name, "layer%d.weight", l);
         out[k++] = (named){"", p + in * C, C};
-        snprintf(out[k - 1].name, 32, "layer%d.bn.gamma", l);
+        snprintf(out[k - 1].name, sizeof out[k - 1].name, "layer%d.bn.gamma", l);
         out[k++] = (named){"", p + in * C + C, C};
-        snprintf(out[k - 1].name, 32, "layer%d.bn.beta", l);
+        snprintf(out[k - 1].name, sizeof out[k - 1].name, "layer%d.bn.beta", l);
         out[k++] = (named){"", L->run_mean_p, C};
-        snprintf(out[k - 1].name, 32, "layer%d.bn.running_mean", l);
+        snprintf(out[k - 1].name, sizeof out[k - 1].name, "layer%d.bn.running_mean", l);
         out[k++] = (named){"", L->run_var_p, C};
-        snprintf(out[k - 1].name, 32, "layer%d.bn.running_var", l);
+        snprintf(out[k - 1].name, sizeof out[k - 1].name, "layer%d.bn.running_var", l);
     }
     int64_t H = m->c->hidden, K = m->c->classes;
     out[k++] = (named){"head.weight", m->bk[0].p, H * K};
@@ -1016,7 +1084,7 @@ int main(int argc, char **argv)
     aclDestroyScalar(m.mu);
     aclDestroyScalar(m.neg_lr);
     aclDestroyIntArray(m.dim0);
-    aclrtEvent evs[] = {m.t0, m.bwd_end, m.comm_done, m.opt_start, m.t_end};
+    aclrtEvent evs[] = {m.t0, m.bwd_end, m.opt_start, m.t_end};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         ACL_CHECK(aclrtDestroyEvent(evs[i]));
     for (int l = 0; l < c.layers; l++) {
@@ -1029,6 +1097,8 @@ int main(int argc, char **argv)
         ACL_CHECK(aclrtDestroyEvent(m.bk[k].ready));
         ACL_CHECK(aclrtDestroyEvent(m.bk[k].start));
         ACL_CHECK(aclrtDestroyEvent(m.bk[k].end));
+        ACL_CHECK(aclrtDestroyEvent(m.bk[k].wait0));
+        ACL_CHECK(aclrtDestroyEvent(m.bk[k].wait1));
     }
     for (int i = 0; i < g_nbufs; i++)
         ACL_CHECK(aclrtFree(g_bufs[i]));

@@ -380,6 +380,28 @@ def test_zero_copy_inputs_and_output_allocation():
     close(C.softmax(v, 1), torch.softmax(v, 1), 1e-6)
 
 
+def test_descriptor_pool_reuse_and_bound():
+    from cannon.torch import _bridge
+    # same layout, different memory: a pooled descriptor must follow the new address
+    xs = [rn(16, 48, seed=40 + i) for i in range(3)]
+    outs = [torch.empty(16, 48) for _ in xs]
+    for x, o in zip(xs, outs):
+        C.softmax.out(x, 1, out=o)  # x and out share a layout: two descriptors in one call
+    for x, o in zip(xs, outs):
+        close(o, torch.softmax(x, 1), 1e-6)
+    # a failed call (aclnn rejects a float64 weight for an fp32 input) does not poison the pool
+    with pytest.raises(Exception):
+        C.layer_norm(xs[0], [48], torch.ones(48, dtype=torch.float64), None)
+    close(C.layer_norm(xs[0], [48], torch.ones(48), None), F.layer_norm(xs[0], [48], torch.ones(48)), 1e-5)
+    # many layouts and int arrays: the pool stays bounded (it is emptied between calls, never
+    # during one) and results stay right
+    for n in range(1, 300):
+        x = rn(2, n, seed=n)
+        close(C.softmax(x, 1), torch.softmax(x, 1), 1e-6)
+        close(C.layer_norm(x, [n]), F.layer_norm(x, [n]), 1e-5)
+    assert _bridge._thread().count <= _bridge._POOL_MAX + 8
+
+
 def test_determinism_across_calls():
     x = rn(33, 517, seed=34)
     a, b = C.log_softmax(x, 1), C.log_softmax(x, 1)

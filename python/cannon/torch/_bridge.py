@@ -80,14 +80,17 @@ def _fn(name):
 
 
 _I64 = [_i64 * max(n, 1) for n in range(9)]  # one ctypes array type per rank: building types is slow
-_nn = None  # (aclCreateTensor, aclDestroyTensor, the libnnopbase CDLL), bound on first use
+_nn = None  # (aclCreateTensor, aclDestroyTensor, the libnnopbase CDLL, aclSetRawTensorAddr)
 
 
 def _nnop():
     global _nn
     if _nn is None:
         lib = _lib.nnop()
-        _nn = (lib.aclCreateTensor, lib.aclDestroyTensor, lib)
+        setaddr = lib.aclSetRawTensorAddr
+        setaddr.restype = ctypes.c_int
+        setaddr.argtypes = [_vp, _vp]
+        _nn = (lib.aclCreateTensor, lib.aclDestroyTensor, lib, setaddr)
     return _nn
 
 
@@ -137,64 +140,78 @@ class Fmt:
         self.t, self.fmt, self.shape, self.strides = t, fmt, shape, strides
 
 
-def _convert(a, owned):
-    """The ctypes argument for @a; descriptors created are appended to @owned as
-    (destroy function, handle, keep-alive object)."""
+def _convert(a, th, owned):
+    """The ctypes argument for @a. Tensor descriptors are borrowed from the thread's pool
+    (appended to @owned as (key, handle), given back after the call); other descriptors are
+    immutable and cached by value in the same pool."""
     if isinstance(a, torch.Tensor):
-        h = _tensor_handle(a)
-        owned.append((_nn[1], h, None))
-        return _vp(h)
+        return _vp(th.borrow(a, ACL_FORMAT_ND, a.shape, a.stride(), owned))
     if a is None:
         return _vp(None)
     if isinstance(a, Fmt):
-        h = _tensor_handle(a.t, a.fmt, a.shape, a.strides)
-        owned.append((_nn[1], h, None))
-        return _vp(h)
+        return _vp(th.borrow(a.t, a.fmt, a.shape or a.t.shape, a.strides or a.t.stride(), owned))
     if isinstance(a, bool):
         return ctypes.c_bool(a)
     if isinstance(a, int):
         return _i64(a)
     if isinstance(a, float):
         return ctypes.c_double(a)
-    lib = _nnop()[2]
-    if isinstance(a, IntArray):
-        n = len(a.values)
-        buf = (_i64 * max(n, 1))(*a.values)
-        h = lib.aclCreateIntArray(buf, n)
-        if not h:
-            raise AclError(ACLNN_ERR_PARAM_INVALID, _lib.recent_error(), "aclCreateIntArray")
-        owned.append((lib.aclDestroyIntArray, h, buf))
-        return _vp(h)
-    if isinstance(a, BoolArray):
-        n = len(a.values)
-        buf = (ctypes.c_bool * max(n, 1))(*a.values)
-        h = lib.aclCreateBoolArray(buf, n)
-        if not h:
-            raise AclError(ACLNN_ERR_PARAM_INVALID, _lib.recent_error(), "aclCreateBoolArray")
-        owned.append((lib.aclDestroyBoolArray, h, buf))
-        return _vp(h)
-    if isinstance(a, Scalar):
-        raw = torch.tensor([a.value], dtype=a.dtype)
-        buf = ctypes.create_string_buffer(bytes(raw.view(torch.uint8).numpy()), 16)
-        h = lib.aclCreateScalar(ctypes.cast(buf, _vp), ACL_DTYPE[a.dtype])
-        if not h:
-            raise AclError(ACLNN_ERR_PARAM_INVALID, _lib.recent_error(), "aclCreateScalar")
-        owned.append((lib.aclDestroyScalar, h, buf))
-        return _vp(h)
+    if isinstance(a, (IntArray, BoolArray, Scalar)):
+        return _vp(th.value_handle(a))
     if isinstance(a, (ctypes._SimpleCData, ctypes._Pointer)):
         return a
     raise TypeError(f"cannot pass {type(a).__name__} to an aclnn function")
 
 
+def _make_value_handle(a):
+    """(destroy function, handle, keep-alive buffer) of a new aclIntArray/aclBoolArray/aclScalar."""
+    lib = _nnop()[2]
+    if isinstance(a, IntArray):
+        n = len(a.values)
+        buf = (_i64 * max(n, 1))(*a.values)
+        h = lib.aclCreateIntArray(buf, n)
+        what, destroy = "aclCreateIntArray", lib.aclDestroyIntArray
+    elif isinstance(a, BoolArray):
+        n = len(a.values)
+        buf = (ctypes.c_bool * max(n, 1))(*a.values)
+        h = lib.aclCreateBoolArray(buf, n)
+        what, destroy = "aclCreateBoolArray", lib.aclDestroyBoolArray
+    else:
+        raw = torch.tensor([a.value], dtype=a.dtype)
+        buf = ctypes.create_string_buffer(bytes(raw.view(torch.uint8).numpy()), 16)
+        h = lib.aclCreateScalar(ctypes.cast(buf, _vp), ACL_DTYPE[a.dtype])
+        what, destroy = "aclCreateScalar", lib.aclDestroyScalar
+    if not h:
+        raise AclError(ACLNN_ERR_PARAM_INVALID, _lib.recent_error(), what)
+    return destroy, h, buf
+
+
+# Descriptors a thread keeps for reuse. Building one from Python (ctypes arrays, the create and
+# destroy calls) cost ~10 us per tensor, most of a small op's call; a pooled one costs a dict
+# lookup and aclSetRawTensorAddr. Bounded: past _POOL_MAX descriptors the pool is emptied after
+# the call (never during one: the call may be using any of them).
+_POOL_MAX = 256
+
+
 class _Thread:
-    """Per-thread state: the stream and a reusable workspace (calls are synchronous, so one
-    workspace per thread is never in use twice)."""
+    """Per-thread state: the stream, a reusable workspace (calls are synchronous, so one
+    workspace per thread is never in use twice) and the descriptor pool.
+
+    Pool: free aclTensor descriptors by (dtype, shape, strides, format); a call borrows one per
+    tensor argument (two arguments of one layout get two descriptors), points it at the tensor's
+    memory with aclSetRawTensorAddr and gives it back once the call has synchronized, when no
+    executor can still read it. aclnn operators never modify their descriptors, so a reused one
+    is as good as a new one. IntArray/BoolArray/Scalar descriptors are immutable and cached by
+    value. Only this thread touches its pool, so it needs no lock."""
 
     def __init__(self):
         runtime.ensure_initialized()
         self.gen = runtime.generation()
         self.stream = runtime.current_stream()
         self.ws = None
+        self.free = {}    # layout key -> [free aclTensor handles]
+        self.values = {}  # value key -> (destroy, handle, buffer)
+        self.count = 0    # descriptors held (free or borrowed) + cached values
 
     def workspace(self, n):
         if self.ws is None or self.ws.nbytes < n:
@@ -204,10 +221,68 @@ class _Thread:
             self.ws = runtime.DeviceBuffer(max(n, 1 << 16, (self.ws.nbytes * 2) if self.ws else 0))
         return self.ws.ptr
 
+    def borrow(self, t, fmt, shape, strides, owned):
+        key = (t.dtype, fmt, shape, strides)
+        free = self.free.get(key)
+        if free:
+            h = free.pop()
+            _nn[3](h, t.data_ptr())
+        else:
+            h = _tensor_handle(t, fmt, shape, strides)
+            self.count += 1
+        owned.append((key, h))
+        return h
+
+    def give_back(self, owned):
+        for key, h in owned:
+            free = self.free.get(key)
+            if free is None:
+                self.free[key] = [h]
+            else:
+                free.append(h)
+        if self.count > _POOL_MAX:
+            self.trim()
+
+    def value_handle(self, a):
+        if isinstance(a, Scalar):
+            v = a.value
+            # float.hex() keeps -0.0 apart from 0.0 and gives NaN a key that equals itself
+            key = (Scalar, a.dtype, v.hex() if isinstance(v, float) else (type(v), v))
+        else:
+            key = (type(a), tuple(a.values))
+        v = self.values.get(key)
+        if v is None:
+            v = _make_value_handle(a)
+            self.values[key] = v
+            self.count += 1
+        return v[1]
+
+    def trim(self):
+        """Destroy every free descriptor and cached value (borrowed ones stay counted)."""
+        destroy = _nnop()[1]
+        for free in self.free.values():
+            for h in free:
+                destroy(h)
+                self.count -= 1
+        for d, h, _ in self.values.values():
+            d(h)
+            self.count -= 1
+        self.free.clear()
+        self.values.clear()
+
+    def __del__(self):
+        try:
+            if _nn is not None and self.gen == runtime.generation():
+                self.trim()
+        except Exception:
+            pass
+
 
 def _thread():
     th = getattr(_tls, "state", None)
     if th is None or th.gen != runtime.generation() or not th.stream.handle:
+        if th is not None and th.gen == runtime.generation():
+            th.trim()
         th = _Thread()
         _tls.state = th
     return th
@@ -223,29 +298,52 @@ def _sync():
     return _sync_fn
 
 
+_fn2_cache = {}
+
+
+def _fn2(name):
+    """(phase 1, phase 2) of aclnn operator @name."""
+    f = _fn2_cache.get(name)
+    if f is None:
+        f = _fn2_cache[name] = (_fn(name + "GetWorkspaceSize"), _fn(name))
+    return f
+
+
 def call(name, *args):
     """Run aclnn operator @name synchronously on this thread's stream with @args (torch tensors,
     None, bool, int, float, IntArray, BoolArray, Scalar, Fmt, ctypes values)."""
-    f1, f2 = _fn(name + "GetWorkspaceSize"), _fn(name)
+    f1, f2 = _fn2(name)
     th = _thread()
+    _nnop()
     owned = []
+    ok = False
     try:
-        cargs = [_convert(a, owned) for a in args]
+        cargs = [_convert(a, th, owned) for a in args]
         ws, ex = ctypes.c_uint64(0), _vp()
         rc = f1(*cargs, ctypes.byref(ws), ctypes.byref(ex))
         if rc != 0:
             raise AclError(rc, _lib.recent_error(), name + "GetWorkspaceSize")
         wptr = th.workspace(ws.value) if ws.value else None
-        stream = _vp(th.stream.handle)
-        rc = f2(_vp(wptr), ws, ex, stream)
+        stream = th.stream.handle
+        rc = f2(_vp(wptr), ws, ex, _vp(stream))
         if rc != 0:
             raise AclError(rc, _lib.recent_error(), name)
-        rc = _sync()(stream)
+        rc = (_sync_fn or _sync())(stream)
+        ok = True
         if rc != 0:
             raise AclError(rc, _lib.recent_error(), name)
     finally:
-        for destroy, h, _ in owned:
-            destroy(h)
+        if ok:
+            th.give_back(owned)
+        else:
+            # phase 2 may not have run, or failed: its executor could still hold the
+            # descriptors, so they are not reused
+            destroy = _nn[1]
+            for _, h in owned:
+                destroy(h)
+            th.count -= len(owned)
+            if th.count > _POOL_MAX:
+                th.trim()
 
 
 # ---- output allocation ---------------------------------------------------------------------
