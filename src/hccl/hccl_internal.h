@@ -234,6 +234,10 @@ void hc_reduce(void *dst, const void *const *srcs, int nsrc, size_t n, HcclDataT
  * publishing them). */
 void hc_reduce_multi(void *const *dsts, int ndst, const void *const *srcs, int nsrc, size_t n, HcclDataType t,
                      HcclReduceOp op, int nt);
+/* hc_reduce_multi for fp32 with SIMD (reduce_simd.c): same bits, no staging. Returns 0 when the
+ * CPU (or CANNON_ISA) has no suitable tier or the op is not supported; the caller then falls back. */
+int hc_reduce_multi_f32(void *const *dsts, int ndst, const void *const *srcs, int nsrc, size_t n, HcclReduceOp op,
+                        int nt);
 /* memcpy, or with streaming stores when @p nt. */
 void hc_copy(void *dst, const void *src, size_t n, int nt);
 void hc_store_fence(void);

@@ -210,6 +210,8 @@ void hc_reduce_multi(void *const *dsts, int ndst, const void *const *srcs, int n
     const size_t es = hc_dtype_size(t);
     if (n == 0 || es == 0)
         return;
+    if (t == HCCL_DATA_TYPE_FP32 && hc_reduce_multi_f32(dsts, ndst, srcs, nsrc, n, op, nt))
+        return;
     if (ndst == 1 && !nt) {
         hc_reduce(dsts[0], srcs, nsrc, n, t, op);
         return;
