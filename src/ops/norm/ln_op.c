@@ -246,11 +246,17 @@ static aclnnStatus add_main(ln_plan *pl, int mode, double eps, const aclTensor *
     a.want_cols = cols;
     a.nt = pl->rows * pl->R * (int64_t)nm_esize(pl->dtype) >= NM_NT_BYTES;
     const int bwd = mode >= NL_LN_BWD;
+    /* Units of at least 64K elements (256 KiB of fp32 x): a worker takes them one at a time,
+     * and each backward unit zeroes, fills and hands over 2 x R fp64 column partials, which must
+     * stay small next to the unit's data. */
+    const int64_t min_rows = (65536 + pl->R - 1) / pl->R;
     if (bwd) {
         /* At most 64 units, so the column partials stay small (64 x 2 x R doubles). */
         a.rows_per_unit = (pl->rows + 63) / 64;
+        if (a.rows_per_unit < min_rows)
+            a.rows_per_unit = min_rows;
     } else {
-        a.rows_per_unit = (16384 + pl->R - 1) / pl->R;
+        a.rows_per_unit = min_rows;
     }
     if (a.rows_per_unit < 1)
         a.rows_per_unit = 1;

@@ -1,0 +1,140 @@
+"""LayerNorm / RmsNorm kernel paths not reached by test_norm.py's shapes: the backward's whole
+4-row blocks with and without weight, rows whose length leaves a tail after the two-vector steps,
+a last partial block, outputMask subsets (no gradInput: the general loop; gradWeight alone), and
+several units of column partials. Same precision standard as test_norm.py (CANN's mixed
+tolerance against float64 references from the quantised inputs), every tier, every dtype; and
+the same bits for 1 and 2 workers."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from cannon_testlib import ACL_BF16, ACL_FLOAT, ACL_FLOAT16
+from norm_helpers import bool_array, call, dbl, empty, int_array, quantize, read, tensor
+
+T = {ACL_FLOAT: 2.0 ** -13, ACL_FLOAT16: 2.0 ** -10, ACL_BF16: 2.0 ** -7}
+DTYPES = [ACL_FLOAT, ACL_FLOAT16, ACL_BF16]
+
+
+@pytest.fixture(params=["scalar", "avx2", "avx512"])
+def isa(request, monkeypatch):
+    monkeypatch.setenv("CANNON_ISA", request.param)
+    return request.param
+
+
+def close(a, g, dt, what=""):
+    t = T[dt]
+    err = np.abs(a - g)
+    bad = err > t + t * np.abs(g)
+    assert not bad.any(), f"{what}: {bad.sum()} of {bad.size} off, max err {err.max():.3g}"
+
+
+def ln_case(rows, R, dt, use_w, use_b, mask, rng):
+    x = quantize(rng.normal(0.5, 2, (rows, R)), dt)
+    w = quantize(rng.uniform(0.5, 1.5, R), dt) if use_w else None
+    b = quantize(rng.normal(0, 1, R), dt) if use_b else None
+    out, mean, rstd = empty((rows, R), dt), empty((rows, 1)), empty((rows, 1))
+    call("aclnnLayerNorm", tensor(x, dt), int_array([R]), tensor(w, dt) if use_w else None,
+         tensor(b, dt) if use_b else None, dbl(1e-5), out, mean, rstd)
+    m = x.mean(axis=1, keepdims=True)
+    r = 1 / np.sqrt(x.var(axis=1, keepdims=True) + 1e-5)
+    wv = w if use_w else np.ones(R)
+    bv = b if use_b else np.zeros(R)
+    close(read(out), (x - m) * r * wv + bv, dt, "y")
+    close(read(mean), m, ACL_FLOAT, "mean")
+    close(read(rstd), r, ACL_FLOAT, "rstd")
+    dy = quantize(rng.normal(0, 1, (rows, R)), dt)
+    gi = empty((rows, R), dt) if mask[0] else None
+    gw = empty((R,)) if mask[1] else None
+    gb = empty((R,)) if mask[2] else None
+    call("aclnnLayerNormBackward", tensor(dy, dt), tensor(x, dt), int_array([R]), mean, rstd,
+         tensor(w, dt) if use_w else None, tensor(b, dt) if use_b else None, bool_array(mask), gi, gw, gb)
+    ms, rs = read(mean), read(rstd)
+    xh = (x - ms) * rs
+    gdw = dy * wv
+    if mask[0]:
+        dx = rs * (gdw - gdw.mean(axis=1, keepdims=True) - xh * (gdw * xh).mean(axis=1, keepdims=True))
+        close(read(gi), dx, dt, "dx")
+    if mask[1]:
+        close(read(gw), (dy * xh).sum(axis=0), ACL_FLOAT, "dw")
+    if mask[2]:
+        close(read(gb), dy.sum(axis=0), ACL_FLOAT, "db")
+
+
+# R = 2053: a tail after the two-vector steps on every tier; 37 rows: units of 32 rows, the last
+# block of each unit partial. R = 512, 300 rows: whole blocks only, several units.
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("rows,R", [(37, 2053), (300, 512)])
+def test_layer_norm_blocks(rows, R, dt, isa):
+    rng = np.random.default_rng(31)
+    ln_case(rows, R, dt, True, True, [True, True, True], rng)
+
+
+@pytest.mark.parametrize("use_w,use_b,mask", [(False, False, [True, True, True]), (True, False, [True, True, False]),
+                                              (False, True, [True, False, True]), (True, True, [False, True, True]),
+                                              (True, True, [True, False, False]), (True, True, [False, True, False])])
+def test_layer_norm_optional(use_w, use_b, mask, isa):
+    rng = np.random.default_rng(37)
+    ln_case(21, 1040, ACL_FLOAT, use_w, use_b, mask, rng)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("rows,R", [(37, 2053), (300, 512)])
+def test_rms_norm_blocks(rows, R, dt, isa):
+    rng = np.random.default_rng(41)
+    x = quantize(rng.normal(0.2, 1.5, (rows, R)), dt)
+    g = quantize(rng.uniform(0.5, 1.5, R), dt)
+    y, rstd = empty((rows, R), dt), empty((rows, 1))
+    call("aclnnRmsNorm", tensor(x, dt), tensor(g, dt), dbl(1e-6), y, rstd)
+    r = 1 / np.sqrt((x * x).mean(axis=1, keepdims=True) + 1e-6)
+    close(read(y), x * r * g, dt, "y")
+    close(read(rstd), r, ACL_FLOAT, "rstd")
+    dy = quantize(rng.normal(0, 1, (rows, R)), dt)
+    dx, dg = empty((rows, R), dt), empty((R,))
+    call("aclnnRmsNormGrad", tensor(dy, dt), tensor(x, dt), rstd, tensor(g, dt), dx, dg)
+    rs = read(rstd)
+    close(read(dx), rs * dy * g - x * rs ** 3 * (dy * g * x).mean(axis=1, keepdims=True), dt, "dx")
+    close(read(dg), (dy * x * rs).sum(axis=0), ACL_FLOAT, "dgamma")
+
+
+DET_SCRIPT = r"""
+import hashlib, os, sys
+sys.path.insert(0, %r)
+import numpy as np
+import cannon_testlib as ct
+from norm_helpers import bool_array, call, dbl, empty, int_array, quantize, tensor
+h = hashlib.sha256()
+for isa in ("avx512", "avx2", "scalar"):
+    os.environ["CANNON_ISA"] = isa
+    rng = np.random.default_rng(7)
+    for rows, R in ((300, 512), (37, 2053)):
+        shape = (rows, R)
+        x = tensor(quantize(rng.normal(1.0, 2.0, shape), ct.ACL_FLOAT))
+        dy = tensor(quantize(rng.normal(0, 1, shape), ct.ACL_FLOAT))
+        g, bb = tensor(rng.uniform(0.5, 1.5, R)), tensor(rng.normal(0, 1, R))
+        y, mean, rstd = empty(shape), empty((rows, 1)), empty((rows, 1))
+        call("aclnnLayerNorm", x, int_array([R]), g, bb, dbl(1e-5), y, mean, rstd)
+        dx, dw, db = empty(shape), empty((R,)), empty((R,))
+        call("aclnnLayerNormBackward", dy, x, int_array([R]), mean, rstd, g, bb, bool_array([True, True, True]),
+             dx, dw, db)
+        dxr, dg = empty(shape), empty((R,))
+        call("aclnnRmsNormGrad", dy, x, rstd, g, dxr, dg)
+        for t in (y, mean, rstd, dx, dw, db, dxr, dg):
+            h.update(np.ascontiguousarray(t.storage()).tobytes())
+print(h.hexdigest())
+"""
+
+
+def test_blocks_deterministic_across_threads():
+    here = os.path.dirname(os.path.abspath(__file__))
+    digests = set()
+    for threads in ("1", "2"):
+        env = dict(os.environ, CANNON_CPU_THREADS=threads)
+        env.pop("CANNON_ISA", None)
+        r = subprocess.run([sys.executable, "-c", DET_SCRIPT % here], env=env, capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == 0, r.stderr
+        digests.add(r.stdout.strip())
+    assert len(digests) == 1, digests
