@@ -29,7 +29,10 @@ static int oneshot_common(hc_exec *x, int all)
             const void *srcs[HC_MAX_RANKS];
             for (uint32_t j = 0; j < c->nranks; j++)
                 srcs[j] = hc_slot(c, j, s);
-            hc_reduce((unsigned char *)x->recv + off * es, srcs, (int)c->nranks, m, x->dtype, x->redop);
+            /* Through hc_reduce_multi: fp32 then takes the fused SIMD loop, whose wide loads keep
+             * more of the peers' cache lines in flight (same bits as hc_reduce). */
+            void *dst = (unsigned char *)x->recv + off * es;
+            hc_reduce_multi(&dst, 1, srcs, (int)c->nranks, m, x->dtype, x->redop, 0);
         }
         c->slot_last[s] = c->phase;
         off += m;
