@@ -10,6 +10,18 @@ from cannon_testlib import (ACL_BF16, ACL_FLOAT, ACL_FLOAT16, NP_OF, DevBuf, Ten
 FMT_ND, FMT_NCHW, FMT_NHWC, FMT_NC, FMT_NCL, FMT_NCDHW = 2, 0, 1, 35, 47, 30
 DT = {"float32": ACL_FLOAT, "float16": ACL_FLOAT16, "bfloat16": ACL_BF16}
 
+# CANN's mixed precision standard per dtype: |a - g| <= T + T * |g| (see close()).
+T = {ACL_FLOAT: 2.0 ** -13, ACL_FLOAT16: 2.0 ** -10, ACL_BF16: 2.0 ** -7}
+DTYPES = [ACL_FLOAT, ACL_FLOAT16, ACL_BF16]
+ISAS = ["scalar", "avx2", "avx512"]
+
+
+def close(a, g, dt, what=""):
+    t = T[dt]
+    err = np.abs(a - g)
+    bad = err > t + t * np.abs(g)
+    assert not bad.any(), f"{what}: {bad.sum()} of {bad.size} off, max err {err.max():.3g}"
+
 
 def dbl(v):
     return ctypes.c_double(v)

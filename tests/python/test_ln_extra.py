@@ -11,24 +11,14 @@ import sys
 import numpy as np
 import pytest
 
-from cannon_testlib import ACL_BF16, ACL_FLOAT, ACL_FLOAT16
-from norm_helpers import bool_array, call, dbl, empty, int_array, quantize, read, tensor
-
-T = {ACL_FLOAT: 2.0 ** -13, ACL_FLOAT16: 2.0 ** -10, ACL_BF16: 2.0 ** -7}
-DTYPES = [ACL_FLOAT, ACL_FLOAT16, ACL_BF16]
+from cannon_testlib import ACL_FLOAT
+from norm_helpers import DTYPES, ISAS, bool_array, call, close, dbl, empty, int_array, quantize, read, tensor
 
 
-@pytest.fixture(params=["scalar", "avx2", "avx512"])
+@pytest.fixture(params=ISAS)
 def isa(request, monkeypatch):
     monkeypatch.setenv("CANNON_ISA", request.param)
     return request.param
-
-
-def close(a, g, dt, what=""):
-    t = T[dt]
-    err = np.abs(a - g)
-    bad = err > t + t * np.abs(g)
-    assert not bad.any(), f"{what}: {bad.sum()} of {bad.size} off, max err {err.max():.3g}"
 
 
 def ln_case(rows, R, dt, use_w, use_b, mask, rng):

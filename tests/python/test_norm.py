@@ -11,13 +11,9 @@ import sys
 import numpy as np
 import pytest
 
-from cannon_testlib import ACL_BF16, ACL_FLOAT, ACL_FLOAT16, ACL_INT32, AclError
-from norm_helpers import (FMT_NC, FMT_NCDHW, FMT_NCHW, FMT_NCL, FMT_ND, FMT_NHWC, bool_array, call, dbl, empty,
-                          flag, int_array, quantize, read, tensor)
-
-T = {ACL_FLOAT: 2.0 ** -13, ACL_FLOAT16: 2.0 ** -10, ACL_BF16: 2.0 ** -7}
-DTYPES = [ACL_FLOAT, ACL_FLOAT16, ACL_BF16]
-ISAS = ["scalar", "avx2", "avx512"]
+from cannon_testlib import ACL_FLOAT, ACL_INT32, AclError
+from norm_helpers import (DTYPES, FMT_NC, FMT_NCDHW, FMT_NCHW, FMT_NCL, FMT_ND, FMT_NHWC, ISAS, bool_array, call, close,
+                          dbl, empty, flag, int_array, quantize, read, tensor)
 
 
 @pytest.fixture(params=ISAS)
@@ -25,13 +21,6 @@ def isa(request, monkeypatch):
     """The instruction-set tier: read by each operator's phase 1, so it can change between calls."""
     monkeypatch.setenv("CANNON_ISA", request.param)
     return request.param
-
-
-def close(a, g, dt, what=""):
-    t = T[dt]
-    err = np.abs(a - g)
-    bad = err > t + t * np.abs(g)
-    assert not bad.any(), f"{what}: {bad.sum()} of {bad.size} off, max err {err.max():.3g}"
 
 
 def ulps(a, g):
