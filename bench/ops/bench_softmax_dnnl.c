@@ -1,7 +1,7 @@
 /*
  * oneDNN peer for bench/ops/run_softmax_bench.py: softmax (v2 primitive, accurate or log) over the
  * last axis of a dense row-major tensor, timed as bench_softmax times cannon.
- *   bench_softmax_dnnl softmax|log_softmax f32|bf16 4096x1024 [ns]
+ *   bench_softmax_dnnl softmax|log_softmax f32|bf16 4096x1024 [ns [uniform|normal]]
  * Threads: OMP_NUM_THREADS. Prints one JSON line.
  */
 #include <stdint.h>
@@ -12,6 +12,7 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include "bench_common.h"
+#include "bench_softmax_data.h"
 
 typedef struct ctx {
     dnnl_primitive_t p;
@@ -72,14 +73,15 @@ int main(int argc, char **argv)
         numel *= (size_t)dims[i];
     void *sp = NULL;
     dnnl_memory_get_data_handle(src, &sp);
+    /* The same inputs as bench_softmax's (bench_softmax_data.h). */
+    const int normal = argc > 5 && !strcmp(argv[5], "normal");
     uint32_t r = 1;
     for (size_t i = 0; i < numel; i++) {
-        r = r * 1664525u + 1013904223u;
-        float v = (float)(r >> 8) * 0x1p-21f - 4.0f;
+        float v = normal ? smb_normal(i) : smb_uniform(&r);
         if (bf16) {
             uint32_t u;
             memcpy(&u, &v, 4);
-            ((uint16_t *)sp)[i] = (uint16_t)(u >> 16);
+            ((uint16_t *)sp)[i] = normal ? smb_bf16(v) : (uint16_t)(u >> 16);
         } else {
             ((float *)sp)[i] = v;
         }

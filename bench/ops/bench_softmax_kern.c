@@ -10,6 +10,7 @@
  *   cc -O2 -Isrc/ops/softmax bench/ops/bench_softmax_kern.c s.o a2.o a5.o -lm -o bench_softmax_kern
  *   bench_softmax_kern TIER(scalar|avx2|avx512) OP(0..3) DT(f32|f16|bf16) ROWS R ITERS [NT] [GHZ]
  * NT: 1 writes with non-temporal stores; GHZ converts ns to cycles (no cycle counter in the VM).
+ * SM_BENCH_DATA=normal in the environment: standard normal inputs instead of U(-4, 4).
  * Each iteration also copies x to y (the same bytes read and written, vectorised plain stores) and
  * the two are timed interleaved, so "floor" (median copy time / median kernel time, in CPU time)
  * says how close the kernel is to a copy under the same load. */
@@ -21,6 +22,7 @@
 #include <time.h>
 
 #include "softmax_kernels.h"
+#include "bench_softmax_data.h"
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -87,9 +89,13 @@ int main(int argc, char **argv)
     size_t es = dt == SM_F32 ? 4 : 2, n = (size_t)(rows * R);
     void *x = aligned_alloc(64, n * es + 64), *g = aligned_alloc(64, n * es + 64), *y = aligned_alloc(64, n * es + 64);
     uint32_t r = 1;
+    const char *data = getenv("SM_BENCH_DATA");
+    const int normal = data && !strcmp(data, "normal");
     for (size_t i = 0; i < n; i++) {
-        r = r * 1664525u + 1013904223u;
-        float v = (float)(r >> 8) * 0x1p-21f - 4.0f;
+        /* SM_BENCH_DATA=normal: standard normal inputs (bench_softmax_data.h); the sequence r
+         * advances either way (the f16 patterns below come from it). */
+        const float uv = smb_uniform(&r);
+        float v = normal ? smb_normal(i) : uv;
         uint32_t u;
         memcpy(&u, &v, 4);
         if (es == 4) {

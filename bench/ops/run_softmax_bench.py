@@ -8,7 +8,9 @@ The target (issue): pct_of_floor >= 85 and vs_best_peer >= 1 (>= 1.5 where the b
 below 60% of the floor).
 
   /usr/bin/python3 bench/ops/run_softmax_bench.py --build build-sm [--threads 1,2] [--ns 7]
-      [--shapes 4096x1024,...] [--dtypes f32,bf16] [--ops softmax,log_softmax]
+      [--shapes 4096x1024,...] [--dtypes f32,bf16] [--ops softmax,log_softmax] [--data uniform,normal]
+Data (bench_softmax_data.h): uniform in [-4, 4) (torch: its own uniform values, cannon and oneDNN
+the same sequence), or standard normal (the same values for all three: a hashed Box-Muller).
 Needs /usr/bin/python3 with torch (python3-torch) and, for oneDNN, libdnnl-dev at build time.
 """
 import argparse
@@ -20,11 +22,29 @@ import sys
 TORCH_PEER = r"""
 import json, sys, time, torch
 op, dt, shape, threads, ns = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+data = sys.argv[6] if len(sys.argv) > 6 else "uniform"
 torch.set_num_threads(threads)
 dims = [int(d) for d in shape.split("x")]
 dtype = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}[dt]
 g = torch.Generator().manual_seed(0)
-x = (torch.rand(dims, generator=g) * 8 - 4).to(dtype)
+if data == "normal":
+    import numpy as np
+    numel = 1
+    for d in dims:
+        numel *= d
+    def mix(h):
+        h = h ^ (h >> np.uint32(16)); h = h * np.uint32(0x85ebca6b); h = h ^ (h >> np.uint32(13))
+        h = h * np.uint32(0xc2b2ae35); return h ^ (h >> np.uint32(16))
+    x = torch.empty(numel, dtype=dtype)
+    for c in range(0, numel, 1 << 22):
+        i = np.arange(c, min(numel, c + (1 << 22)), dtype=np.uint64)
+        u1 = ((mix((2 * i).astype(np.uint32)) >> np.uint32(8)).astype(np.float64) + 1.0) * 2.0 ** -24
+        u2 = (mix((2 * i + 1).astype(np.uint32)) >> np.uint32(8)).astype(np.float64) * 2.0 ** -24
+        z = (-np.sqrt(-2.0 * np.log(u1)) * np.cos(6.283185307179586 * (u2 - 0.5))).astype(np.float32)
+        x[c:c + len(i)] = torch.from_numpy(z).to(dtype)
+    x = x.reshape(dims)
+else:
+    x = (torch.rand(dims, generator=g) * 8 - 4).to(dtype)
 y = torch.empty_like(x)
 fn = torch._softmax if op == "softmax" else torch._log_softmax
 def call():
@@ -64,6 +84,7 @@ def main():
     ap.add_argument("--shapes", default="4096x1024,512x32000,65536x128,64x16x512x512")
     ap.add_argument("--dtypes", default="f32,bf16,f16")
     ap.add_argument("--ops", default="softmax,log_softmax")
+    ap.add_argument("--data", default="uniform", help="uniform, normal or both (comma-separated)")
     ap.add_argument("--no-peers", action="store_true")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
@@ -74,51 +95,50 @@ def main():
     rows = []
     # The machine is shared: record its load, which the figures depend on.
     load0 = os.getloadavg()
-    for th in a.threads.split(","):
-        for shape in a.shapes.split(","):
-            for dt in a.dtypes.split(","):
-                for op in a.ops.split(","):
-                    env = dict(base, CANNON_CPU_THREADS=th)
-                    res = run([bench, "--ns", a.ns, "--shapes", shape, "--dtypes", dt, "--ops", op], env)
-                    copy = next((r for r in res if r.get("case") == "stream_copy"), {})
-                    ours = next((r for r in res if r.get("case") == "cannon"), {"error": res})
-                    peers = {}
-                    if not a.no_peers:
-                        tenv = dict(base, ATEN_CPU_CAPABILITY="avx512", OMP_NUM_THREADS=th)
-                        peers["torch"] = run([sys.executable, "-c", TORCH_PEER, op, dt, shape, th, a.ns], tenv)[0]
-                        if os.path.exists(dnnl) and dt != "f16":
-                            denv = dict(base, OMP_NUM_THREADS=th)
-                            peers["onednn"] = run([dnnl, op, dt, shape, a.ns], denv)[0]
-                    row = {"threads": int(th), "op": op, "dtype": dt, "shape": shape,
-                           "copy_gbs": copy.get("gbs"), "cannon_ms": ours.get("ms"),
-                           "floor_ms": ours.get("floor_ms"), "pct_of_floor": ours.get("pct_of_floor")}
-                    best = None
-                    for name, p in peers.items():
-                        row[name + "_ms"] = p.get("ms")
-                        if p.get("error"):
-                            row[name + "_error"] = p["error"]
-                        if p.get("ms") and (best is None or p["ms"] < best[1]):
-                            best = (name, p["ms"])
-                    if best and ours.get("ms"):
-                        row["best_peer"] = best[0]
-                        row["vs_best_peer"] = round(best[1] / ours["ms"], 2)
-                        row["best_peer_pct_of_floor"] = round(100 * ours["floor_ms"] / best[1], 1)
-                    # The issue's bar: >= 85% of the floor, and ahead of the best peer (by 1.5x
-                    # where that peer is below 60% of the floor).
-                    if row.get("pct_of_floor") is not None and row.get("vs_best_peer") is not None:
-                        need = 1.5 if row["best_peer_pct_of_floor"] < 60 else 1.0
-                        row["meets_bar"] = row["pct_of_floor"] >= 85 and row["vs_best_peer"] >= need
-                    print(json.dumps(row), flush=True)
-                    rows.append(row)
+    cases = [(th, shape, dt, op, data) for data in a.data.split(",") for th in a.threads.split(",")
+             for shape in a.shapes.split(",") for dt in a.dtypes.split(",") for op in a.ops.split(",")]
+    for th, shape, dt, op, data in cases:
+        env = dict(base, CANNON_CPU_THREADS=th)
+        res = run([bench, "--ns", a.ns, "--shapes", shape, "--dtypes", dt, "--ops", op, "--data", data], env)
+        copy = next((r for r in res if r.get("case") == "stream_copy"), {})
+        ours = next((r for r in res if r.get("case") == "cannon"), {"error": res})
+        peers = {}
+        if not a.no_peers:
+            tenv = dict(base, ATEN_CPU_CAPABILITY="avx512", OMP_NUM_THREADS=th)
+            peers["torch"] = run([sys.executable, "-c", TORCH_PEER, op, dt, shape, th, a.ns, data], tenv)[0]
+            if os.path.exists(dnnl) and dt != "f16":
+                denv = dict(base, OMP_NUM_THREADS=th)
+                peers["onednn"] = run([dnnl, op, dt, shape, a.ns, data], denv)[0]
+        row = {"threads": int(th), "op": op, "dtype": dt, "shape": shape, "data": data,
+               "copy_gbs": copy.get("gbs"), "cannon_ms": ours.get("ms"),
+               "floor_ms": ours.get("floor_ms"), "pct_of_floor": ours.get("pct_of_floor")}
+        best = None
+        for name, p in peers.items():
+            row[name + "_ms"] = p.get("ms")
+            if p.get("error"):
+                row[name + "_error"] = p["error"]
+            if p.get("ms") and (best is None or p["ms"] < best[1]):
+                best = (name, p["ms"])
+        if best and ours.get("ms"):
+            row["best_peer"] = best[0]
+            row["vs_best_peer"] = round(best[1] / ours["ms"], 2)
+            row["best_peer_pct_of_floor"] = round(100 * ours["floor_ms"] / best[1], 1)
+        # The issue's bar: >= 85% of the floor, and ahead of the best peer (by 1.5x
+        # where that peer is below 60% of the floor).
+        if row.get("pct_of_floor") is not None and row.get("vs_best_peer") is not None:
+            need = 1.5 if row["best_peer_pct_of_floor"] < 60 else 1.0
+            row["meets_bar"] = row["pct_of_floor"] >= 85 and row["vs_best_peer"] >= need
+        print(json.dumps(row), flush=True)
+        rows.append(row)
     load1 = os.getloadavg()
     print()
     print("load average (1/5/15 min) at start %.2f/%.2f/%.2f, at end %.2f/%.2f/%.2f" % (load0 + load1))
-    print(f"{'thr':>3} {'op':<11} {'dt':<4} {'shape':<16} {'cannon ms':>9} {'floor ms':>8} {'%floor':>6} "
+    print(f"{'data':<7} {'thr':>3} {'op':<11} {'dt':<4} {'shape':<16} {'cannon ms':>9} {'floor ms':>8} {'%floor':>6} "
           f"{'torch ms':>8} {'dnnl ms':>8} {'x best':>6} bar")
     for r in rows:
         def f(v, w, p=3):
             return f"{v:>{w}.{p}f}" if isinstance(v, (int, float)) else f"{'-':>{w}}"
-        print(f"{r['threads']:>3} {r['op']:<11} {r['dtype']:<4} {r['shape']:<16} {f(r['cannon_ms'], 9)} "
+        print(f"{r['data']:<7} {r['threads']:>3} {r['op']:<11} {r['dtype']:<4} {r['shape']:<16} {f(r['cannon_ms'], 9)} "
               f"{f(r['floor_ms'], 8)} {f(r['pct_of_floor'], 6, 1)} {f(r.get('torch_ms'), 8)} "
               f"{f(r.get('onednn_ms'), 8)} {f(r.get('vs_best_peer'), 6, 2)} "
               f"{'-' if r.get('meets_bar') is None else 'yes' if r['meets_bar'] else 'no'}")

@@ -398,3 +398,23 @@ def test_fp32_fast_exp_table(L, isa, op):
         x = np.array(rows, dtype=np.float32)
         ours = run_forward(L, op, x, "float32", -1).astype(np.float64)
         check(ours, ref_forward(x.astype(np.float64), -1, op), "float32", f"{op} n={n} {isa}")
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_fp32_wide_fast_path(L, isa, op):
+    """fp32 rows of spread 8 to 64 with |max| <= 4096 (AVX-512: the wide fast path's exp, which
+    never forms x - max, softmax_vec.h; other tiers: the exact path), and rows just beyond those
+    limits, and one of spread 6 (the narrow fast path); lengths alone (1000, and 5003 and 32000,
+    whose write passes prefetch the next row in chunks) and in groups of short rows (130)."""
+    rng = np.random.default_rng(23)
+    for n in (130, 1000, 5003, 32000):
+        rows = []
+        for m, spread in ((0.0, 8.25), (1.5, 20.0), (-37.0, 63.9), (4096.0, 30.0), (-4096.0, 64.0),
+                          (4100.0, 30.0), (0.0, 64.5), (0.5, 6.0), (2.0, 12.0)):
+            r = m - rng.uniform(0, spread, n)
+            r[0], r[-1] = m, m - spread
+            rows.append(r)
+        rows.append(rng.standard_normal(n) * 3)
+        x = np.array(rows, dtype=np.float32)
+        ours = run_forward(L, op, x, "float32", -1).astype(np.float64)
+        check(ours, ref_forward(x.astype(np.float64), -1, op), "float32", f"{op} n={n} {isa}")

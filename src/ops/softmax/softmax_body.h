@@ -20,12 +20,32 @@
 #define SM_PAIRS 0
 #endif
 
+/* The share (in quarters) of the next row that a long row's exp pass prefetches (FN(units));
+ * the write pass prefetches the rest (FN(fast_write_pf)). fp32: 3, so that the next row's
+ * reads overlap the write pass too (1 thread, 512x32000, CPU time against a copy in the same
+ * process, Zen 5: softmax 55-57% -> 60-63% of the floor, log_softmax within the noise); the
+ * 16-bit rows showed no gain (their write pass is shorter), so they keep the whole row in the
+ * exp pass. */
+#if SM_IS_F32
+#define SM_PF_EXP_K 3
+#else
+#define SM_PF_EXP_K 4
+#endif
+
 /* fp32 inputs need x - max with its rounding error (TwoSum) for softmax to reach ~1e-7 relative
  * accuracy on rows with a wide spread; fp16/bf16 outputs cannot see that error. */
 #if SM_IS_F32
 #define SM_EXP_DIFF(v, m) sm_exp_diff_exact(v, m)
 /* Largest max - min of a row taking the fast path (see FN(fwd_row)). */
 #define SM_FAST_RANGE 8.0f
+/* The exp of FN(row_sumexp_body): the wide one (class 2 rows) or the fast one, of x - m. */
+#ifdef SM_EXP_WIDE
+#define SM_EXP_WIDE_SETUP(m) const sm_fexp sm_wx_ = sm_exp_wide_setup(m)
+#define SM_EXP_ROW(v) (wide ? sm_exp_wide(v, &sm_wx_) : SM_EXP_FAST(vf_sub(v, vm)))
+#else
+#define SM_EXP_WIDE_SETUP(m) (void)wide
+#define SM_EXP_ROW(v) SM_EXP_FAST(vf_sub(v, vm))
+#endif
 #else
 /* Within vf_exp_small's range, and small enough that no softmax output of a row up to
  * SM_SCRATCH_MAX elements is subnormal (e^-64 / 32768 > 2^-126); x - m is not exact beyond 2^-24
@@ -88,13 +108,29 @@ static float FN(row_max)(const SM_CT *x, int64_t n)
 }
 
 #if SM_IS_F32
+/* Which fast path a row may take (see FN(fwd_row)): 1 when its spread max - min is at most
+ * SM_FAST_RANGE (FN(row_sumexp_fast)), 2 when it is at most SM_WIDE_RANGE and |max| at most
+ * SM_WIDE_MAX_ABS (FN(row_sumexp_wide), AVX-512 only), else 0 (NaN or infinite max/min give 0).
+ * Sets *m to the row max either way. */
+static inline int FN(fast_class)(const SM_CT *x, int64_t n, float *m)
+{
+    float lo;
+    *m = FN(row_minmax)(x, n, &lo);
+    const float d = *m - lo;
+    if (d <= SM_FAST_RANGE)
+        return 1;
+#ifdef SM_EXP_WIDE
+    if (d <= SM_WIDE_RANGE && *m <= SM_WIDE_MAX_ABS && *m >= -SM_WIDE_MAX_ABS)
+        return 2;
+#endif
+    return 0;
+}
+
 /* The fast path's test (see FN(fwd_row)): the row's spread max - min is at most SM_FAST_RANGE
  * (NaN or infinite max/min fail it). Sets *m to the row max either way. */
 static inline int FN(fast_test)(const SM_CT *x, int64_t n, float *m)
 {
-    float lo;
-    *m = FN(row_minmax)(x, n, &lo);
-    return *m - lo <= SM_FAST_RANGE;
+    return FN(fast_class)(x, n, m) == 1;
 }
 
 /* The fast path's sum of exp(x - m): every x - m lies in [-SM_FAST_RANGE, 0], so exp needs no
@@ -103,22 +139,24 @@ static inline int FN(fast_test)(const SM_CT *x, int64_t n, float *m)
  * (eight rather than four: 3-4% faster in L1, CPU time, Zen 5). Keeps the fp32
  * exponentials in @p e unless it is NULL (log_softmax), so the write pass neither recomputes nor
  * reloads x. */
-static double FN(row_sumexp_fast)(const SM_CT *x, int64_t n, float m, float *e, const char *pf, int perm)
+static inline __attribute__((always_inline)) double FN(row_sumexp_body)(const SM_CT *x, int64_t n, float m, float *e,
+                                                                       const char *pf, int wide)
 {
     const vf vm = vf_set1(m);
     SM_EXP_FAST_SETUP;
-    (void)perm;
+    SM_EXP_WIDE_SETUP(m);
     vd a0 = vd_zero();
     int64_t i = 0;
     for (; i + 8 * VW <= n; i += 8 * VW) {
-        /* Read-ahead (see FN(units)): the lines @p pf bytes ahead of this iteration's input. */
+        /* Read-ahead (see FN(units)): the lines of the next row (@p pf) that correspond to this
+         * iteration's input, scaled by SM_PF_EXP_K / 4 (the write pass prefetches the rest). */
         if (pf)
-            for (size_t l = 0; l < 8 * VW * sizeof(SM_CT); l += 64)
-                __builtin_prefetch(pf + (size_t)i * sizeof(SM_CT) + l, 0, 2);
-        vf e0 = SM_EXP_FAST(vf_sub(LD(x + i), vm)), e1 = SM_EXP_FAST(vf_sub(LD(x + i + VW), vm));
-        vf e2 = SM_EXP_FAST(vf_sub(LD(x + i + 2 * VW), vm)), e3 = SM_EXP_FAST(vf_sub(LD(x + i + 3 * VW), vm));
-        vf e4 = SM_EXP_FAST(vf_sub(LD(x + i + 4 * VW), vm)), e5 = SM_EXP_FAST(vf_sub(LD(x + i + 5 * VW), vm));
-        vf e6 = SM_EXP_FAST(vf_sub(LD(x + i + 6 * VW), vm)), e7 = SM_EXP_FAST(vf_sub(LD(x + i + 7 * VW), vm));
+            for (size_t l = 0; l < (8 * VW * sizeof(SM_CT) * SM_PF_EXP_K / 4); l += 64)
+                __builtin_prefetch(pf + ((size_t)i * sizeof(SM_CT) * SM_PF_EXP_K / 4) + l, 0, 2);
+        vf e0 = SM_EXP_ROW(LD(x + i)), e1 = SM_EXP_ROW(LD(x + i + VW));
+        vf e2 = SM_EXP_ROW(LD(x + i + 2 * VW)), e3 = SM_EXP_ROW(LD(x + i + 3 * VW));
+        vf e4 = SM_EXP_ROW(LD(x + i + 4 * VW)), e5 = SM_EXP_ROW(LD(x + i + 5 * VW));
+        vf e6 = SM_EXP_ROW(LD(x + i + 6 * VW)), e7 = SM_EXP_ROW(LD(x + i + 7 * VW));
         if (e) {
             vf_store_f32(e + i, e0);
             vf_store_f32(e + i + VW, e1);
@@ -133,10 +171,10 @@ static double FN(row_sumexp_fast)(const SM_CT *x, int64_t n, float m, float *e, 
     }
     for (; i + 4 * VW <= n; i += 4 * VW) {
         if (pf)
-            for (size_t l = 0; l < 4 * VW * sizeof(SM_CT); l += 64)
-                __builtin_prefetch(pf + (size_t)i * sizeof(SM_CT) + l, 0, 2);
-        vf e0 = SM_EXP_FAST(vf_sub(LD(x + i), vm)), e1 = SM_EXP_FAST(vf_sub(LD(x + i + VW), vm));
-        vf e2 = SM_EXP_FAST(vf_sub(LD(x + i + 2 * VW), vm)), e3 = SM_EXP_FAST(vf_sub(LD(x + i + 3 * VW), vm));
+            for (size_t l = 0; l < (4 * VW * sizeof(SM_CT) * SM_PF_EXP_K / 4); l += 64)
+                __builtin_prefetch(pf + ((size_t)i * sizeof(SM_CT) * SM_PF_EXP_K / 4) + l, 0, 2);
+        vf e0 = SM_EXP_ROW(LD(x + i)), e1 = SM_EXP_ROW(LD(x + i + VW));
+        vf e2 = SM_EXP_ROW(LD(x + i + 2 * VW)), e3 = SM_EXP_ROW(LD(x + i + 3 * VW));
         if (e) {
             vf_store_f32(e + i, e0);
             vf_store_f32(e + i + VW, e1);
@@ -147,7 +185,7 @@ static double FN(row_sumexp_fast)(const SM_CT *x, int64_t n, float m, float *e, 
     }
     for (; i < n; i += VW) {
         size_t k = (size_t)(n - i) < VW ? (size_t)(n - i) : VW;
-        vf e0 = SM_EXP_FAST(vf_sub(LDN(x + i, k, m), vm));
+        vf e0 = SM_EXP_ROW(LDN(x + i, k, m));
         if (k < VW)
             e0 = vf_keep(e0, k);
         if (e)
@@ -156,6 +194,21 @@ static double FN(row_sumexp_fast)(const SM_CT *x, int64_t n, float m, float *e, 
     }
     return vd_hsum(a0);
 }
+
+static double FN(row_sumexp_fast)(const SM_CT *x, int64_t n, float m, float *e, const char *pf, int perm)
+{
+    (void)perm;
+    return FN(row_sumexp_body)(x, n, m, e, pf, 0);
+}
+
+#ifdef SM_EXP_WIDE
+/* The same for rows of class 2 (see FN(fast_class)): every x - m lies in [-SM_WIDE_RANGE, 0],
+ * and sm_exp_wide (softmax_vec.h) keeps the 1e-6 accuracy there without TwoSum. */
+static double FN(row_sumexp_wide)(const SM_CT *x, int64_t n, float m, float *e, const char *pf)
+{
+    return FN(row_sumexp_body)(x, n, m, e, pf, 1);
+}
+#endif
 #else
 /* 16-bit version of the test: max and min found on the integer keys of the bit patterns (one
  * 512-bit op covers 32 elements, no widening), and |max| bounded for sm16_arg's error. */
@@ -179,8 +232,8 @@ static double FN(row_sumexp_fast)(const SM_CT *x, int64_t n, float m, float *e, 
     (void)perm;
     for (; i + 4 * VW <= n; i += 4 * VW) {
         if (pf)
-            for (size_t l = 0; l < 4 * VW * sizeof(SM_CT); l += 64)
-                __builtin_prefetch(pf + (size_t)i * sizeof(SM_CT) + l, 0, 2);
+            for (size_t l = 0; l < (4 * VW * sizeof(SM_CT) * SM_PF_EXP_K / 4); l += 64)
+                __builtin_prefetch(pf + ((size_t)i * sizeof(SM_CT) * SM_PF_EXP_K / 4) + l, 0, 2);
         vf x0, x1, x2, x3;
 #if SM_PAIRS
         if (perm) {
@@ -336,6 +389,30 @@ static inline void FN(fast_write)(const SM_CT *x, SM_CT *y, int64_t n, int lg, i
     }
 }
 
+/* FN(fast_write) in chunks of SM_PF_WRITE_CHUNK elements, each preceded by the prefetch of its
+ * share of the part of the next row (@p pf) that the exp pass left (SM_PF_EXP_K), so that the
+ * next row's reads overlap both passes of this one. The same element operations as
+ * FN(fast_write): chunks start at multiples of 4 VW (bf16 pair layout). */
+static inline void FN(fast_write_pf)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, const float *scratch,
+                                     float m, double s, const char *pf)
+{
+    float l = 0.0f, invf = 0.0f;
+    if (lg)
+        sm_log_sums(&s, &l, 1);
+    else
+        invf = (float)(1.0 / s);
+    const char *p2 = pf + ((size_t)n * sizeof(SM_CT) * SM_PF_EXP_K / 4);
+    for (int64_t c = 0; c < n; c += SM_PF_WRITE_CHUNK) {
+        const int64_t len = n - c < SM_PF_WRITE_CHUNK ? n - c : SM_PF_WRITE_CHUNK;
+        for (size_t b = 0; b < ((size_t)len * sizeof(SM_CT) * (4 - SM_PF_EXP_K) / 4); b += 64)
+            __builtin_prefetch(p2 + ((size_t)c * sizeof(SM_CT) * (4 - SM_PF_EXP_K) / 4) + b, 0, 2);
+        if (lg)
+            FN(write_log)(x + c, y + c, len, nt, m, l);
+        else
+            FN(write_soft)(y + c, len, nt, scratch + c, invf, !nt);
+    }
+}
+
 /* The fast sum is accurate to a small relative error of s, which log(s) turns into an absolute
  * one: harmless while log(s) >= log 2, but log_softmax outputs near 0 (the max of a row whose
  * other terms add up to little) need s - 1 to full precision. Rows with s < 2 are summed again
@@ -350,12 +427,27 @@ static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, flo
         /* Fast path when the row's spread max - min is at most SM_FAST_RANGE (NaN or infinite
          * max/min fail the test): exp(x - m) then needs neither clamps nor, for fp32, the
          * TwoSum of x - m, whose rounding error (<= 2^-22 absolute for |x - m| < 8) is then far
-         * below the 1e-6 relative target; 16-bit types use a cheaper exp (softmax_vec.h). */
-        if (FN(fast_test)(x, n, &m)) {
-            s = FN(row_sumexp_fast)(x, n, m, lg ? NULL : scratch, pf, !nt);
+         * below the 1e-6 relative target; 16-bit types use a cheaper exp (softmax_vec.h). fp32
+         * rows of spread up to SM_WIDE_RANGE take the wide fast path on AVX-512 (an exp that
+         * never forms x - m); its write passes are the fast path's. */
+#if SM_IS_F32
+        const int fc = FN(fast_class)(x, n, &m);
+#else
+        const int fc = FN(fast_test)(x, n, &m);
+#endif
+        if (fc) {
+#if SM_IS_F32 && defined(SM_EXP_WIDE)
+            if (fc == 2)
+                s = FN(row_sumexp_wide)(x, n, m, lg ? NULL : scratch, pf);
+            else
+#endif
+                s = FN(row_sumexp_fast)(x, n, m, lg ? NULL : scratch, pf, !nt);
             if (lg && s < SM_FAST_LOG_RESUM)
                 s = FN(row_sumexp)(x, n, m, NULL);
-            FN(fast_write)(x, y, n, lg, nt, scratch, m, s);
+            if (pf && SM_PF_EXP_K < 4)
+                FN(fast_write_pf)(x, y, n, lg, nt, scratch, m, s, pf);
+            else
+                FN(fast_write)(x, y, n, lg, nt, scratch, m, s);
             return;
         }
         s = FN(row_sumexp)(x, n, m, lg ? NULL : scratch);
@@ -492,9 +584,10 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
         float buf[fwd && R <= SM_SCRATCH_MAX ? (R <= SM_GROUP_R_MAX ? grp * R : R) + VW : 1] __attribute__((aligned(64)));
         float *scratch = buf;
         /* The read pass of a long row streams it from memory while the exp pass runs from
-         * cache, and the hardware prefetcher does not bridge the gap; the exp pass therefore
-         * prefetches the next row into L2, so the two overlap. Short rows are left to the
-         * hardware prefetcher (the software prefetches measured slower there). */
+         * cache, and the hardware prefetcher does not bridge the gap; the exp pass (and for
+         * fp32 the write pass, see SM_PF_EXP_K) therefore prefetches the next row into L2, so
+         * the two overlap. Short rows are left to the hardware prefetcher (the software
+         * prefetches measured slower there). */
         const int pf_on = R * (int64_t)sizeof(SM_CT) >= SM_PREFETCH_MIN_BYTES;
         /* The next block may go to another worker: prefetching its first row would only move
          * that row into this core's L2 (see sm_args.pf_cross). */
@@ -527,7 +620,10 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
 #undef SM_EXP_DIFF
 #undef SM_FAST_LOG_RESUM
 #undef SM_PAIRS
+#undef SM_PF_EXP_K
 #undef SM_FAST_RANGE
+#undef SM_EXP_ROW
+#undef SM_EXP_WIDE_SETUP
 #undef SM_WRITE_ROW
 #undef SM_WRITE_ROW_WITH
 #undef FN

@@ -31,6 +31,9 @@ enum sm_dtype { SM_F32 = 0, SM_F16 = 1, SM_BF16 = 2, SM_F64 = 3 };
 #define SM_GROUP_ROWS 8
 /* Rows of at least this many bytes prefetch the next row during their exp pass. */
 #define SM_PREFETCH_MIN_BYTES 16384
+/* The write pass of such a row prefetches its share of the next row in chunks of this many
+ * elements (see FN(fast_write_pf)). */
+#define SM_PF_WRITE_CHUNK 512
 /* Such rows go in blocks of about this many input bytes (at least one row), so that most rows
  * have their successor in the same block, i.e. on the same worker. */
 #define SM_PREFETCH_BLOCK_BYTES (1024 * 1024)

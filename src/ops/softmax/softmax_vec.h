@@ -127,6 +127,76 @@ VI vf sm_exp_fast(vf d, __m512i tbl)
 }
 #define SM_EXP_FAST_SETUP const __m512i sm_tbl_ = _mm512_load_si512((const void *)SM_EXP16_TBL)
 #define SM_EXP_FAST(d) sm_exp_fast(d, sm_tbl_)
+/* fp32 "wide" fast path's exp(x - m) for x - m in [-SM_WIDE_RANGE, 0] and |m| <= SM_WIDE_MAX_ABS
+ * (a NaN x, which the max may have dropped, gives NaN, carried to the row by the sum).
+ * sm_exp_fast needs x - m rounded, whose error (up to 2^-24 |x - m| relative in the result)
+ * allows it only a spread of 8; this version never forms x - m, so rows of logits or of 32000
+ * normal samples (spread 8 to 30) need not take the TwoSum path (13 cycles per vector in L1 on
+ * Zen 5; this one 4.7, sm_exp_fast 4.4: one more multiply-add, which is why rows of spread <= 8
+ * keep sm_exp_fast).
+ * With L = 16 log2 e split as Lh + Ll (fp32 each) and a per-row integer M ~ m L:
+ *   t = x Lh + (shifter - M) rounds u' = x Lh - M to the integer n (the constant is exact: an
+ *   integer below 2^24), f = x Lh - (M + n) with one rounding (|f| <= 1/2; M + n = t - the
+ *   constant, exact), then f += x Ll. What is left out, c = M - m L (|c| <= 1/2, the same for
+ *   the whole row), goes into the row's table: entry j holds bits(K 2^(j/16)) - (j << 19) with
+ *   K = 2^(c/16), and vpermd picks it by the low 4 bits of t's bits; adding those bits shifted
+ *   left by 19 adds (n>>4) << 23 + (j << 19) (the shifter's own bits leave through the top), so
+ *   the entry's bias cancels and the exponent gets n>>4 (n >= -1480: no underflow). Last,
+ *   2^(f/16) - 1 by its Taylor polynomial of degree 3 (truncation 1e-8 at |f| = 1/2 + |x Ll|).
+ * Relative error: the table entries (fp32 of K 2^(j/16)) 6e-8, the final multiply-add 6e-8, the
+ * rest (f's two roundings, the polynomial) below 2e-8; x - m is never formed, so the error does
+ * not grow with the spread. */
+static const double SM_EXP2_16THS[16] __attribute__((aligned(64))) = {
+    0x1.0000000000000p+0, 0x1.0b5586cf9890fp+0, 0x1.172b83c7d517bp+0, 0x1.2387a6e756238p+0,
+    0x1.306fe0a31b715p+0, 0x1.3dea64c123422p+0, 0x1.4bfdad5362a27p+0, 0x1.5ab07dd485429p+0,
+    0x1.6a09e667f3bcdp+0, 0x1.7a11473eb0187p+0, 0x1.8ace5422aa0dbp+0, 0x1.9c49182a3f090p+0,
+    0x1.ae89f995ad3adp+0, 0x1.c199bdd85529cp+0, 0x1.d5818dcfba487p+0, 0x1.ea4afa2a490dap+0};
+/* 16 log2 e: in double, and split as fp32 high + low parts. */
+#define SM_EXPT_L16D 23.083120654223414
+#define SM_EXPT_L16H 0x1.715476p+4f
+#define SM_EXPT_L16L 0x1.4ae0c0p-22f
+/* The wide path's limits (see FN(fast_class)): x - m >= -64 keeps every exponential and every
+ * softmax output of a row up to SM_SCRATCH_MAX elements normal (e^-64 / 32768 > 2^-126);
+ * |m| <= 4096 keeps M below 2^17 (the constant shifter - M exact) and |x Ll| below 2e-3. */
+#define SM_EXP_WIDE 1
+#define SM_WIDE_RANGE 64.0f
+#define SM_WIDE_MAX_ABS 4096.0f
+
+typedef struct sm_fexp {
+    __m512i tbl;
+    vf c; /* shifter - M */
+} sm_fexp;
+
+static inline sm_fexp sm_exp_wide_setup(float m)
+{
+    const double ml = (double)m * SM_EXPT_L16D, mi = floor(ml + 0.5);
+    /* K = 2^(c/16) = e^y, |y| <= ln2/32: Taylor polynomial of degree 5 (error 2e-13). */
+    const double y = (mi - ml) * (0.6931471805599453 / 16.0);
+    const double k = 1.0 + y * (1.0 + y * (0.5 + y * (1.0 / 6 + y * (1.0 / 24 + y * (1.0 / 120)))));
+    const __m512d kv = _mm512_set1_pd(k);
+    const __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(kv, _mm512_load_pd(SM_EXP2_16THS)));
+    const __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(kv, _mm512_load_pd(SM_EXP2_16THS + 8)));
+    const __m512i t = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_castps_si256(lo)), _mm256_castps_si256(hi), 1);
+    const __m512i j = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    sm_fexp r;
+    r.tbl = _mm512_sub_epi32(t, _mm512_slli_epi32(j, 19));
+    r.c = _mm512_set1_ps((float)(CANNON_EXP_SHIFTER - mi));
+    return r;
+}
+
+VI vf sm_exp_wide(vf x, const sm_fexp *k)
+{
+    const vf lh = _mm512_set1_ps(SM_EXPT_L16H);
+    vf t = _mm512_fmadd_ps(x, lh, k->c);
+    vf f = _mm512_fmsub_ps(x, lh, _mm512_sub_ps(t, k->c));
+    f = _mm512_fmadd_ps(x, _mm512_set1_ps(SM_EXPT_L16L), f);
+    vf p = _mm512_fmadd_ps(_mm512_set1_ps(SM_EXPT_C3), f, _mm512_set1_ps(SM_EXPT_C2));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(SM_EXPT_C1));
+    p = _mm512_mul_ps(p, f);
+    __m512i ti = _mm512_castps_si512(t);
+    vf s = _mm512_castsi512_ps(_mm512_add_epi32(_mm512_permutexvar_epi32(ti, k->tbl), _mm512_slli_epi32(ti, 19)));
+    return _mm512_fmadd_ps(s, p, s);
+}
 
 /* out[r] = (float)(1 / s[r]) for g rows, eight divisions per instruction rather than g scalar
  * ones queued on the divider at the end of a group's sum phase (each lane is the IEEE quotient,
