@@ -60,6 +60,7 @@ LAYOUTS = [
     ("NCHW", (4, 6, 5, 7), FMT_NCHW, 1),
     ("NHWC", (4, 5, 7, 6), FMT_NHWC, 3),
     ("NHWC70", (3, 5, 7, 70), FMT_NHWC, 3),  # groups of 4 channel vectors, then single vectors
+    ("NHWC264", (2, 9, 17, 264), FMT_NHWC, 3),  # wide rows read row by row: 3 O-ranges, a partial vector
     ("NC", (33, 5), FMT_NC, 1),
     ("NCL", (3, 4, 19), FMT_NCL, 1),
     ("NCDHW", (2, 3, 3, 4, 5), FMT_NCDHW, 1),
@@ -328,6 +329,31 @@ def test_batch_norm_fused_equals_split(isa):
         call("aclnnBatchNormReduceBackward", tensor(dy, dt, FMT_NCHW), tensor(x, dt, FMT_NCHW), tensor(sm),
              tensor(si), tensor(w), flag(True), flag(True), flag(True), a, bb, gw, gb)
         assert np.array_equal(read(gw), read(gw_t)) and np.array_equal(read(gb), read(gb_t))
+
+
+def test_batch_norm_channels_last_sums_same_on_every_tier(monkeypatch):
+    """Channels-last sums are per channel lane, each adding its rows in order in fp64 (sweeps of
+    four vectors down a unit, or, for wide rows on the vector tiers, one row at a time with the
+    accumulators kept in the partials): the statistics and parameter gradients must be the same
+    bits on every tier, whichever of the two the tier takes."""
+    rng = np.random.default_rng(29)
+    for dt in (ACL_FLOAT, DTYPES[-1]):
+        for shape in ((2, 9, 17, 264), (3, 5, 7, 70), (4, 3, 5, 16)):
+            x, w, b = rand_bn(shape, 3, dt, rng, loc=3.0)
+            C = shape[3]
+            dy = quantize(rng.normal(0, 1, shape), dt)
+            got = []
+            for isa in ISAS:
+                monkeypatch.setenv("CANNON_ISA", isa)
+                _, sm, si, _, _ = run_bn(x, w, b, np.zeros(C, np.float32), np.ones(C, np.float32), dt, FMT_NHWC)
+                gi_t, gw_t, gb_t = empty(shape, dt, FMT_NHWC), empty((C,)), empty((C,))
+                call("aclnnBatchNormBackward", tensor(dy, dt, FMT_NHWC), tensor(x, dt, FMT_NHWC), tensor(w), None,
+                     None, tensor(sm), tensor(si), flag(True), dbl(1e-5), bool_array([True, True, True]), gi_t, gw_t,
+                     gb_t)
+                got.append((sm, si, read(gw_t), read(gb_t)))
+            for other in got[1:]:
+                for a, g in zip(got[0], other):
+                    assert np.array_equal(a, g), (dt, shape)
 
 
 @pytest.mark.parametrize("case", ["nchw_fused_nt", "nchw_split", "nhwc_nt", "ln_nt", "rms_nt"])

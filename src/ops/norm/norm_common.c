@@ -215,9 +215,22 @@ int nm_bn_apply_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
     const nb_args *a = (const nb_args *)args;
     /* After a reduction over the same data the most recently read units are the last ones, and
-     * they are still in L2/L3: the workers take blocks in increasing index, so walking the units
-     * backwards starts with the cached ones. Which block does which unit changes nothing else. */
-    const uint32_t b = a->rev ? ctx->block_dim - 1 - ctx->block_idx : ctx->block_idx;
+     * they are still in L2/L3: the workers take blocks in increasing index, so starting with the
+     * last NM_REV_BYTES of input uses them first. The order is rotated, not reversed: blocks
+     * [B-k, B) first, then [0, B-k), each walked forwards, so the hardware prefetchers follow one
+     * ascending stream with a single jump. Walking all blocks backwards made them start over at
+     * every block: the elementwise pass after the reduction took 2-15% longer than rotated
+     * (channels-last, 1 thread, from memory). Which block does which unit changes nothing else. */
+    uint32_t b = ctx->block_idx;
+    if (a->rev && ctx->block_dim > 1) {
+        const int64_t per_unit = a->span * (a->I > 1 ? a->I : a->C) * (int64_t)nm_esize(a->dtype) *
+                                 (int64_t)((a->use_x ? 1 : 0) + (a->use_g ? 1 : 0));
+        const int64_t bb = per_unit * a->units_per_block > 0 ? per_unit * a->units_per_block : 1;
+        int64_t k = (NM_REV_BYTES + bb - 1) / bb;
+        if (k > (int64_t)ctx->block_dim)
+            k = ctx->block_dim;
+        b = (uint32_t)(((int64_t)b + ctx->block_dim - k) % ctx->block_dim);
+    }
     const int64_t u0 = (int64_t)b * a->units_per_block;
     if (u0 >= a->units || (a->gate && *a->gate == 0.0f))
         return 0;

@@ -37,7 +37,7 @@ typedef struct nb_args {
     int32_t mode, dtype, isa;
     int32_t use_x, use_g; /* apply: out = [((x - mh) - ml) * (ah + al)] + b + [g * k] */
     int32_t nt;           /* apply: write the output with streaming stores (it exceeds the caches) */
-    int32_t rev;          /* apply: take the blocks last first (see nm_bn_apply_kernel) */
+    int32_t rev;          /* apply: start with the blocks the reduction read last (see nm_bn_apply_kernel) */
     int32_t pf_step;      /* bn_red_chan / bn_app_chan: prefetch channel c + pf_step into L2 (0: none) */
     int64_t pf_split;     /* ... bn_red_chan prefetches its runs o < pf_split, bn_app_chan the others */
 } nb_args;

@@ -56,6 +56,9 @@ void nm_bn_app_chan(const nb_args *a, int64_t c0, int64_t c1);
 /* Output size from which results are written with streaming stores: beyond it they would only
  * evict the inputs from the caches (a function of the shape only; the values do not change). */
 #define NM_NT_BYTES ((int64_t)8 << 20)
+/* Input bytes an elementwise pass after a reduction takes first from the reduction's end (what
+ * the workers' L2s and part of L3 still hold; see nm_bn_apply_kernel). */
+#define NM_REV_BYTES ((int64_t)4 << 20)
 
 /* Units per block so that a block holds about @p unit_bytes-sized units worth 64 KiB, and the
  * block count; both a function of the shape only. */
