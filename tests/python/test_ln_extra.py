@@ -1,9 +1,9 @@
 """LayerNorm / RmsNorm kernel paths not reached by test_norm.py's shapes: the backward's whole
 4-row blocks with and without weight, rows whose length leaves a tail after the two-vector steps,
-a last partial block, outputMask subsets (no gradInput: the general loop; gradWeight alone), and
-several units of column partials. Same precision standard as test_norm.py (CANN's mixed
-tolerance against float64 references from the quantised inputs), every tier, every dtype; and
-the same bits for 1 and 2 workers."""
+a last partial block, outputMask subsets (no gradInput: the general loop; gradWeight alone),
+several units and groups of column partials, and rows far from 0 or with outliers. Same
+precision standard as test_norm.py (CANN's mixed tolerance against float64 references from the
+quantised inputs), every tier, every dtype; and the same bits for 1 and 2 workers."""
 import os
 import subprocess
 import sys
@@ -87,6 +87,44 @@ def test_rms_norm_blocks(rows, R, dt, isa):
     rs = read(rstd)
     close(read(dx), rs * dy * g - x * rs ** 3 * (dy * g * x).mean(axis=1, keepdims=True), dt, "dx")
     close(read(dg), (dy * x * rs).sum(axis=0), ACL_FLOAT, "dgamma")
+
+
+# Rows far from 0 (a spread of 1e-3 of their offset) and rows with an outlier among the first
+# elements (the forward's sums are shifted by the first element; the backward's c1, c2 are fp32
+# runs of x - mean added to fp64) must still meet the standard, forward and backward.
+@pytest.mark.parametrize("mu,sd", [(1000.0, 1.0), (3.0, 1e-3), (0.0, 1.0)])
+def test_layer_norm_offset_rows(mu, sd, isa):
+    rng = np.random.default_rng(43)
+    rows, R = 12, 4160
+    x = rng.normal(mu, sd, (rows, R))
+    x[1, 0] = mu + 1000 * sd
+    x[2, 5] = mu - 300 * sd
+    x = quantize(x, ACL_FLOAT)
+    w = quantize(rng.uniform(0.5, 1.5, R), ACL_FLOAT)
+    b = quantize(rng.normal(0, 1, R), ACL_FLOAT)
+    out, mean, rstd = empty((rows, R)), empty((rows, 1)), empty((rows, 1))
+    call("aclnnLayerNorm", tensor(x, ACL_FLOAT), int_array([R]), tensor(w, ACL_FLOAT), tensor(b, ACL_FLOAT),
+         dbl(1e-5), out, mean, rstd)
+    m = x.mean(axis=1, keepdims=True)
+    r = 1 / np.sqrt(x.var(axis=1, keepdims=True) + 1e-5)
+    close(read(out), (x - m) * r * w + b, ACL_FLOAT, "y")
+    close(read(rstd), r, ACL_FLOAT, "rstd")
+    dy = quantize(rng.normal(0, 1, (rows, R)), ACL_FLOAT)
+    gi, gw, gb = empty((rows, R)), empty((R,)), empty((R,))
+    call("aclnnLayerNormBackward", tensor(dy, ACL_FLOAT), tensor(x, ACL_FLOAT), int_array([R]), mean, rstd,
+         tensor(w, ACL_FLOAT), tensor(b, ACL_FLOAT), bool_array([True, True, True]), gi, gw, gb)
+    ms, rs = read(mean), read(rstd)
+    xh = (x - ms) * rs
+    gdw = dy * w
+    close(read(gi), rs * (gdw - gdw.mean(axis=1, keepdims=True) - xh * (gdw * xh).mean(axis=1, keepdims=True)),
+          ACL_FLOAT, "dx")
+    close(read(gw), (dy * xh).sum(axis=0), ACL_FLOAT, "dw")
+    close(read(gb), dy.sum(axis=0), ACL_FLOAT, "db")
+    y2, r2 = empty((rows, R)), empty((rows, 1))
+    call("aclnnRmsNorm", tensor(x, ACL_FLOAT), tensor(w, ACL_FLOAT), dbl(1e-6), y2, r2)
+    rr = 1 / np.sqrt((x * x).mean(axis=1, keepdims=True) + 1e-6)
+    close(read(y2), x * rr * w, ACL_FLOAT, "rms y")
+    close(read(r2), rr, ACL_FLOAT, "rms rstd")
 
 
 DET_SCRIPT = r"""

@@ -1,19 +1,27 @@
 /* Layer / rms norm bodies, included from norm_body.h once per data type (FN, LD, ST... come from there). */
 /* ---- layer / rms norm: one unit = rows_per_unit rows ----
- * The [rows, R] tensors of interest are far larger than the caches, so the kernels are written to
- * keep the per-element arithmetic well under the memory time of the element (one read of x and
- * one streaming write of y forward; reads of x and dy and a streaming write of dx backward): the
- * inner loops take full vectors without per-element branches (the few variants are chosen once
- * per row), fp64 sums run in two independent accumulator chains, and the backward adds its
- * gradWeight / gradBias contributions to the fp64 column partials once per block of rows. */
+ * The [rows, R] tensors of interest are far larger than the caches, and on one core the time is
+ * close to the memory time plus the arithmetic time (the two overlap only in part), so the
+ * kernels keep the work per element small: the inner loops take full vectors without
+ * per-element branches (the few variants are chosen once per row or block). The forward's row
+ * sums run in two fp64 chains with exact squares. The backward's row sums (c1, c2) are taken
+ * in fp32 over short runs (LN_RUN vectors, four chains, 8 terms per lane and chain) and each run
+ * is added to an fp64 sum, and its gradWeight / gradBias contributions are summed in fp32 per
+ * block of rows, then per group of blocks, and added to the unit's fp64 column partials once
+ * per group: short fp32 sums keep their rounding far below the fp32 results', at a fraction of
+ * the fp64 work. Every sum's order depends on the shape only. */
 
 #ifndef LN_BODY_ONCE_
 #define LN_BODY_ONCE_
 /* Rows per block of the backward's second pass: the block's x and dy rows stay in L2 while each
- * column's gradWeight/gradBias contributions of the block are summed in fp32 and added to the
- * column's fp64 partial once per block. The sums depend on the block boundaries, which depend
- * on the shape only (a unit starts a block). */
+ * column's gradWeight/gradBias contributions of the block are summed in fp32 (its per-row
+ * constants stay in registers). Blocks and groups start at a unit's first row. */
 #define LN_BWD_BLOCK 4
+/* Vectors per fp32 run of the backward's row sums (a multiple of 4): LN_RUN / 4 terms per lane
+ * in each of four fp32 chains, then one fp64 addition per sum. */
+#define LN_RUN 32
+/* Blocks per group of the backward's fp32 column sums (see ln_unit). */
+#define LN_COL_BLOCKS 4
 #endif
 
 /* Forward of one row. pfp: the row to prefetch meanwhile (the next one, or this row when there
@@ -110,73 +118,78 @@ static void FN(ln_fwd_row)(const nl_args *a, int64_t row, int rms, int nt, const
 }
 
 /* Backward of the rows [rb, rb + nb) (nb <= LN_BWD_BLOCK). pfx/pfg: the next block's x and dy
- * (or this block's when there is none), the first half of each row requested during the first
- * pass and the second half during the second, so memory reads at a steady rate. */
-static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, double *pw, double *pb, int rms, int nt,
+ * (or this block's when there is none), the first quarter of each row requested during the
+ * first pass and the rest during the second, which takes about twice as long, so memory reads
+ * at a steady rate (with halves, the short first pass bunched its requests: RmsNorm's backward
+ * was slower). pw/pb: the fp32 column sums of the current group of blocks (pb NULL for
+ * RmsNorm, which has no bias). */
+static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, float *pw, float *pb, int rms, int nt,
                             const NCT *pfx, const NCT *pfg)
 {
     const int64_t R = a->R;
-    const vf one = vf_set1(1.0f);
+    const vf one = vf_set1(1.0f), z = vf_set1(0.0f);
     const float *w = a->w;
-    float mrow[LN_BWD_BLOCK], rrow[LN_BWD_BLOCK], c1row[LN_BWD_BLOCK], c2row[LN_BWD_BLOCK], krow[LN_BWD_BLOCK];
+    /* Per row: mean (LayerNorm), r = rstd, and the two coefficients of dx:
+     *   LayerNorm: dx = r*dy*w + k1*xhat + k0, k1 = -r*c2, k0 = -r*c1 (c1 = mean(dy*w),
+     *              c2 = mean(dy*w*xhat));
+     *   RmsNorm:   dx = r*dy*w + k1*x, k1 = -r^3 * mean(dy*w*x). */
+    float mrow[LN_BWD_BLOCK], rrow[LN_BWD_BLOCK], k1row[LN_BWD_BLOCK], k0row[LN_BWD_BLOCK];
     for (int64_t k = 0; k < nb; k++) {
         const int64_t row = rb + k;
         const NCT *x = (const NCT *)a->x + row * R, *g = (const NCT *)a->g + row * R;
         const float m = rms ? 0.0f : cannon_norm_ld(a->mean, row, a->stat_dtype);
         const float r = cannon_norm_ld(a->rstd, row, a->stat_dtype);
-        const vf mv = vf_set1(m), rv = vf_set1(r);
-        /* Four vectors at a time: their terms are summed in fp32 (4 per lane), then added to the
-         * fp64 sum; c1 and c2 are rounded to fp32 anyway, and this cuts the fp64 work by 4. */
+        const vf mv = vf_set1(m);
+        /* s1 = sum(dy*w), s2 = sum(dy*w*(x - mean)) (RmsNorm: sum(dy*w*x)); runs of LN_RUN vectors
+         * in fp32 (four chains), each run added to the fp64 sums. c1 and c2 are rounded to fp32. */
         vd s1a = vd_zero(), s2a = vd_zero();
         int64_t j = 0;
-        if (w && rms) {
-            for (; j + 4 * VW <= R; j += 4 * VW) {
-                __builtin_prefetch(pfx + k * R + j / 2, 0, 2);
-                __builtin_prefetch(pfg + k * R + j / 2, 0, 2);
-                __builtin_prefetch(pfx + k * R + j / 2 + VW, 0, 2);
-                __builtin_prefetch(pfg + k * R + j / 2 + VW, 0, 2);
-                const vf p0 = vf_mul(vf_mul(LD(g, j), vf_load_f32(w + j)), LD(x, j));
-                const vf p1 = vf_mul(vf_mul(LD(g, j + VW), vf_load_f32(w + j + VW)), LD(x, j + VW));
-                const vf p2 = vf_mul(vf_mul(LD(g, j + 2 * VW), vf_load_f32(w + j + 2 * VW)), LD(x, j + 2 * VW));
-                const vf p3 = vf_mul(vf_mul(LD(g, j + 3 * VW), vf_load_f32(w + j + 3 * VW)), LD(x, j + 3 * VW));
-                s2a = vd_add(s2a, vf_add(vf_add(p0, p1), vf_add(p2, p3)));
-            }
-        } else if (w) {
-            for (; j + 4 * VW <= R; j += 4 * VW) {
-                __builtin_prefetch(pfx + k * R + j / 2, 0, 2);
-                __builtin_prefetch(pfg + k * R + j / 2, 0, 2);
-                __builtin_prefetch(pfx + k * R + j / 2 + VW, 0, 2);
-                __builtin_prefetch(pfg + k * R + j / 2 + VW, 0, 2);
-                vf gw[4], xh[4];
-                for (int i = 0; i < 4; i++) {
-                    gw[i] = vf_mul(LD(g, j + i * VW), vf_load_f32(w + j + i * VW));
-                    xh[i] = vf_mul(vf_sub(LD(x, j + i * VW), mv), rv);
+        if (w) {
+            while (j + 4 * VW <= R) {
+                const int64_t je = j + LN_RUN * VW < R ? j + LN_RUN * VW : R;
+                vf t0 = z, t1 = z, t2 = z, t3 = z, u0 = z, u1 = z, u2 = z, u3 = z;
+                for (; j + 4 * VW <= je; j += 4 * VW) {
+                    __builtin_prefetch(pfx + k * R + j / 4, 0, 2);
+                    __builtin_prefetch(pfg + k * R + j / 4, 0, 2);
+                    const vf gw0 = vf_mul(LD(g, j), vf_load_f32(w + j));
+                    const vf gw1 = vf_mul(LD(g, j + VW), vf_load_f32(w + j + VW));
+                    const vf gw2 = vf_mul(LD(g, j + 2 * VW), vf_load_f32(w + j + 2 * VW));
+                    const vf gw3 = vf_mul(LD(g, j + 3 * VW), vf_load_f32(w + j + 3 * VW));
+                    if (rms) {
+                        u0 = vf_fma(gw0, LD(x, j), u0);
+                        u1 = vf_fma(gw1, LD(x, j + VW), u1);
+                        u2 = vf_fma(gw2, LD(x, j + 2 * VW), u2);
+                        u3 = vf_fma(gw3, LD(x, j + 3 * VW), u3);
+                    } else {
+                        t0 = vf_add(t0, gw0);
+                        t1 = vf_add(t1, gw1);
+                        t2 = vf_add(t2, gw2);
+                        t3 = vf_add(t3, gw3);
+                        u0 = vf_fma(gw0, vf_sub(LD(x, j), mv), u0);
+                        u1 = vf_fma(gw1, vf_sub(LD(x, j + VW), mv), u1);
+                        u2 = vf_fma(gw2, vf_sub(LD(x, j + 2 * VW), mv), u2);
+                        u3 = vf_fma(gw3, vf_sub(LD(x, j + 3 * VW), mv), u3);
+                    }
                 }
-                s1a = vd_add(s1a, vf_add(vf_add(gw[0], gw[1]), vf_add(gw[2], gw[3])));
-                s2a = vd_add(s2a, vf_add(vf_fma(gw[0], xh[0], vf_mul(gw[1], xh[1])),
-                                         vf_fma(gw[2], xh[2], vf_mul(gw[3], xh[3]))));
+                if (!rms)
+                    s1a = vd_add(s1a, vf_add(vf_add(t0, t1), vf_add(t2, t3)));
+                s2a = vd_add(s2a, vf_add(vf_add(u0, u1), vf_add(u2, u3)));
             }
         }
+        /* The last vectors (all of them without weight), exact fp64 products. */
         for (; j < R; j += VW) {
             const size_t n = (size_t)(R - j < VW ? R - j : VW);
-            vf v = n == VW ? LD(x, j) : vf_keep(LDN(x, j, n), n);
-            vf gv = n == VW ? LD(g, j) : LDN(g, j, n);
-            vf gw = vf_mul(gv, w ? co_load(w + j, n) : one);
-            if (rms) {
-                s2a = vd_add_mul(s2a, gw, v);
-            } else {
-                vf xh = vf_keep(vf_mul(vf_sub(v, mv), rv), n);
-                s1a = vd_add(s1a, gw);
-                s2a = vd_add_mul(s2a, gw, xh);
-            }
+            const vf xm = vf_keep(vf_sub(n == VW ? LD(x, j) : LDN(x, j, n), mv), n);
+            const vf gv = n == VW ? LD(g, j) : LDN(g, j, n);
+            const vf gw = vf_mul(gv, w ? co_load(w + j, n) : one);
+            s1a = vd_add(s1a, gw);
+            s2a = vd_add_mul(s2a, gw, xm);
         }
         const double c1 = vd_hsum(s1a) / (double)R, c2 = vd_hsum(s2a) / (double)R;
         mrow[k] = m;
         rrow[k] = r;
-        c1row[k] = (float)c1;
-        c2row[k] = (float)c2;
-        /* RmsNorm: dx = r*dy*g - x * r^3 * c2. */
-        krow[k] = -(float)((double)r * r * r * c2);
+        k1row[k] = rms ? -(float)((double)r * r * r * c2) : -(float)((double)r * r * c2);
+        k0row[k] = -(float)((double)r * c1);
     }
     NCT *out = (NCT *)a->out;
     const int want_dx = a->want_dx;
@@ -187,48 +200,47 @@ static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, double *pw
          * loop has no branches. Same operations, in the same order, as the general loop below. */
         const NCT *x = (const NCT *)a->x + rb * R, *g = (const NCT *)a->g + rb * R;
         NCT *o = out + rb * R;
-        const vf zero = vf_set1(0.0f);
         const vf r0 = vf_set1(rrow[0]), r1 = vf_set1(rrow[1]), r2 = vf_set1(rrow[2]), r3 = vf_set1(rrow[3]);
-        const vf m0 = vf_set1(rms ? krow[0] : mrow[0]), m1 = vf_set1(rms ? krow[1] : mrow[1]),
-                 m2 = vf_set1(rms ? krow[2] : mrow[2]), m3 = vf_set1(rms ? krow[3] : mrow[3]);
-        const vf a0 = vf_set1(c1row[0]), a1 = vf_set1(c1row[1]), a2 = vf_set1(c1row[2]), a3 = vf_set1(c1row[3]);
-        const vf b0 = vf_set1(c2row[0]), b1 = vf_set1(c2row[1]), b2 = vf_set1(c2row[2]), b3 = vf_set1(c2row[3]);
-        const NCT *pfx2 = pfx + R / 2, *pfg2 = pfg + R / 2;
+        const vf m0 = vf_set1(mrow[0]), m1 = vf_set1(mrow[1]), m2 = vf_set1(mrow[2]), m3 = vf_set1(mrow[3]);
+        const vf a0 = vf_set1(k0row[0]), a1 = vf_set1(k0row[1]), a2 = vf_set1(k0row[2]), a3 = vf_set1(k0row[3]);
+        const vf b0 = vf_set1(k1row[0]), b1 = vf_set1(k1row[1]), b2 = vf_set1(k1row[2]), b3 = vf_set1(k1row[3]);
+        const NCT *pfx2 = pfx + R / 4, *pfg2 = pfg + R / 4;
 #define LN_ROW_LN(K, STM)                                                                                              \
     do {                                                                                                               \
         const int64_t q = K * R + j;                                                                                   \
-        const vf v = LD(x, q), gv = LD(g, q), gw = vf_mul(gv, wv);                                                     \
-        const vf xh = vf_mul(vf_sub(v, m##K), r##K);                                                                   \
-        STM(o, q, vf_mul(r##K, vf_sub(gw, vf_fma(xh, b##K, a##K))));                                                   \
+        const vf gv = LD(g, q), xh = vf_mul(vf_sub(LD(x, q), m##K), r##K);                                             \
+        STM(o, q, vf_fma(vf_mul(gv, wv), r##K, vf_fma(xh, b##K, a##K)));                                               \
         sc = vf_fma(gv, xh, sc);                                                                                       \
         sg = vf_add(sg, gv);                                                                                           \
     } while (0)
 #define LN_ROW_RMS(K, STM)                                                                                             \
     do {                                                                                                               \
         const int64_t q = K * R + j;                                                                                   \
-        const vf v = LD(x, q), gv = LD(g, q), gw = vf_mul(gv, wv);                                                     \
-        STM(o, q, vf_fma(v, m##K, vf_mul(gw, r##K)));                                                                  \
-        sc = vf_fma(gv, vf_mul(v, r##K), sc);                                                                          \
-        sg = vf_add(sg, gv);                                                                                           \
+        const vf v = LD(x, q), gr = vf_mul(LD(g, q), r##K);                                                            \
+        STM(o, q, vf_fma(v, b##K, vf_mul(gr, wv)));                                                                    \
+        sc = vf_fma(gr, v, sc);                                                                                        \
     } while (0)
 #define LN_BWD_COL(ROWM, STM)                                                                                          \
     do {                                                                                                               \
         const vf wv = vf_load_f32(w + j);                                                                              \
-        vf sc = zero, sg = zero;                                                                                       \
+        vf sc = z, sg = z;                                                                                             \
         ROWM(0, STM);                                                                                                  \
         ROWM(1, STM);                                                                                                  \
         ROWM(2, STM);                                                                                                  \
         ROWM(3, STM);                                                                                                  \
-        vd_st(pw + j, vd_add(vd_ld(pw + j), sc));                                                                      \
-        vd_st(pb + j, vd_add(vd_ld(pb + j), sg));                                                                      \
+        vf_store_f32(pw + j, vf_add(vf_load_f32(pw + j), sc));                                                         \
+        if (pb)                                                                                                        \
+            vf_store_f32(pb + j, vf_add(vf_load_f32(pb + j), sg));                                                     \
     } while (0)
-/* Two column vectors per step: one prefetch per line of the second halves of the next block's
- * rows (8 lines) per 8 lines read. */
+/* Two column vectors per step: the last three quarters of the next block's rows, 1.5 lines of
+ * each per step (two requests half a vector apart, so no line is skipped). */
 #define LN_BWD_LOOP(ROWM, STM)                                                                                         \
     for (; j + 2 * VW <= R; j += VW) {                                                                                 \
         for (int k = 0; k < 4; k++) {                                                                                  \
-            __builtin_prefetch(pfx2 + k * R + j / 2, 0, 2);                                                            \
-            __builtin_prefetch(pfg2 + k * R + j / 2, 0, 2);                                                            \
+            __builtin_prefetch(pfx2 + k * R + j * 3 / 4, 0, 2);                                                        \
+            __builtin_prefetch(pfg2 + k * R + j * 3 / 4, 0, 2);                                                        \
+            __builtin_prefetch(pfx2 + k * R + j * 3 / 4 + VW / 2, 0, 2);                                               \
+            __builtin_prefetch(pfg2 + k * R + j * 3 / 4 + VW / 2, 0, 2);                                               \
         }                                                                                                              \
         LN_BWD_COL(ROWM, STM);                                                                                         \
         j += VW;                                                                                                       \
@@ -251,9 +263,8 @@ static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, double *pw
     for (; j < R; j += VW) {
         const size_t n = (size_t)(R - j < VW ? R - j : VW);
         const vf wv = w ? co_load(w + j, n) : one;
-        /* The block's column sums, in fp32 row by row, then added to the fp64 partial: a few
-         * terms per fp32 sum, so the error stays far below the fp32 result's rounding. */
-        vf sg = vf_set1(0.0f), sc = vf_set1(0.0f);
+        /* The block's column sums, in fp32 row by row, then added to the group's fp32 sums. */
+        vf sg = z, sc = z;
         for (int64_t k = 0; k < nb; k++) {
             const int64_t off = (rb + k) * R + j;
             const NCT *x = (const NCT *)a->x + off, *g = (const NCT *)a->g + off;
@@ -263,16 +274,16 @@ static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, double *pw
             __builtin_prefetch(pfg + k * R + j, 0, 2);
             const vf v = n == VW ? LD(x, 0) : vf_keep(LDN(x, 0, n), n);
             const vf gv = n == VW ? LD(g, 0) : LDN(g, 0, n);
-            const vf gw = vf_mul(gv, wv);
-            vf t, col;
+            vf t;
             if (rms) {
-                t = vf_fma(v, vf_set1(krow[k]), vf_mul(gw, rv));
-                col = vf_mul(v, rv); /* dgamma += dy * x * r */
+                const vf gr = vf_mul(gv, rv);
+                t = vf_fma(v, vf_set1(k1row[k]), vf_mul(gr, wv));
+                sc = vf_fma(gr, v, sc); /* dgamma += dy * r * x */
             } else {
-                const vf xh = vf_mul(vf_sub(v, vf_set1(mrow[k])), rv);
-                /* LayerNorm: dx = r * (dy*w - c1 - xhat*c2). */
-                t = vf_mul(rv, vf_sub(gw, vf_fma(xh, vf_set1(c2row[k]), vf_set1(c1row[k]))));
-                col = vf_keep(xh, n);
+                const vf xh = vf_keep(vf_mul(vf_sub(v, vf_set1(mrow[k])), rv), n);
+                t = vf_fma(vf_mul(gv, wv), rv, vf_fma(xh, vf_set1(k1row[k]), vf_set1(k0row[k])));
+                sc = vf_fma(gv, xh, sc);
+                sg = vf_add(sg, gv);
             }
             if (want_dx) {
                 if (n != VW)
@@ -282,13 +293,12 @@ static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, double *pw
                 else
                     ST(out, off, t);
             }
-            sc = vf_fma(gv, col, sc);
-            sg = vf_add(sg, gv);
         }
         if (pw) {
             /* Rp is a multiple of 16, so a full vector always fits; tail lanes add 0. */
-            vd_st(pw + j, vd_add(vd_ld(pw + j), sc));
-            vd_st(pb + j, vd_add(vd_ld(pb + j), sg));
+            vf_store_f32(pw + j, vf_add(vf_load_f32(pw + j), sc));
+            if (pb)
+                vf_store_f32(pb + j, vf_add(vf_load_f32(pb + j), sg));
         }
     }
 }
@@ -307,19 +317,42 @@ static void FN(ln_unit)(const nl_args *a, int64_t u)
         for (int64_t row = row0; row < row1; row++)
             FN(ln_fwd_row)(a, row, rms, nt, x + (row + 1 < a->rows ? row + 1 : row) * R);
     } else {
+        /* Column partials: each block's column sums (fp32, 4 terms) are added to the fp32 sums of
+         * its group of LN_COL_BLOCKS blocks, which are added to the unit's fp64 partials once per
+         * group: at most 16 fp32 terms per sum keep the error far below the result's rounding,
+         * and the fp64 work is paid once per 16 rows instead of once per 4. Groups start at the
+         * unit's first row, so the sums depend on the shape only. The fp32 sums live after the
+         * fp64 partials in the workspace ([units][2][Rp] floats). */
         double *pw = NULL, *pb = NULL;
+        float *cw = NULL, *cb = NULL;
         if (a->want_cols) {
             pw = a->part + (u * 2 + 0) * Rp;
             pb = a->part + (u * 2 + 1) * Rp;
-            for (int64_t j = 0; j < Rp; j++)
+            cw = (float *)(a->part + a->units * 2 * Rp) + (u * 2 + 0) * Rp;
+            cb = cw + Rp;
+            for (int64_t j = 0; j < Rp; j++) {
                 pw[j] = pb[j] = 0.0;
+                cw[j] = cb[j] = 0.0f;
+            }
         }
+        const vf zero = vf_set1(0.0f);
         for (int64_t rb = row0; rb < row1; rb += LN_BWD_BLOCK) {
             const int64_t nb = row1 - rb < LN_BWD_BLOCK ? row1 - rb : LN_BWD_BLOCK;
             /* The next block when it is whole and in this unit (the next unit may run on another
              * worker), else this block again (already cached: no memory traffic). */
             const int64_t pr = rb + 2 * nb <= row1 ? rb + nb : rb;
-            FN(ln_bwd_rows)(a, rb, nb, pw, pb, rms, nt, x + pr * R, g + pr * R);
+            FN(ln_bwd_rows)(a, rb, nb, cw, rms ? NULL : cb, rms, nt, x + pr * R, g + pr * R);
+            const int64_t done = rb + nb - row0;
+            if (cw && (done % (LN_BWD_BLOCK * LN_COL_BLOCKS) == 0 || rb + nb == row1)) {
+                for (int64_t j = 0; j < Rp; j += VW) {
+                    vd_st(pw + j, vd_add(vd_ld(pw + j), vf_load_f32(cw + j)));
+                    vf_store_f32(cw + j, zero);
+                    if (!rms) {
+                        vd_st(pb + j, vd_add(vd_ld(pb + j), vf_load_f32(cb + j)));
+                        vf_store_f32(cb + j, zero);
+                    }
+                }
+            }
         }
     }
     if (nt)

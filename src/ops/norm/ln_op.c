@@ -298,7 +298,9 @@ static aclnnStatus add_main(ln_plan *pl, int mode, double eps, const aclTensor *
     }
     if (cols) {
         const int64_t Rp = (pl->R + 15) / 16 * 16;
-        *ws_part = cannonExecutorReserveWorkspace(pl->e, (uint64_t)(a.units * 2 * Rp) * sizeof(double));
+        /* [units][2][Rp] fp64 partials, then the kernel's [units][2][Rp] fp32 group sums. */
+        *ws_part = cannonExecutorReserveWorkspace(pl->e,
+                                                  (uint64_t)(a.units * 2 * Rp) * (sizeof(double) + sizeof(float)));
         refs[n].args_offset = (uint32_t)offsetof(nl_args, part);
         refs[n].slot = CANNON_SLOT_WORKSPACE;
         refs[n++].byte_offset = (int64_t)*ws_part;
