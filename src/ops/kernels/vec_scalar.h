@@ -61,6 +61,10 @@ static inline vf vf_exp2(vf x, vf e)
 {
     if (x != x)
         return x + e;
+    /* A clamped x has lost the value e corrects: drop e then (x - max of a row holding 3e38
+     * would otherwise come back as a subnormal instead of 0). */
+    if (x < CANNON_EXP_LO || x > CANNON_EXP_HI)
+        e = 0.0f;
     x = x < CANNON_EXP_LO ? CANNON_EXP_LO : (x > CANNON_EXP_HI ? CANNON_EXP_HI : x);
     volatile float big = 0x1.8p23f; /* volatile: keep the compiler from folding the trick */
     float n = (x * CANNON_LOG2E + big) - big;
