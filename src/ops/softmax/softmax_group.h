@@ -2,13 +2,19 @@
  * Short rows (R <= SM_GROUP_R_MAX), several at a time: included by softmax_body.h once per type,
  * with its FN/LD/ST macros and the row helpers above the include point.
  */
+
 /* A group of g short rows (n <= SM_GROUP_R_MAX) at once, one phase after the other: the max
  * and min of every row, then every row's sum, then the scalars (1/s or log s) of all rows, then
  * the outputs. A short row's cost is dominated by its chain of dependent steps (horizontal
  * reductions, the exp pass, division or log, write); with the rows of a phase independent, one
  * row's latency hides behind the others' work, and the logs are computed as one vector. Each row
- * gets exactly FN(fwd_row)'s arithmetic, so grouping changes no bit of the result. */
-static void FN(fwd_group)(const SM_CT *x, SM_CT *y, int64_t g, int64_t n, int lg, int nt, float *scratch)
+ * gets exactly FN(fwd_row)'s arithmetic, so grouping changes no bit of the result. Used where no
+ * batch kernel below exists (fp16, and the AVX2 and scalar tiers) and for groups too small for
+ * it (see FN(fwd_group_pf)). */
+#if VW == 16 && (SM_IS_F32 || SM_IS_BF16)
+#define SMG_BATCH 1
+#endif
+static void FN(group_rows)(const SM_CT *x, SM_CT *y, int64_t g, int64_t n, int lg, int nt, float *scratch)
 {
     float m[SM_GROUP_ROWS], sc[SM_GROUP_ROWS + VW];
     double s[SM_GROUP_ROWS];
@@ -36,3 +42,386 @@ static void FN(fwd_group)(const SM_CT *x, SM_CT *y, int64_t g, int64_t n, int lg
                 FN(write_soft)(y + r * n, n, nt, scratch + r * n, sc[r], !nt);
     }
 }
+
+#ifdef SMG_BATCH
+/*
+ * The AVX-512 batch kernel (fp32, bf16): 16 rows at a time. Even grouped, a 128-element row
+ * paid for about as many cycles in per-row steps as in its 8 vectors of exp work: the horizontal
+ * max, min and sum of each row (about four shuffles and ops each, a dependent chain), the
+ * conversions around them. Here each row keeps vertical accumulators only (one vector per row
+ * for its max, min and sum) and one transposing reduction tree per quantity turns the 16 rows'
+ * vectors into one vector holding the 16 row results (15 shuffle pairs and ops for 16 rows),
+ * which the fast test, the reciprocals and the logs then use whole.
+ *
+ * Determinism: the tree combines lanes of the same row only, and rows of a partial batch are
+ * not mixed with anything, so every row's result is a function of that row alone (the batch
+ * split, the block split and the thread count change nothing).
+ */
+#ifndef SMG_TREES_DEFINED
+#define SMG_TREES_DEFINED
+/* Locality of the read-ahead of the next batch (see FN(fwd_batch)): into L1 (prefetcht0); the
+ * batch is at most 16 KiB of input (SM_GROUP_ELEMS fp32). */
+#ifndef SMG_PF_LOC
+#define SMG_PF_LOC 3
+#endif
+/* The address @p off bytes past @p p, for prefetches that may point past the tensor (they never
+ * fault; integer arithmetic keeps the pointer arithmetic defined). */
+static inline const char *smg_ahead(const void *p, int64_t off)
+{
+    return (const char *)((uintptr_t)p + (uintptr_t)off);
+}
+enum { SMG_MAXPS, SMG_MINPS, SMG_ADDPS, SMG_MAXW, SMG_MINW };
+VI __m512i smg_op(__m512i a, __m512i b, int op)
+{
+    switch (op) {
+    case SMG_MAXPS:
+        return _mm512_castps_si512(_mm512_max_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(b)));
+    case SMG_MINPS:
+        return _mm512_castps_si512(_mm512_min_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(b)));
+    case SMG_ADDPS:
+        return _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(b)));
+    case SMG_MAXW:
+        return _mm512_max_epi16(a, b);
+    default:
+        return _mm512_min_epi16(a, b);
+    }
+}
+VI __m512i smg_shps(__m512i a, __m512i b, int imm_is_lo)
+{
+    return imm_is_lo ? _mm512_castps_si512(_mm512_shuffle_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(b), 0x44))
+                     : _mm512_castps_si512(_mm512_shuffle_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(b), 0xEE));
+}
+VI __m512i smg_shps2(__m512i a, __m512i b, int even)
+{
+    return even ? _mm512_castps_si512(_mm512_shuffle_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(b), 0x88))
+                : _mm512_castps_si512(_mm512_shuffle_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(b), 0xDD));
+}
+/* Lane r of the result = op over the 16 32-bit lanes of v[r] (for the 16-bit ops, each 32-bit
+ * lane of the result still holds two partial results, see smg_keys_fold). The levels halve 512,
+ * 256, 128 and 64-bit pieces; after them lane 4b + q holds the row fed in at position 4q + b, so
+ * v[4 (p % 4) + p / 4] goes in at position p (the map is its own inverse). */
+static inline __m512i smg_tree16(const __m512i *v, int op)
+{
+    __m512i c[8], d[4], e[2];
+    for (int k = 0; k < 8; k++) {
+        const __m512i a = v[4 * ((2 * k) % 4) + (2 * k) / 4], b = v[4 * ((2 * k + 1) % 4) + (2 * k + 1) / 4];
+        c[k] = smg_op(_mm512_shuffle_i32x4(a, b, 0x44), _mm512_shuffle_i32x4(a, b, 0xEE), op);
+    }
+    for (int j = 0; j < 4; j++)
+        d[j] = smg_op(_mm512_shuffle_i32x4(c[2 * j], c[2 * j + 1], 0x88),
+                      _mm512_shuffle_i32x4(c[2 * j], c[2 * j + 1], 0xDD), op);
+    for (int i = 0; i < 2; i++)
+        e[i] = smg_op(smg_shps(d[2 * i], d[2 * i + 1], 1), smg_shps(d[2 * i], d[2 * i + 1], 0), op);
+    return smg_op(smg_shps2(e[0], e[1], 1), smg_shps2(e[0], e[1], 0), op);
+}
+/* The same over 16 vectors of 8 fp64 lanes (sums), into two vectors: lane l of out[k] is the sum
+ * of v[8k + 2 (p % 4) + p / 4]'s lanes with p = l, i.e. row 8k + l. */
+static inline void smg_tree16_pd(const __m512d *v, __m512d out[2])
+{
+    __m512d c[8], d[4];
+    for (int k = 0; k < 8; k++) {
+        const int p0 = 2 * k, p1 = 2 * k + 1;
+        const __m512d a = v[8 * (p0 / 8) + 2 * (p0 % 4) + (p0 % 8) / 4];
+        const __m512d b = v[8 * (p1 / 8) + 2 * (p1 % 4) + (p1 % 8) / 4];
+        c[k] = _mm512_add_pd(_mm512_shuffle_f64x2(a, b, 0x44), _mm512_shuffle_f64x2(a, b, 0xEE));
+    }
+    for (int j = 0; j < 4; j++)
+        d[j] = _mm512_add_pd(_mm512_shuffle_f64x2(c[2 * j], c[2 * j + 1], 0x88),
+                             _mm512_shuffle_f64x2(c[2 * j], c[2 * j + 1], 0xDD));
+    for (int i = 0; i < 2; i++)
+        out[i] = _mm512_add_pd(_mm512_unpacklo_pd(d[2 * i], d[2 * i + 1]), _mm512_unpackhi_pd(d[2 * i], d[2 * i + 1]));
+}
+/* 32-bit lanes holding two int16 keys of one row -> the larger (or smaller) one, as the fp32
+ * value of the bf16 pattern it orders (the key map is its own inverse, see sm16_key1). */
+VI __m512 smg_keys_fold(__m512i v, int is_max)
+{
+    const __m512i hi = _mm512_srai_epi32(v, 16), lo = _mm512_srai_epi32(_mm512_slli_epi32(v, 16), 16);
+    const __m512i k = is_max ? _mm512_max_epi32(hi, lo) : _mm512_min_epi32(hi, lo);
+    const __m512i b = _mm512_xor_si512(k, _mm512_and_si512(_mm512_srai_epi32(k, 31), _mm512_set1_epi32(0x7fff)));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(b, 16));
+}
+#endif /* SMG_TREES_DEFINED */
+
+#if SM_IS_F32
+/* Vertical max and min of one row (NaNs may be dropped, as in FN(row_minmax)). */
+VI void FN(smg_minmax)(const float *x, int64_t n, __m512i *mx, __m512i *mn)
+{
+    vf m0 = vf_set1(-__builtin_inff()), m1 = m0, l0 = vf_set1(__builtin_inff()), l1 = l0;
+    int64_t i = 0;
+    for (; i + 2 * VW <= n; i += 2 * VW) {
+        const vf v0 = _mm512_loadu_ps(x + i), v1 = _mm512_loadu_ps(x + i + VW);
+        m0 = _mm512_max_ps(m0, v0);
+        m1 = _mm512_max_ps(m1, v1);
+        l0 = _mm512_min_ps(l0, v0);
+        l1 = _mm512_min_ps(l1, v1);
+    }
+    if (i < n) {
+        const __mmask16 k = n - i >= VW ? (__mmask16)0xffff : vw_mask((size_t)(n - i));
+        const vf v0 = _mm512_maskz_loadu_ps(k, x + i);
+        m0 = _mm512_mask_max_ps(m0, k, m0, v0);
+        l0 = _mm512_mask_min_ps(l0, k, l0, v0);
+        if ((i += VW) < n) {
+            const __mmask16 k1 = vw_mask((size_t)(n - i));
+            const vf v1 = _mm512_maskz_loadu_ps(k1, x + i);
+            m1 = _mm512_mask_max_ps(m1, k1, m1, v1);
+            l1 = _mm512_mask_min_ps(l1, k1, l1, v1);
+        }
+    }
+    *mx = _mm512_castps_si512(_mm512_max_ps(m0, m1));
+    *mn = _mm512_castps_si512(_mm512_min_ps(l0, l1));
+}
+
+/* FN(row_sumexp_fast)'s exponentials and sum for one row, the sum left as 8 fp64 lanes: eight
+ * exp vectors added in fp32 (a fixed tree of depth 3) per fp64 accumulation; the rest (up to 7
+ * vectors and a partial one) added in order in fp32, then accumulated once. Reads ahead the
+ * bytes at @p pf (unless NULL) as far as it reads x (the same row of the next batch). */
+VI __m512d FN(smg_sumexp)(const float *x, int64_t n, float m, float *e, const char *pf, __m512i sm_tbl_)
+{
+    const vf vm = vf_set1(m);
+    vd a = vd_zero();
+    int64_t i = 0;
+    for (; i + 8 * VW <= n; i += 8 * VW) {
+        for (size_t l = 0; pf && l < 8 * VW * sizeof(SM_CT); l += 64)
+            __builtin_prefetch(pf + (size_t)i * sizeof(SM_CT) + l, 0, SMG_PF_LOC);
+        vf e0 = SM_EXP_FAST(vf_sub(LD(x + i), vm)), e1 = SM_EXP_FAST(vf_sub(LD(x + i + VW), vm));
+        vf e2 = SM_EXP_FAST(vf_sub(LD(x + i + 2 * VW), vm)), e3 = SM_EXP_FAST(vf_sub(LD(x + i + 3 * VW), vm));
+        vf e4 = SM_EXP_FAST(vf_sub(LD(x + i + 4 * VW), vm)), e5 = SM_EXP_FAST(vf_sub(LD(x + i + 5 * VW), vm));
+        vf e6 = SM_EXP_FAST(vf_sub(LD(x + i + 6 * VW), vm)), e7 = SM_EXP_FAST(vf_sub(LD(x + i + 7 * VW), vm));
+        if (e) {
+            vf_store_f32(e + i, e0);
+            vf_store_f32(e + i + VW, e1);
+            vf_store_f32(e + i + 2 * VW, e2);
+            vf_store_f32(e + i + 3 * VW, e3);
+            vf_store_f32(e + i + 4 * VW, e4);
+            vf_store_f32(e + i + 5 * VW, e5);
+            vf_store_f32(e + i + 6 * VW, e6);
+            vf_store_f32(e + i + 7 * VW, e7);
+        }
+        a = vd_add(a, vf_add(vf_add(vf_add(e0, e1), vf_add(e2, e3)), vf_add(vf_add(e4, e5), vf_add(e6, e7))));
+    }
+    if (i < n) {
+        for (size_t l = 0; pf && l < (size_t)(n - i) * sizeof(SM_CT); l += 64)
+            __builtin_prefetch(pf + (size_t)i * sizeof(SM_CT) + l, 0, SMG_PF_LOC);
+        vf t = vf_set1(0.0f);
+        for (; i < n; i += VW) {
+            const size_t k = (size_t)(n - i) < VW ? (size_t)(n - i) : VW;
+            vf e0 = SM_EXP_FAST(vf_sub(LDN(x + i, k, m), vm));
+            if (k < VW)
+                e0 = vf_keep(e0, k);
+            if (e)
+                vf_storen_f32(e + i, e0, k);
+            t = vf_add(t, e0);
+        }
+        a = vd_add(a, t);
+    }
+    return _mm512_add_pd(a.lo, a.hi);
+}
+#else /* bf16 */
+/* Vertical max and min of one row's keys (see sm16_minmax_keys), 32 per op. */
+VI void FN(smg_minmax)(const uint16_t *x, int64_t n, __m512i *mx, __m512i *mn)
+{
+    __m512i mx0 = _mm512_set1_epi16(INT16_MIN), mx1 = mx0, mn0 = _mm512_set1_epi16(INT16_MAX), mn1 = mn0;
+    int64_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        const __m512i k0 = sm16_key(_mm512_loadu_si512(x + i)), k1 = sm16_key(_mm512_loadu_si512(x + i + 32));
+        mx0 = _mm512_max_epi16(mx0, k0);
+        mx1 = _mm512_max_epi16(mx1, k1);
+        mn0 = _mm512_min_epi16(mn0, k0);
+        mn1 = _mm512_min_epi16(mn1, k1);
+    }
+    for (; i < n; i += 32) {
+        const __mmask32 mk = n - i >= 32 ? ~(__mmask32)0 : (__mmask32)((1u << (n - i)) - 1u);
+        const __m512i k0 = sm16_key(_mm512_maskz_loadu_epi16(mk, x + i));
+        mx0 = _mm512_mask_max_epi16(mx0, mk, mx0, k0);
+        mn0 = _mm512_mask_min_epi16(mn0, mk, mn0, k0);
+    }
+    *mx = _mm512_max_epi16(mx0, mx1);
+    *mn = _mm512_min_epi16(mn0, mn1);
+}
+
+/* FN(row_sumexp_fast)'s exponentials (same layout) and its four fp32 accumulators, added; reads
+ * ahead at @p pf as the fp32 version does. */
+VI vf FN(smg_sumexp)(const uint16_t *x, int64_t n, float m, float cm, float *e, const char *pf, int perm)
+{
+    const vf vm = vf_set1(m), c = vf_set1(cm);
+    vf a0 = vf_set1(0.0f), a1 = a0, a2 = a0, a3 = a0;
+    int64_t i = 0;
+    for (; i + 4 * VW <= n; i += 4 * VW) {
+        for (size_t l = 0; pf && l < 4 * VW * sizeof(SM_CT); l += 64)
+            __builtin_prefetch(pf + (size_t)i * sizeof(SM_CT) + l, 0, SMG_PF_LOC);
+        vf x0, x1, x2, x3;
+        if (perm) {
+            sm_bf16_load2(x + i, &x0, &x1);
+            sm_bf16_load2(x + i + 2 * VW, &x2, &x3);
+        } else {
+            x0 = LD(x + i);
+            x1 = LD(x + i + VW);
+            x2 = LD(x + i + 2 * VW);
+            x3 = LD(x + i + 3 * VW);
+        }
+        vf e0 = sm16_exp2(sm16_arg(x0, vm, c)), e1 = sm16_exp2(sm16_arg(x1, vm, c));
+        vf e2 = sm16_exp2(sm16_arg(x2, vm, c)), e3 = sm16_exp2(sm16_arg(x3, vm, c));
+        if (e) {
+            vf_store_f32(e + i, e0);
+            vf_store_f32(e + i + VW, e1);
+            vf_store_f32(e + i + 2 * VW, e2);
+            vf_store_f32(e + i + 3 * VW, e3);
+        }
+        a0 = vf_add(a0, e0);
+        a1 = vf_add(a1, e1);
+        a2 = vf_add(a2, e2);
+        a3 = vf_add(a3, e3);
+    }
+    for (size_t l = 0; pf && i < n && l < (size_t)(n - i) * sizeof(SM_CT); l += 64)
+        __builtin_prefetch(pf + (size_t)i * sizeof(SM_CT) + l, 0, SMG_PF_LOC);
+    for (; i < n; i += VW) {
+        const size_t k = (size_t)(n - i) < VW ? (size_t)(n - i) : VW;
+        vf e0 = sm16_exp2(sm16_arg(LDN(x + i, k, m), vm, c));
+        if (k < VW)
+            e0 = vf_keep(e0, k);
+        if (e)
+            vf_storen_f32(e + i, e0, k);
+        a0 = vf_add(a0, e0);
+    }
+    return vf_add(vf_add(a0, a1), vf_add(a2, a3));
+}
+#endif
+
+/* Up to 16 rows (b >= 1) of n <= SM_GROUP_R_MAX elements; @p e holds b * n + VW floats.
+ * Phases: every row's vertical max and min, the trees and the fast test; the rows off the fast
+ * path, alone; every fast row's exponentials and sum, the sum tree, 1/s or log s; the writes.
+ * The exp phase reads the next b rows ahead (the next batch, or the next group of FN(units),
+ * which starts there) when @p pf: without it memory idles through the exp and write phases, the
+ * max/min phase then stalling on every line. Past the end of the tensor, prefetches just do not
+ * fault. */
+VI void FN(fwd_batch)(const SM_CT *x, SM_CT *y, int64_t b, int64_t n, int lg, int nt, float *e, int pf)
+{
+    __m512i mx[16], mn[16];
+    float mv[16] __attribute__((aligned(64))), sc[16] __attribute__((aligned(64)));
+    double s[16] __attribute__((aligned(64)));
+    for (int64_t r = 0; r < b; r++)
+        FN(smg_minmax)(x + r * n, n, &mx[r], &mn[r]);
+    for (int64_t r = b; r < 16; r++)
+        mx[r] = mn[r] = _mm512_setzero_si512();
+    /* The fast test of FN(fwd_row) (FN(fast_test)), for the 16 rows at once. */
+#if SM_IS_F32
+    const vf M = _mm512_castsi512_ps(smg_tree16(mx, SMG_MAXPS)), L = _mm512_castsi512_ps(smg_tree16(mn, SMG_MINPS));
+    __mmask16 fast = _mm512_cmp_ps_mask(_mm512_sub_ps(M, L), vf_set1(SM_FAST_RANGE), _CMP_LE_OQ);
+#else
+    const vf M = smg_keys_fold(smg_tree16(mx, SMG_MAXW), 1), L = smg_keys_fold(smg_tree16(mn, SMG_MINW), 0);
+    __mmask16 fast = _mm512_cmp_ps_mask(_mm512_sub_ps(M, L), vf_set1(SM_FAST_RANGE), _CMP_LE_OQ) &
+                     _mm512_cmp_ps_mask(M, vf_set1(SM16_MAX_ABS_MAX), _CMP_LE_OQ) &
+                     _mm512_cmp_ps_mask(M, vf_set1(-SM16_MAX_ABS_MAX), _CMP_GE_OQ);
+    float cv[16] __attribute__((aligned(64)));
+    _mm512_store_ps(cv, _mm512_mul_ps(M, vf_set1(-CANNON_LOG2E)));
+#endif
+    fast &= (__mmask16)((1u << b) - 1u);
+    _mm512_store_ps(mv, M);
+    /* Rows off the fast path (rare) are done first and alone: FN(fwd_row) uses the scratch. */
+    for (int64_t r = 0; r < b; r++)
+        if (!((fast >> r) & 1u))
+            FN(fwd_row)(x + r * n, y + r * n, n, lg, nt, e, NULL);
+    /* The sums of the fast rows (the others get a dummy 1; lanes >= b are unused). */
+#if SM_IS_F32
+    __m512d sd[16], S[2];
+    SM_EXP_FAST_SETUP;
+    for (int r = 0; r < 16; r++) {
+        const char *ahead = pf ? smg_ahead(x, (b + r) * n * (int64_t)sizeof(SM_CT)) : NULL;
+        sd[r] = ((fast >> r) & 1u) ? FN(smg_sumexp)(x + r * n, n, mv[r], lg ? NULL : e + r * n, ahead, sm_tbl_)
+                                   : _mm512_set1_pd(0.125);
+    }
+    smg_tree16_pd(sd, S);
+#else
+    __m512i sf[16];
+    for (int r = 0; r < 16; r++) {
+        const char *ahead = pf ? smg_ahead(x, (b + r) * n * (int64_t)sizeof(SM_CT)) : NULL;
+        sf[r] = _mm512_castps_si512(((fast >> r) & 1u)
+                                        ? FN(smg_sumexp)(x + r * n, n, mv[r], cv[r], lg ? NULL : e + r * n, ahead, !nt)
+                                        : vf_set1(0.0625f));
+    }
+    const vf Sf = _mm512_castsi512_ps(smg_tree16(sf, SMG_ADDPS));
+    const __m512d S[2] = {_mm512_cvtps_pd(_mm512_castps512_ps256(Sf)),
+                          _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(Sf), 1)))};
+#endif
+    _mm512_store_pd(s, S[0]);
+    _mm512_store_pd(s + 8, S[1]);
+    if (!lg) { /* (float)(1 / s) per lane, as sm_inv_sums */
+        _mm256_store_ps(sc, _mm512_cvtpd_ps(_mm512_div_pd(_mm512_set1_pd(1.0), S[0])));
+        _mm256_store_ps(sc + 8, _mm512_cvtpd_ps(_mm512_div_pd(_mm512_set1_pd(1.0), S[1])));
+    }
+    if (lg) {
+        for (int r = 0; r < 16; r++)
+            if (((fast >> r) & 1u) && s[r] < SM_FAST_LOG_RESUM)
+                s[r] = FN(row_sumexp)(x + r * n, n, mv[r], NULL);
+        sm_log_sums(s, sc, b);
+        for (int64_t r = 0; r < b; r++)
+            if ((fast >> r) & 1u)
+                FN(write_log)(x + r * n, y + r * n, n, nt, mv[r], sc[r]);
+    } else {
+        for (int64_t r = 0; r < b; r++)
+            if ((fast >> r) & 1u)
+                FN(write_soft)(y + r * n, n, nt, e + r * n, sc[r], !nt);
+    }
+}
+/* The batch kernel compiled for the common row lengths as constants (the loops unrolled, no
+ * tail code), and once for any length. */
+static void FN(fwd_batch_128)(const SM_CT *x, SM_CT *y, int64_t b, int lg, int nt, float *e, int pf)
+{
+    FN(fwd_batch)(x, y, b, 128, lg, nt, e, pf);
+}
+static void FN(fwd_batch_512)(const SM_CT *x, SM_CT *y, int64_t b, int lg, int nt, float *e, int pf)
+{
+    FN(fwd_batch)(x, y, b, 512, lg, nt, e, pf);
+}
+static void FN(fwd_batch_any)(const SM_CT *x, SM_CT *y, int64_t b, int64_t n, int lg, int nt, float *e, int pf)
+{
+    FN(fwd_batch)(x, y, b, n, lg, nt, e, pf);
+}
+#endif /* SMG_BATCH */
+
+/* g rows of n <= SM_GROUP_R_MAX elements; @p scratch holds g * n + VW floats. @p pf_next: the
+ * batch kernel may read ahead the rows that follow the g (see FN(fwd_batch); the batches before
+ * the last one always read ahead their successor). */
+static void FN(fwd_group_pf)(const SM_CT *x, SM_CT *y, int64_t g, int64_t n, int lg, int nt, float *scratch,
+                             int pf_next)
+{
+#ifdef SMG_BATCH
+    /* FN(units)'s group size for this row length. The batch kernel's fixed costs (three trees of
+     * 16 lanes, the vector division or log) pay off in full batches of 16 rows, and for bf16 in
+     * half batches of long rows; other groups keep the group path (in L2, CPU time, Zen 5,
+     * against it: 16 rows of 128 18-30% faster, 8 of 512 bf16 3-6% faster but fp32 2-10% slower,
+     * 8 of 128 and 4 of 512 5-20% slower). The choice depends on n and the type alone, so every
+     * row of a tensor takes the same path whatever the block split. */
+    int64_t grp = SM_GROUP_ELEMS / (n > 0 ? n : 1);
+    grp = grp > SM_GROUP_ROWS ? SM_GROUP_ROWS : grp < 2 ? 2 : grp;
+    if (!(grp >= 16 || (grp >= 8 && n >= 256 && !SM_IS_F32))) {
+        FN(group_rows)(x, y, g, n, lg, nt, scratch);
+        return;
+    }
+    for (int64_t r = 0; r < g; r += 16) {
+        const int64_t b = g - r < 16 ? g - r : 16;
+        const int pf = r + b < g || pf_next;
+        switch (n) {
+        case 128:
+            FN(fwd_batch_128)(x + r * n, y + r * n, b, lg, nt, scratch, pf);
+            break;
+        case 512:
+            FN(fwd_batch_512)(x + r * n, y + r * n, b, lg, nt, scratch, pf);
+            break;
+        default:
+            FN(fwd_batch_any)(x + r * n, y + r * n, b, n, lg, nt, scratch, pf);
+        }
+    }
+#else
+    (void)pf_next;
+    FN(group_rows)(x, y, g, n, lg, nt, scratch);
+#endif
+}
+
+/* FN(units)'s entry: groups follow each other within a block, so the next rows are read ahead. */
+static __attribute__((unused)) void FN(fwd_group)(const SM_CT *x, SM_CT *y, int64_t g, int64_t n, int lg, int nt,
+                                                  float *scratch)
+{
+    FN(fwd_group_pf)(x, y, g, n, lg, nt, scratch, 1);
+}
+#undef SMG_BATCH

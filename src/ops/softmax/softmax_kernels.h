@@ -27,8 +27,8 @@ enum sm_dtype { SM_F32 = 0, SM_F16 = 1, SM_BF16 = 2, SM_F64 = 3 };
 #define SM_GROUP_R_MAX 512
 /* A group holds up to this many elements (its exponentials fill an fp32 scratch of this size),
  * and between 2 and SM_GROUP_ROWS rows. */
-#define SM_GROUP_ELEMS 2048
-#define SM_GROUP_ROWS 8
+#define SM_GROUP_ELEMS 4096
+#define SM_GROUP_ROWS 16
 /* Rows of at least this many bytes prefetch the next row during their exp pass. */
 #define SM_PREFETCH_MIN_BYTES 16384
 /* The write pass of such a row prefetches its share of the next row in chunks of this many

@@ -1,0 +1,92 @@
+"""Short-row softmax (rows up to 512 elements along the last dim: the batch and group kernels of
+src/ops/softmax/softmax_group.h; which rows take the batch kernel depends on SM_GROUP_ELEMS and
+SM_GROUP_ROWS, so the lengths cover 64 to 512): batch edges, special values inside a batch, and per-row
+determinism (a row's result must not depend on its neighbours or on where a batch starts).
+Same pass criteria as test_softmax.py, on every instruction-set tier."""
+import numpy as np
+import pytest
+import torch
+
+from test_softmax import ISAS, check, decode, quantize, ref_forward, run_forward
+
+import cannon_testlib as ct
+
+# Lengths around the vector widths, the 64-element bf16 pair blocks, the specialised 128 and 512,
+# and the first length past the short-row path.
+LENGTHS = [1, 3, 16, 17, 31, 33, 64, 65, 100, 127, 128, 129, 255, 256, 500, 511, 512, 513]
+# Row counts around the 16-row batch (and the 8-row AVX2 one).
+ROWS = [1, 7, 15, 16, 17, 33, 40]
+
+
+@pytest.fixture(scope="session")
+def L():
+    return ct.lib()
+
+
+@pytest.fixture(params=ISAS)
+def isa(request, monkeypatch):
+    monkeypatch.setenv("CANNON_ISA", request.param)
+    return request.param
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_short_rows(L, isa, op, dtype):
+    rng = np.random.default_rng(11)
+    for i, n in enumerate(LENGTHS):
+        rows = ROWS[i % len(ROWS)]
+        # Mostly rows on the fast path (spread <= 8), some wider (N(0, 9) reaches past 8 often).
+        x = rng.uniform(-4, 4, size=(rows, n)) if i % 3 else rng.standard_normal((rows, n)) * 3
+        xq, xv = quantize(x, dtype)
+        ours = decode(run_forward(L, op, xq, dtype, -1), dtype)
+        check(ours, ref_forward(xv, -1, op), dtype, f"{op} {dtype} {rows}x{n} {isa}")
+
+
+def _special_rows(n, dtype):
+    rng = np.random.default_rng(12)
+    x = rng.uniform(-4, 4, size=(37, n))
+    big = 65504.0 if dtype == "float16" else 3e38
+    x[3, n // 2] = np.nan
+    x[5, n - 1] = np.inf
+    x[6, :] = -np.inf
+    x[7, 0] = -np.inf
+    x[8, :] = np.linspace(-40, 3, n)  # spread beyond the fast path
+    # A huge max over zeros (with other values beside it the scalar tier's exp returns a
+    # subnormal instead of 0: the TwoSum error of x - max is added after exp's input clamp).
+    x[9, :] = 0.0
+    x[9, n // 3] = big
+    x[10, :] = 1000.0 + x[10, :]  # large max (16-bit fast path needs |max| <= 1024)
+    x[17, :] = 0.0
+    x[18, 1:] = -np.inf  # a single finite element
+    x[31, ::2] = np.inf
+    return x
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("n", [5, 128, 200, 256, 512])
+def test_short_rows_specials(L, isa, op, dtype, n):
+    xq, xv = quantize(_special_rows(n, dtype), dtype)
+    ours = decode(run_forward(L, op, xq, dtype, -1), dtype)
+    t = torch.from_numpy(xv)
+    tref = (torch.softmax(t, -1) if op == "softmax" else torch.log_softmax(t, -1)).numpy()
+    fin = np.isfinite(tref)
+    what = f"{op} {dtype} n={n} {isa}"
+    assert np.array_equal(np.isnan(ours), np.isnan(tref)), what
+    assert np.array_equal(ours[~fin & ~np.isnan(tref)], tref[~fin & ~np.isnan(tref)]), what
+    check(ours[fin], ref_forward(xv, -1, op)[fin], dtype, what)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+@pytest.mark.parametrize("n", [7, 128, 256, 300, 512])
+def test_short_rows_independent(L, isa, dtype, n):
+    """Each row's bits are the same alone, in a batch, and at any offset of the batch grid."""
+    xq, _ = quantize(_special_rows(n, dtype), dtype)
+    for op in ("softmax", "log_softmax"):
+        full = run_forward(L, op, xq, dtype, -1)
+        for k in (1, 5, 16, 21):
+            part = run_forward(L, op, np.ascontiguousarray(xq[k:]), dtype, -1)
+            assert np.array_equal(part.view(np.uint8), full[k:].view(np.uint8)), f"{op} {dtype} n={n} from row {k}"
+        for r in (0, 3, 11, 36):
+            one = run_forward(L, op, np.ascontiguousarray(xq[r:r + 1]), dtype, -1)
+            assert np.array_equal(one.view(np.uint8), full[r:r + 1].view(np.uint8)), f"{op} {dtype} n={n} row {r}"
