@@ -15,6 +15,8 @@ import numpy as np
 ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_BF16 = 0, 1, 3, 11, 27
 ACL_FORMAT_ND = 2
 H2D, D2H = 1, 2
+# The instruction-set tiers a test can force with CANNON_ISA (conftest.py's `isa` fixture).
+ISAS = ["scalar", "avx2", "avx512"]
 
 NP_OF = {ACL_FLOAT: np.float32, ACL_FLOAT16: np.float16, ACL_DOUBLE: np.float64,
          ACL_BF16: np.uint16, ACL_INT32: np.int32}

@@ -13,7 +13,6 @@ DT = {"float32": ACL_FLOAT, "float16": ACL_FLOAT16, "bfloat16": ACL_BF16}
 # CANN's mixed precision standard per dtype: |a - g| <= T + T * |g| (see close()).
 T = {ACL_FLOAT: 2.0 ** -13, ACL_FLOAT16: 2.0 ** -10, ACL_BF16: 2.0 ** -7}
 DTYPES = [ACL_FLOAT, ACL_FLOAT16, ACL_BF16]
-ISAS = ["scalar", "avx2", "avx512"]
 
 
 def close(a, g, dt, what=""):

@@ -15,19 +15,6 @@ import torch.nn.functional as F
 import cannon_testlib as ct
 import train_helpers_b as h
 
-ISAS = ["scalar", "avx2", "avx512"]
-
-
-@pytest.fixture(scope="session")
-def L():
-    return ct.lib()
-
-
-@pytest.fixture(params=ISAS)
-def isa(request, monkeypatch):
-    monkeypatch.setenv("CANNON_ISA", request.param)
-    return request.param
-
 
 def inputs(dtype, n=3000, seed=0):
     g = torch.Generator().manual_seed(seed)

@@ -15,19 +15,6 @@ import torch
 import cannon_testlib as ct
 import train_helpers_b as h
 
-ISAS = ["scalar", "avx2", "avx512"]
-
-
-@pytest.fixture(scope="session")
-def L():
-    return ct.lib()
-
-
-@pytest.fixture(params=ISAS)
-def isa(request, monkeypatch):
-    monkeypatch.setenv("CANNON_ISA", request.param)
-    return request.param
-
 
 def rnd(shape, dtype, gen, lo=-4.0, hi=4.0):
     if dtype == "bool":

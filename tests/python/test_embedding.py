@@ -18,19 +18,7 @@ import torch
 import cannon_testlib as ct
 import train_helpers_a as th
 
-ISAS = ["scalar", "avx2", "avx512"]
 U64_NONE = (1 << 64) - 1
-
-
-@pytest.fixture(scope="session")
-def L():
-    return ct.lib()
-
-
-@pytest.fixture(params=ISAS)
-def isa(request, monkeypatch):
-    monkeypatch.setenv("CANNON_ISA", request.param)
-    return request.param
 
 
 # ---- Embedding --------------------------------------------------------------------------------

@@ -12,13 +12,7 @@ import numpy as np
 import pytest
 
 from cannon_testlib import ACL_FLOAT
-from norm_helpers import DTYPES, ISAS, bool_array, call, close, dbl, empty, int_array, quantize, read, tensor
-
-
-@pytest.fixture(params=ISAS)
-def isa(request, monkeypatch):
-    monkeypatch.setenv("CANNON_ISA", request.param)
-    return request.param
+from norm_helpers import DTYPES, bool_array, call, close, dbl, empty, int_array, quantize, read, tensor
 
 
 def ln_case(rows, R, dt, use_w, use_b, mask, rng):

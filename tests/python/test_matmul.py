@@ -14,19 +14,7 @@ import torch
 import cannon_testlib as ct
 import train_helpers_b as h
 
-ISAS = ["scalar", "avx2", "avx512"]
 DTYPES = ["float32", "float16", "bfloat16"]
-
-
-@pytest.fixture(scope="session")
-def L():
-    return ct.lib()
-
-
-@pytest.fixture(params=ISAS)
-def isa(request, monkeypatch):
-    monkeypatch.setenv("CANNON_ISA", request.param)
-    return request.param
 
 
 def check(ours, a, b, dtype, what=""):

@@ -11,16 +11,9 @@ import sys
 import numpy as np
 import pytest
 
-from cannon_testlib import ACL_FLOAT, ACL_INT32, AclError
-from norm_helpers import (DTYPES, FMT_NC, FMT_NCDHW, FMT_NCHW, FMT_NCL, FMT_ND, FMT_NHWC, ISAS, bool_array, call, close,
+from cannon_testlib import ACL_FLOAT, ACL_INT32, ISAS, AclError
+from norm_helpers import (DTYPES, FMT_NC, FMT_NCDHW, FMT_NCHW, FMT_NCL, FMT_ND, FMT_NHWC, bool_array, call, close,
                           dbl, empty, flag, int_array, quantize, read, tensor)
-
-
-@pytest.fixture(params=ISAS)
-def isa(request, monkeypatch):
-    """The instruction-set tier: read by each operator's phase 1, so it can change between calls."""
-    monkeypatch.setenv("CANNON_ISA", request.param)
-    return request.param
 
 
 def ulps(a, g):

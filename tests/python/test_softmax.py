@@ -18,21 +18,9 @@ import torch
 
 import cannon_testlib as ct
 
-ISAS = ["scalar", "avx2", "avx512"]
 FLOAT_TYPES = ["float32", "float16", "bfloat16", "float64"]
 ACL = {"float32": ct.ACL_FLOAT, "float16": ct.ACL_FLOAT16, "bfloat16": ct.ACL_BF16, "float64": ct.ACL_DOUBLE}
 FWD = {"softmax": "aclnnSoftmax", "log_softmax": "aclnnLogSoftmax"}
-
-
-@pytest.fixture(scope="session")
-def L():
-    return ct.lib()
-
-
-@pytest.fixture(params=ISAS)
-def isa(request, monkeypatch):
-    monkeypatch.setenv("CANNON_ISA", request.param)
-    return request.param
 
 
 def quantize(x, dtype):

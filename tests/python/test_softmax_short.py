@@ -7,26 +7,13 @@ import numpy as np
 import pytest
 import torch
 
-from test_softmax import ISAS, check, decode, quantize, ref_forward, run_forward
-
-import cannon_testlib as ct
+from test_softmax import check, decode, quantize, ref_forward, run_forward
 
 # Lengths around the vector widths, the 64-element bf16 pair blocks, the specialised 128 and 512,
 # and the first length past the short-row path.
 LENGTHS = [1, 3, 16, 17, 31, 33, 64, 65, 100, 127, 128, 129, 255, 256, 500, 511, 512, 513]
 # Row counts around the 16-row batch (and the 8-row AVX2 one).
 ROWS = [1, 7, 15, 16, 17, 33, 40]
-
-
-@pytest.fixture(scope="session")
-def L():
-    return ct.lib()
-
-
-@pytest.fixture(params=ISAS)
-def isa(request, monkeypatch):
-    monkeypatch.setenv("CANNON_ISA", request.param)
-    return request.param
 
 
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])

@@ -217,27 +217,8 @@ VI __m512d FN(smg_sumexp)(const float *x, int64_t n, float m, float *e, const ch
     return _mm512_add_pd(a.lo, a.hi);
 }
 #else /* bf16 */
-/* Vertical max and min of one row's keys (see sm16_minmax_keys), 32 per op. */
-VI void FN(smg_minmax)(const uint16_t *x, int64_t n, __m512i *mx, __m512i *mn)
-{
-    __m512i mx0 = _mm512_set1_epi16(INT16_MIN), mx1 = mx0, mn0 = _mm512_set1_epi16(INT16_MAX), mn1 = mn0;
-    int64_t i = 0;
-    for (; i + 64 <= n; i += 64) {
-        const __m512i k0 = sm16_key(_mm512_loadu_si512(x + i)), k1 = sm16_key(_mm512_loadu_si512(x + i + 32));
-        mx0 = _mm512_max_epi16(mx0, k0);
-        mx1 = _mm512_max_epi16(mx1, k1);
-        mn0 = _mm512_min_epi16(mn0, k0);
-        mn1 = _mm512_min_epi16(mn1, k1);
-    }
-    for (; i < n; i += 32) {
-        const __mmask32 mk = n - i >= 32 ? ~(__mmask32)0 : (__mmask32)((1u << (n - i)) - 1u);
-        const __m512i k0 = sm16_key(_mm512_maskz_loadu_epi16(mk, x + i));
-        mx0 = _mm512_mask_max_epi16(mx0, mk, mx0, k0);
-        mn0 = _mm512_mask_min_epi16(mn0, mk, mn0, k0);
-    }
-    *mx = _mm512_max_epi16(mx0, mx1);
-    *mn = _mm512_min_epi16(mn0, mn1);
-}
+/* Vertical max and min of one row's keys, 32 per op (softmax_vec.h). */
+VI void FN(smg_minmax)(const uint16_t *x, int64_t n, __m512i *mx, __m512i *mn) { sm16_minmax_vec(x, n, mx, mn); }
 
 /* FN(row_sumexp_fast)'s exponentials (same layout) and its four fp32 accumulators, added; reads
  * ahead at @p pf as the fp32 version does. */

@@ -44,8 +44,9 @@ static inline void sm16_hreduce(__m128i mx, __m128i mn, int16_t *hi, int16_t *lo
     *lo = (int16_t)(_mm_extract_epi16(_mm_minpos_epu16(_mm_xor_si128(mn, _mm_set1_epi16((short)0x8000))), 0) ^ 0x8000);
 }
 
-/* Largest and smallest key of a row of n >= 1 16-bit floats, on 32 lanes of int16. */
-static inline void sm16_minmax_keys(const uint16_t *x, int64_t n, int16_t *hi, int16_t *lo)
+/* Vertical max and min keys of a row of n >= 1 16-bit floats, on 32 lanes of int16 (the short-row
+ * batch kernel reduces 16 rows' vectors at once; sm16_minmax_keys reduces one). */
+static inline void sm16_minmax_vec(const uint16_t *x, int64_t n, __m512i *mx, __m512i *mn)
 {
     __m512i mx0 = _mm512_set1_epi16(INT16_MIN), mx1 = mx0, mn0 = _mm512_set1_epi16(INT16_MAX), mn1 = mn0;
     int64_t i = 0;
@@ -62,8 +63,15 @@ static inline void sm16_minmax_keys(const uint16_t *x, int64_t n, int16_t *hi, i
         mx0 = _mm512_mask_max_epi16(mx0, mk, mx0, k0);
         mn0 = _mm512_mask_min_epi16(mn0, mk, mn0, k0);
     }
-    mx0 = _mm512_max_epi16(mx0, mx1);
-    mn0 = _mm512_min_epi16(mn0, mn1);
+    *mx = _mm512_max_epi16(mx0, mx1);
+    *mn = _mm512_min_epi16(mn0, mn1);
+}
+
+/* Largest and smallest key of a row of n >= 1 16-bit floats. */
+static inline void sm16_minmax_keys(const uint16_t *x, int64_t n, int16_t *hi, int16_t *lo)
+{
+    __m512i mx0, mn0;
+    sm16_minmax_vec(x, n, &mx0, &mn0);
     __m256i mx = _mm256_max_epi16(_mm512_castsi512_si256(mx0), _mm512_extracti64x4_epi64(mx0, 1));
     __m256i mn = _mm256_min_epi16(_mm512_castsi512_si256(mn0), _mm512_extracti64x4_epi64(mn0, 1));
     sm16_hreduce(_mm_max_epi16(_mm256_castsi256_si128(mx), _mm256_extracti128_si256(mx, 1)),
