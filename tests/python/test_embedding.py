@@ -9,7 +9,6 @@ Pass criteria:
     fp16 / bf16: the same plus one ulp of the type at ref (the single final rounding).
   Determinism: the output bytes are identical for CANNON_CPU_THREADS = 1, 2, 8 and all tiers.
 """
-import hashlib
 
 import numpy as np
 import pytest
