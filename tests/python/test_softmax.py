@@ -309,6 +309,7 @@ rng = np.random.default_rng(7)
 for isa in ("scalar", "avx2", "avx512"):
     os.environ["CANNON_ISA"] = isa
     for shape, dim, acl, npdt in [((300, 1000), -1, ct.ACL_FLOAT, np.float32), ((64, 50000), -1, ct.ACL_FLOAT, np.float32),
+                                  ((24, 20001), -1, ct.ACL_FLOAT, np.float32),
                                   ((40, 70, 30), 1, ct.ACL_FLOAT, np.float32), ((500, 257), -1, ct.ACL_FLOAT16, np.float16)]:
         x = (rng.standard_normal(shape) * 3).astype(npdt)
         for name in ("aclnnSoftmax", "aclnnLogSoftmax"):
@@ -329,6 +330,30 @@ def test_deterministic_across_threads():
         assert r.returncode == 0, r.stderr
         digests.add(r.stdout.strip())
     assert len(digests) == 1, digests
+
+
+# ---------------------------------------------------------------- long rows
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+def test_long_rows_recomputed_exp(L, isa, op, dtype):
+    """Fast-path softmax rows of 32 KiB and more keep no exponentials: the write pass computes them
+    again (softmax_body.h, SM_RECOMPUTE_MIN_BYTES). Lengths at and around that size with vector,
+    pair-layout and write-chunk tails, several rows (the next row is prefetched), narrow and wide
+    (fp32 spread 8-64) rows; the output must also be bit-identical to that of each row alone."""
+    rng = np.random.default_rng(31)
+    lens = (8192, 8195, 12345) if dtype == "float32" else (16384, 16411, 20000)
+    for n in lens:
+        x = rng.uniform(-4, 4, size=(3, n))
+        if dtype == "float32":
+            x[1] = rng.standard_normal(n) * 4  # spread ~35: the wide fast path on AVX-512
+        x[2, 5] = x[2].max() + 1.0
+        xq, xv = quantize(x, dtype)
+        out = run_forward(L, op, xq, dtype, -1)
+        check(decode(out, dtype), ref_forward(xv, -1, op), dtype, f"{op} {dtype} n={n} {isa}")
+        for r in range(3):
+            alone = run_forward(L, op, np.ascontiguousarray(xq[r:r + 1]), dtype, -1)
+            assert np.array_equal(alone.view(np.uint8), np.ascontiguousarray(out[r:r + 1]).view(np.uint8)), \
+                f"{op} {dtype} n={n} row {r} {isa}"
 
 
 # ---------------------------------------------------------------- fast-path corners
@@ -372,12 +397,13 @@ def test_fp32_fast_exp_table(L, isa, op):
     """fp32 fast path's exp (AVX-512: a 16-entry 2^(j/16) table indexed by the low bits of the
     rounded 16 (x - max) log2 e, softmax_vec.h): every table entry and both sides of each rounding
     boundary (x - max at odd multiples of ln2/32), the spread up to the fast range's 8, rows in
-    groups (128) and alone (1024), maxima far from 0."""
+    groups (128), alone (1024) and long enough that the softmax write pass computes exp again
+    (9000), maxima far from 0."""
     step = np.log(2.0) / 32
     k = np.arange(0, int(8.0 / step))
     d = -np.concatenate([k * step, k * step * (1 + 2e-7), k * step * (1 - 2e-7), [8.0]])
     d = d[d >= -8.0]
-    for n in (128, 1024):
+    for n in (128, 1024, 9000):
         rows = []
         for m in (0.0, 3.25, -50.0, 1000.0):
             r = m + np.resize(d, n)

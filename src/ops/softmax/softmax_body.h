@@ -21,11 +21,13 @@
 #endif
 
 /* The share (in quarters) of the next row that a long row's exp pass prefetches (FN(units));
- * the write pass prefetches the rest (FN(fast_write_pf)). fp32: 3, so that the next row's
- * reads overlap the write pass too (1 thread, 512x32000, CPU time against a copy in the same
- * process, Zen 5: softmax 55-57% -> 60-63% of the floor, log_softmax within the noise); the
- * 16-bit rows showed no gain (their write pass is shorter), so they keep the whole row in the
- * exp pass. */
+ * the write pass prefetches the rest (FN(fast_write_pf), FN(write_soft_x)). fp32: 3, so that
+ * the next row's reads overlap the write pass too (1 thread, 512x32000, CPU time against a copy
+ * in the same process, Zen 5: with the exponentials kept, softmax 55-57% -> 60-63% of the floor
+ * against 4, log_softmax within the noise; with softmax computing them again in the write pass,
+ * 2 was not faster than 3). The 16-bit rows keep the whole row in the exp pass: 2 or 3 were not
+ * faster for bf16 softmax (recomputing) at 512x32000 either (those two A/Bs wrote a separate
+ * output buffer per variant, which alone moved an A/A comparison by up to 10%). */
 #if SM_IS_F32
 #define SM_PF_EXP_K 3
 #else
@@ -38,13 +40,16 @@
 #define SM_EXP_DIFF(v, m) sm_exp_diff_exact(v, m)
 /* Largest max - min of a row taking the fast path (see FN(fwd_row)). */
 #define SM_FAST_RANGE 8.0f
-/* The exp of FN(row_sumexp_body): the wide one (class 2 rows) or the fast one, of x - m. */
+/* The exp of FN(row_sumexp_body) by the row's kind (SM_KIND_*): the wide one (class 2 rows) or
+ * the fast one, of x - m. */
+#define SM_KIND_NARROW 0
+#define SM_KIND_WIDE 1
 #ifdef SM_EXP_WIDE
 #define SM_EXP_WIDE_SETUP(m) const sm_fexp sm_wx_ = sm_exp_wide_setup(m)
-#define SM_EXP_ROW(v) (wide ? sm_exp_wide(v, &sm_wx_) : SM_EXP_FAST(vf_sub(v, vm)))
+#define SM_EXP_ROW(v) (kind == SM_KIND_WIDE ? sm_exp_wide(v, &sm_wx_) : SM_EXP_FAST(vf_sub(v, vm)))
 #else
-#define SM_EXP_WIDE_SETUP(m) (void)wide
-#define SM_EXP_ROW(v) SM_EXP_FAST(vf_sub(v, vm))
+#define SM_EXP_WIDE_SETUP(m) (void)0
+#define SM_EXP_ROW(v) ((void)kind, SM_EXP_FAST(vf_sub(v, vm)))
 #endif
 #else
 /* Within vf_exp_small's range, and small enough that no softmax output of a row up to
@@ -137,10 +142,10 @@ static inline int FN(fast_test)(const SM_CT *x, int64_t n, float *m)
  * clamps and no TwoSum. Eight vectors are added in fp32 (a fixed tree of depth 3; relative
  * error <= 3 * 2^-24) before each fp64 accumulation, which costs 5 ops per vector otherwise
  * (eight rather than four: 3-4% faster in L1, CPU time, Zen 5). Keeps the fp32
- * exponentials in @p e unless it is NULL (log_softmax), so the write pass neither recomputes nor
- * reloads x. */
+ * exponentials in @p e unless it is NULL (log_softmax, and softmax rows whose write pass
+ * computes them again, FN(write_soft_x)). @p kind: SM_KIND_* (a constant in each caller). */
 static inline __attribute__((always_inline)) double FN(row_sumexp_body)(const SM_CT *x, int64_t n, float m, float *e,
-                                                                       const char *pf, int wide)
+                                                                       const char *pf, int kind)
 {
     const vf vm = vf_set1(m);
     SM_EXP_FAST_SETUP;
@@ -195,20 +200,26 @@ static inline __attribute__((always_inline)) double FN(row_sumexp_body)(const SM
     return vd_hsum(a0);
 }
 
+/* FN(row_sumexp_body) for a kind known only at run time: one compiled loop per kind (a kind
+ * tested per vector inside one loop costs a branch per vector and keeps every kind's tables). */
+static double FN(row_sumexp_kind)(const SM_CT *x, int64_t n, float m, float *e, const char *pf, int kind)
+{
+    switch (kind) {
+#ifdef SM_EXP_WIDE
+    case SM_KIND_WIDE:
+        return FN(row_sumexp_body)(x, n, m, e, pf, SM_KIND_WIDE);
+#endif
+    default:
+        return FN(row_sumexp_body)(x, n, m, e, pf, SM_KIND_NARROW);
+    }
+}
+
 static double FN(row_sumexp_fast)(const SM_CT *x, int64_t n, float m, float *e, const char *pf, int perm)
 {
     (void)perm;
-    return FN(row_sumexp_body)(x, n, m, e, pf, 0);
+    return FN(row_sumexp_body)(x, n, m, e, pf, SM_KIND_NARROW);
 }
 
-#ifdef SM_EXP_WIDE
-/* The same for rows of class 2 (see FN(fast_class)): every x - m lies in [-SM_WIDE_RANGE, 0],
- * and sm_exp_wide (softmax_vec.h) keeps the 1e-6 accuracy there without TwoSum. */
-static double FN(row_sumexp_wide)(const SM_CT *x, int64_t n, float m, float *e, const char *pf)
-{
-    return FN(row_sumexp_body)(x, n, m, e, pf, 1);
-}
-#endif
 #else
 /* 16-bit version of the test: max and min found on the integer keys of the bit patterns (one
  * 512-bit op covers 32 elements, no widening), and |max| bounded for sm16_arg's error. */
@@ -224,11 +235,12 @@ static inline int FN(fast_test)(const SM_CT *x, int64_t n, float *m)
 /* 16-bit version of the fast sum: exp(x - m) as 2^u with sm16_arg/sm16_exp2 (relative error
  * below 1.3e-4 all told, under a quarter of an fp16 ulp), summed in four fp32 accumulators
  * (at most n/(4 VW) additions per lane: relative error below 2^-24 n/(4 VW) <= 3.1e-5).
- * The exponentials go to the fp32 scratch rather than being recomputed by the write pass:
- * recomputing them from x (the same values, bit for bit) was slower even though it halves the
- * L2 traffic (bf16 row of 32000 in L2, AVX-512, Zen 5: 0.22 against 0.19 ns per element); a
- * prefetch-for-write of the output row during this pass did not help either (512x32000, 1 and 2
- * threads, within the noise). */
+ * The exponentials go to the fp32 scratch for rows below SM_RECOMPUTE_MIN_BYTES; longer softmax
+ * rows have the write pass compute them again (FN(write_soft_x)): for one bf16 row of 32000
+ * already in L2 that was slower (0.22 against 0.19 ns per element), but from memory, with the
+ * next row prefetched, 10% faster (bf16 [512,32000], 1 thread, CPU time, median of five
+ * interleaved runs, see SM_RECOMPUTE_MIN_BYTES). A prefetch-for-write of the output row during
+ * this pass did not help (512x32000, 1 and 2 threads, within the noise). */
 static double FN(row_sumexp_fast)(const SM_CT *x, int64_t n, float m, float *e, const char *pf, int perm)
 {
     const vf vm = vf_set1(m), c = vf_set1(-(m * CANNON_LOG2E));
@@ -363,32 +375,40 @@ static inline void FN(write_soft)(SM_CT *y, int64_t n, int nt, const float *e, f
                       vf_mul(vf_loadn_f32(et + i, k, 0.0f), inv));
 }
 
-/* Log-softmax: (x - m) - log s from x, which the sum pass has just brought into cache. */
+/* Log-softmax: (x - m) - log s from x, which the sum pass has just brought into cache. x - m is
+ * computed as fma(x, 1, -m) (the same rounding, hence the same bits) so that the two
+ * subtractions split between the multiply-add and the add pipes (Zen 5 has two of each; the
+ * 16-bit pass also converts on the add pipes).
+ * Called for fast-path rows only (every tier, and the short-row code), whose outputs are never
+ * subnormal: their sum s is at least 1 (sums below 2 are redone exactly), so l = log s is 0 or
+ * at least log(1 + 2^-52) (fp32-normal), and |y| = |x - m| + l, with y = x - m only when l = 0,
+ * i.e. when every other term of s fell below 2^-53 (x - m below -36) or x = m (y = 0). bf16 can
+ * therefore store with vcvtne2ps2bf16 directly (it flushes subnormals; the exponent test before
+ * it cost 5% of a bf16 row in L1). */
 static inline void FN(write_log)(const SM_CT *x, SM_CT *y, int64_t n, int nt, float m, float l)
 {
-    const vf vm = vf_set1(m), ls = vf_set1(l);
+    const vf nm = vf_set1(-m), one = vf_set1(1.0f), ls = vf_set1(l);
     int64_t i0 = 0;
 #if SM_PAIRS
     if (!nt)
         for (; i0 + 2 * VW <= n; i0 += 2 * VW) {
             vf ev, od;
             sm_bf16_load2(x + i0, &ev, &od);
-            sm_bf16_store2(y + i0, vf_sub(vf_sub(ev, vm), ls), vf_sub(vf_sub(od, vm), ls));
+            sm_bf16_store2_nosub(y + i0, vf_sub(vf_fma(ev, one, nm), ls), vf_sub(vf_fma(od, one, nm), ls));
         }
 #endif
     const SM_CT *xt = x + i0;
     SM_CT *yt = y + i0;
     const int64_t nt_n = n - i0;
-    SM_WRITE_ROW(yt, nt_n, nt, vf_sub(vf_sub(LD(xt + i), vm), ls), vf_sub(vf_sub(LDN(xt + i, k, 0.0f), vm), ls));
+    SM_WRITE_ROW(yt, nt_n, nt, vf_sub(vf_fma(LD(xt + i), one, nm), ls),
+                 vf_sub(vf_fma(LDN(xt + i, k, 0.0f), one, nm), ls));
 }
 
 static inline void FN(fast_write)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, const float *scratch, float m,
                                   double s)
 {
     if (lg) {
-        float l;
-        sm_log_sums(&s, &l, 1);
-        FN(write_log)(x, y, n, nt, m, l);
+        FN(write_log)(x, y, n, nt, m, sm_log_sum1(s));
     } else {
         FN(write_soft)(y, n, nt, scratch, (float)(1.0 / s), !nt);
     }
@@ -403,7 +423,7 @@ static inline void FN(fast_write_pf)(const SM_CT *x, SM_CT *y, int64_t n, int lg
 {
     float l = 0.0f, invf = 0.0f;
     if (lg)
-        sm_log_sums(&s, &l, 1);
+        l = sm_log_sum1(s);
     else
         invf = (float)(1.0 / s);
     const char *p2 = pf + ((size_t)n * sizeof(SM_CT) * SM_PF_EXP_K / 4);
@@ -416,6 +436,95 @@ static inline void FN(fast_write_pf)(const SM_CT *x, SM_CT *y, int64_t n, int lg
         else
             FN(write_soft)(y + c, len, nt, scratch + c, invf, !nt);
     }
+}
+
+/* Softmax write pass of a long fast-path row (SM_RECOMPUTE_MIN_BYTES) from x instead of a
+ * scratch: exp(x - m) computed again exactly as FN(row_sumexp_body) / FN(row_sumexp_fast) did
+ * (the same exp of each element, lane by lane, so the same values whatever the grouping into
+ * vectors, chunks or bf16 pairs), times 1/s, with plain stores. @p pf: as in FN(fast_write_pf) (fp32 prefetches the rest of the next row
+ * here, in chunks), or NULL. */
+static inline __attribute__((always_inline)) void FN(write_soft_x_body)(const SM_CT *x, SM_CT *y, int64_t n, float m,
+                                                                       double s, const char *pf, int kind)
+{
+    const vf vm = vf_set1(m), inv = vf_set1((float)(1.0 / s));
+#if SM_IS_F32
+    SM_EXP_FAST_SETUP;
+    SM_EXP_WIDE_SETUP(m);
+    const int64_t chunk = pf && SM_PF_EXP_K < 4 ? SM_PF_WRITE_CHUNK : n;
+    const char *p2 = pf ? pf + ((size_t)n * sizeof(SM_CT) * SM_PF_EXP_K / 4) : NULL;
+    for (int64_t c = 0; c < n; c += chunk) {
+        const int64_t len = n - c < chunk ? n - c : chunk;
+        if (chunk < n)
+            for (size_t b = 0; b < ((size_t)len * sizeof(SM_CT) * (4 - SM_PF_EXP_K) / 4); b += 64)
+                __builtin_prefetch(p2 + ((size_t)c * sizeof(SM_CT) * (4 - SM_PF_EXP_K) / 4) + b, 0, 2);
+        const SM_CT *xc = x + c;
+        SM_CT *yc = y + c;
+        int64_t i = 0;
+        for (; i + 4 * VW <= len; i += 4 * VW) {
+            vf e0 = SM_EXP_ROW(LD(xc + i)), e1 = SM_EXP_ROW(LD(xc + i + VW));
+            vf e2 = SM_EXP_ROW(LD(xc + i + 2 * VW)), e3 = SM_EXP_ROW(LD(xc + i + 3 * VW));
+            ST(yc + i, vf_mul(e0, inv));
+            ST(yc + i + VW, vf_mul(e1, inv));
+            ST(yc + i + 2 * VW, vf_mul(e2, inv));
+            ST(yc + i + 3 * VW, vf_mul(e3, inv));
+        }
+        for (; i < len; i += VW) {
+            size_t k = (size_t)(len - i) < VW ? (size_t)(len - i) : VW;
+            STN(yc + i, vf_mul(SM_EXP_ROW(LDN(xc + i, k, m)), inv), k);
+        }
+    }
+#else
+    const vf c = vf_set1(-(m * CANNON_LOG2E));
+    int64_t i = 0;
+    (void)pf;
+    (void)kind;
+    for (; i + 4 * VW <= n; i += 4 * VW) {
+        vf x0, x1, x2, x3;
+#if SM_PAIRS
+        sm_bf16_load2(x + i, &x0, &x1);
+        sm_bf16_load2(x + i + 2 * VW, &x2, &x3);
+#else
+        x0 = LD(x + i);
+        x1 = LD(x + i + VW);
+        x2 = LD(x + i + 2 * VW);
+        x3 = LD(x + i + 3 * VW);
+#endif
+        vf e0 = vf_mul(sm16_exp2(sm16_arg(x0, vm, c)), inv), e1 = vf_mul(sm16_exp2(sm16_arg(x1, vm, c)), inv);
+        vf e2 = vf_mul(sm16_exp2(sm16_arg(x2, vm, c)), inv), e3 = vf_mul(sm16_exp2(sm16_arg(x3, vm, c)), inv);
+#if SM_PAIRS
+        sm_bf16_store2_nosub(y + i, e0, e1);
+        sm_bf16_store2_nosub(y + i + 2 * VW, e2, e3);
+#else
+        SM_ST_NOSUB(y + i, e0);
+        SM_ST_NOSUB(y + i + VW, e1);
+        SM_ST_NOSUB(y + i + 2 * VW, e2);
+        SM_ST_NOSUB(y + i + 3 * VW, e3);
+#endif
+    }
+    for (; i < n; i += VW) {
+        size_t k = (size_t)(n - i) < VW ? (size_t)(n - i) : VW;
+        STN(y + i, vf_mul(sm16_exp2(sm16_arg(LDN(x + i, k, m), vm, c)), inv), k);
+    }
+#endif
+}
+
+/* FN(write_soft_x_body), one compiled loop per kind (see FN(row_sumexp_kind)). */
+static void FN(write_soft_x)(const SM_CT *x, SM_CT *y, int64_t n, float m, double s, const char *pf, int kind)
+{
+#if SM_IS_F32
+    switch (kind) {
+#ifdef SM_EXP_WIDE
+    case SM_KIND_WIDE:
+        FN(write_soft_x_body)(x, y, n, m, s, pf, SM_KIND_WIDE);
+        return;
+#endif
+    default:
+        FN(write_soft_x_body)(x, y, n, m, s, pf, SM_KIND_NARROW);
+        return;
+    }
+#else
+    FN(write_soft_x_body)(x, y, n, m, s, pf, kind);
+#endif
 }
 
 /* The fast sum is accurate to a small relative error of s, which log(s) turns into an absolute
@@ -441,12 +550,21 @@ static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, flo
         const int fc = FN(fast_test)(x, n, &m);
 #endif
         if (fc) {
-#if SM_IS_F32 && defined(SM_EXP_WIDE)
-            if (fc == 2)
-                s = FN(row_sumexp_wide)(x, n, m, lg ? NULL : scratch, pf);
-            else
+            const int recompute = !lg && !nt && n * (int64_t)sizeof(SM_CT) >= SM_RECOMPUTE_MIN_BYTES;
+#if SM_IS_F32
+            const int kind = fc == 2 ? SM_KIND_WIDE : SM_KIND_NARROW;
+            if (recompute) {
+                FN(write_soft_x)(x, y, n, m, FN(row_sumexp_kind)(x, n, m, NULL, pf, kind), pf, kind);
+                return;
+            }
+            s = FN(row_sumexp_kind)(x, n, m, lg ? NULL : scratch, pf, kind);
+#else
+            if (recompute) {
+                FN(write_soft_x)(x, y, n, m, FN(row_sumexp_fast)(x, n, m, NULL, pf, 1), pf, 0);
+                return;
+            }
+            s = FN(row_sumexp_fast)(x, n, m, lg ? NULL : scratch, pf, !nt);
 #endif
-                s = FN(row_sumexp_fast)(x, n, m, lg ? NULL : scratch, pf, !nt);
             if (lg && s < SM_FAST_LOG_RESUM)
                 s = FN(row_sumexp)(x, n, m, NULL);
             if (pf && SM_PF_EXP_K < 4)

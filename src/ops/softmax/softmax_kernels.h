@@ -34,6 +34,14 @@ enum sm_dtype { SM_F32 = 0, SM_F16 = 1, SM_BF16 = 2, SM_F64 = 3 };
 /* The write pass of such a row prefetches its share of the next row in chunks of this many
  * elements (see FN(fast_write_pf)). */
 #define SM_PF_WRITE_CHUNK 512
+/* Fast-path softmax rows of at least this many bytes keep no exponentials: the write pass
+ * computes them again (the same function of x, so the same bits). Their fp32 scratch no longer
+ * fits in L1 beside the row, and the L2 traffic of storing it (write, its read for ownership, the
+ * eviction) and reading it back costs about as much as a second exp, or more for 16-bit rows,
+ * whose scratch is twice their size (1 thread, CPU time, interleaved with a copy of the same
+ * bytes into the same output buffer, Zen 5, medians of five: bf16 [512,32000] 10% faster, fp32
+ * [512,32000] within the noise, 0.99; rows of 1024 fp32 were 30% slower). */
+#define SM_RECOMPUTE_MIN_BYTES 32768
 /* Such rows go in blocks of about this many input bytes (at least one row), so that most rows
  * have their successor in the same block, i.e. on the same worker. */
 #define SM_PREFETCH_BLOCK_BYTES (1024 * 1024)
