@@ -77,3 +77,23 @@ def test_short_rows_independent(L, isa, dtype, n):
         for r in (0, 3, 11, 36):
             one = run_forward(L, op, np.ascontiguousarray(xq[r:r + 1]), dtype, -1)
             assert np.array_equal(one.view(np.uint8), full[r:r + 1].view(np.uint8)), f"{op} {dtype} n={n} row {r}"
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float32", "float16"])
+@pytest.mark.parametrize("n", [64, 128, 200, 512])
+def test_short_rows_tiny_and_near_zero(L, isa, dtype, n):
+    """Rows whose log-softmax outputs come near 0 or whose x - max is subnormal: the bf16 batch
+    kernel stores its log-softmax outputs without a subnormal check (none can occur there)."""
+    rng = np.random.default_rng(13)
+    x = rng.uniform(-4, 4, size=(19, n))
+    x[0] = rng.uniform(1, 2, n) * 1e-39  # subnormal inputs, x - max subnormal
+    x[1] = -20.0  # one dominant element: sum just above 1 (summed again exactly)
+    x[1, n // 3] = 0.0
+    x[2] = 3e-39  # all equal and subnormal: log n
+    x[3] = rng.uniform(-1e-3, 0, n)  # a tiny spread: every exponential near 1
+    x[4] = -2.0
+    x[4, ::7] = -2.0 + 1e-30  # x - max rounds to 0 or to -1e-30 (bf16: not representable)
+    xq, xv = quantize(x, dtype)
+    for op in ("softmax", "log_softmax"):
+        ours = decode(run_forward(L, op, xq, dtype, -1), dtype)
+        check(ours, ref_forward(xv, -1, op), dtype, f"{op} {dtype} {n} {isa}")

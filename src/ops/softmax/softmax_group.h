@@ -17,7 +17,7 @@
 static void FN(group_rows)(const SM_CT *x, SM_CT *y, int64_t g, int64_t n, int lg, int nt, float *scratch)
 {
     float m[SM_GROUP_ROWS], sc[SM_GROUP_ROWS + VW];
-    double s[SM_GROUP_ROWS];
+    double s[SM_GROUP_ROWS] = {0}; /* all set below; the initialiser quiets gcc -O1 maybe-uninitialized */
     int fast[SM_GROUP_ROWS];
     for (int64_t r = 0; r < g; r++)
         fast[r] = FN(fast_test)(x + r * n, n, &m[r]);
@@ -140,6 +140,23 @@ VI __m512 smg_keys_fold(__m512i v, int is_max)
     const __m512i b = _mm512_xor_si512(k, _mm512_and_si512(_mm512_srai_epi32(k, 31), _mm512_set1_epi32(0x7fff)));
     return _mm512_castsi512_ps(_mm512_slli_epi32(b, 16));
 }
+/* sm_log_sums for the 16 sums of a batch at once (the same values: vf_log of the sums rounded to
+ * fp32, libm's double log for sums below 2), without its scalar conversion loops and the stall
+ * of reloading their stores as a vector; lanes outside @p live are left to vf_log. */
+static inline void smg_log_sums16(const double *s, float *out, __mmask16 live)
+{
+    const __m512d s0 = _mm512_load_pd(s), s1 = _mm512_load_pd(s + 8);
+    const vf sf = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(_mm512_cvtpd_ps(s0))),
+                                                       _mm256_castps_pd(_mm512_cvtpd_ps(s1)), 1));
+    _mm512_store_ps(out, vf_log(sf));
+    const __m512d two = _mm512_set1_pd(2.0);
+    unsigned lt2 = (unsigned)(_mm512_cmp_pd_mask(s0, two, _CMP_LT_OQ) |
+                              ((unsigned)_mm512_cmp_pd_mask(s1, two, _CMP_LT_OQ) << 8)) & live;
+    for (; lt2; lt2 &= lt2 - 1) {
+        const int r = __builtin_ctz(lt2);
+        out[r] = (float)log_d(s[r]);
+    }
+}
 #endif /* SMG_TREES_DEFINED */
 
 #if SM_IS_F32
@@ -174,8 +191,10 @@ VI void FN(smg_minmax)(const float *x, int64_t n, __m512i *mx, __m512i *mn)
 /* FN(row_sumexp_fast)'s exponentials and sum for one row, the sum left as 8 fp64 lanes: eight
  * exp vectors added in fp32 (a fixed tree of depth 3) per fp64 accumulation; the rest (up to 7
  * vectors and a partial one) added in order in fp32, then accumulated once. Reads ahead the
- * bytes at @p pf (unless NULL) as far as it reads x (the same row of the next batch). */
-VI __m512d FN(smg_sumexp)(const float *x, int64_t n, float m, float *e, const char *pf, __m512i sm_tbl_)
+ * bytes at @p pf (unless NULL) as far as it reads x (the same row of the next batch), and
+ * fetches for writing those at @p pw (the row's output, see FN(fwd_batch)). */
+VI __m512d FN(smg_sumexp)(const float *x, int64_t n, float m, float *e, const char *pf, const char *pw,
+                          __m512i sm_tbl_)
 {
     const vf vm = vf_set1(m);
     vd a = vd_zero();
@@ -183,6 +202,8 @@ VI __m512d FN(smg_sumexp)(const float *x, int64_t n, float m, float *e, const ch
     for (; i + 8 * VW <= n; i += 8 * VW) {
         for (size_t l = 0; pf && l < 8 * VW * sizeof(SM_CT); l += 64)
             __builtin_prefetch(pf + (size_t)i * sizeof(SM_CT) + l, 0, SMG_PF_LOC);
+        for (size_t l = 0; pw && l < 8 * VW * sizeof(SM_CT); l += 64)
+            __builtin_prefetch(pw + (size_t)i * sizeof(SM_CT) + l, 1, SMG_PF_LOC);
         vf e0 = SM_EXP_FAST(vf_sub(LD(x + i), vm)), e1 = SM_EXP_FAST(vf_sub(LD(x + i + VW), vm));
         vf e2 = SM_EXP_FAST(vf_sub(LD(x + i + 2 * VW), vm)), e3 = SM_EXP_FAST(vf_sub(LD(x + i + 3 * VW), vm));
         vf e4 = SM_EXP_FAST(vf_sub(LD(x + i + 4 * VW), vm)), e5 = SM_EXP_FAST(vf_sub(LD(x + i + 5 * VW), vm));
@@ -202,6 +223,8 @@ VI __m512d FN(smg_sumexp)(const float *x, int64_t n, float m, float *e, const ch
     if (i < n) {
         for (size_t l = 0; pf && l < (size_t)(n - i) * sizeof(SM_CT); l += 64)
             __builtin_prefetch(pf + (size_t)i * sizeof(SM_CT) + l, 0, SMG_PF_LOC);
+        for (size_t l = 0; pw && l < (size_t)(n - i) * sizeof(SM_CT); l += 64)
+            __builtin_prefetch(pw + (size_t)i * sizeof(SM_CT) + l, 1, SMG_PF_LOC);
         vf t = vf_set1(0.0f);
         for (; i < n; i += VW) {
             const size_t k = (size_t)(n - i) < VW ? (size_t)(n - i) : VW;
@@ -221,8 +244,9 @@ VI __m512d FN(smg_sumexp)(const float *x, int64_t n, float m, float *e, const ch
 VI void FN(smg_minmax)(const uint16_t *x, int64_t n, __m512i *mx, __m512i *mn) { sm16_minmax_vec(x, n, mx, mn); }
 
 /* FN(row_sumexp_fast)'s exponentials (same layout) and its four fp32 accumulators, added; reads
- * ahead at @p pf as the fp32 version does. */
-VI vf FN(smg_sumexp)(const uint16_t *x, int64_t n, float m, float cm, float *e, const char *pf, int perm)
+ * ahead at @p pf and @p pw as the fp32 version does. */
+VI vf FN(smg_sumexp)(const uint16_t *x, int64_t n, float m, float cm, float *e, const char *pf, const char *pw,
+                     int perm)
 {
     const vf vm = vf_set1(m), c = vf_set1(cm);
     vf a0 = vf_set1(0.0f), a1 = a0, a2 = a0, a3 = a0;
@@ -230,6 +254,8 @@ VI vf FN(smg_sumexp)(const uint16_t *x, int64_t n, float m, float cm, float *e, 
     for (; i + 4 * VW <= n; i += 4 * VW) {
         for (size_t l = 0; pf && l < 4 * VW * sizeof(SM_CT); l += 64)
             __builtin_prefetch(pf + (size_t)i * sizeof(SM_CT) + l, 0, SMG_PF_LOC);
+        for (size_t l = 0; pw && l < 4 * VW * sizeof(SM_CT); l += 64)
+            __builtin_prefetch(pw + (size_t)i * sizeof(SM_CT) + l, 1, SMG_PF_LOC);
         vf x0, x1, x2, x3;
         if (perm) {
             sm_bf16_load2(x + i, &x0, &x1);
@@ -255,6 +281,8 @@ VI vf FN(smg_sumexp)(const uint16_t *x, int64_t n, float m, float cm, float *e, 
     }
     for (size_t l = 0; pf && i < n && l < (size_t)(n - i) * sizeof(SM_CT); l += 64)
         __builtin_prefetch(pf + (size_t)i * sizeof(SM_CT) + l, 0, SMG_PF_LOC);
+    for (size_t l = 0; pw && i < n && l < (size_t)(n - i) * sizeof(SM_CT); l += 64)
+        __builtin_prefetch(pw + (size_t)i * sizeof(SM_CT) + l, 1, SMG_PF_LOC);
     for (; i < n; i += VW) {
         const size_t k = (size_t)(n - i) < VW ? (size_t)(n - i) : VW;
         vf e0 = sm16_exp2(sm16_arg(LDN(x + i, k, m), vm, c));
@@ -266,6 +294,24 @@ VI vf FN(smg_sumexp)(const uint16_t *x, int64_t n, float m, float cm, float *e, 
     }
     return vf_add(vf_add(a0, a1), vf_add(a2, a3));
 }
+/* FN(write_log) for a fast row (nt == 0): the same outputs, stored by vcvtne2ps2bf16 without
+ * sm_bf16_store2's test for zero and subnormal lanes, which no output here has apart from exact
+ * zeros (converted exactly): y = (x - m) - log s with x - m <= 0 and log s >= 0 (the sum counts
+ * exp(0) = 1 for the max; sums below 2 are exact, so log s is 0 or at least 2^-53), no
+ * cancellation, and a subnormal x - m makes its exponential 1, so s >= 2 and |y| >= log 2.
+ * The test cost 0.7 cycles per 16 elements of a 128-element row in L1. */
+VI void FN(smg_write_log)(const uint16_t *x, uint16_t *y, int64_t n, float m, float l)
+{
+    const vf vm = vf_set1(m), ls = vf_set1(l);
+    int64_t i = 0;
+    for (; i + 2 * VW <= n; i += 2 * VW) {
+        vf ev, od;
+        sm_bf16_load2(x + i, &ev, &od);
+        sm_bf16_store2_nosub(y + i, vf_sub(vf_sub(ev, vm), ls), vf_sub(vf_sub(od, vm), ls));
+    }
+    if (i < n)
+        FN(write_log)(x + i, y + i, n - i, 0, m, l);
+}
 #endif
 
 /* Up to 16 rows (b >= 1) of n <= SM_GROUP_R_MAX elements; @p e holds b * n + VW floats.
@@ -274,11 +320,19 @@ VI vf FN(smg_sumexp)(const uint16_t *x, int64_t n, float m, float cm, float *e, 
  * The exp phase reads the next b rows ahead (the next batch, or the next group of FN(units),
  * which starts there) when @p pf: without it memory idles through the exp and write phases, the
  * max/min phase then stalling on every line. Past the end of the tensor, prefetches just do not
- * fault. */
+ * fault. The exp phase also fetches each row's output lines (for writing; not for streaming
+ * stores or batches above 8 KiB), so that the write phase's stores hit the cache instead of
+ * each waiting for its line: 1 thread, 65536 rows, CPU time against a copy of the same bytes,
+ * interleaved, machine load 7: rows of 128 fp32 softmax 49 -> 67% of the floor, log-softmax
+ * 52 -> 68%, bf16 softmax 47 -> 61%, log-softmax 43 -> 51%; rows of 512 bf16 52 -> 57%. */
 VI void FN(fwd_batch)(const SM_CT *x, SM_CT *y, int64_t b, int64_t n, int lg, int nt, float *e, int pf)
 {
     __m512i mx[16], mn[16];
     float mv[16] __attribute__((aligned(64))), sc[16] __attribute__((aligned(64)));
+    /* Output lines fetched ahead (see above): not for streaming stores, nor for batches of more
+     * than 8 KiB (fp32 rows of 512), whose input, scratch, next input and output would overflow
+     * L1 (there it measured 3 and 6 points of the floor slower in two A/B runs, even in a third). */
+    const int pwo = !nt && b * n * (int64_t)sizeof(SM_CT) <= 8192;
     double s[16] __attribute__((aligned(64)));
     for (int64_t r = 0; r < b; r++)
         FN(smg_minmax)(x + r * n, n, &mx[r], &mn[r]);
@@ -308,7 +362,8 @@ VI void FN(fwd_batch)(const SM_CT *x, SM_CT *y, int64_t b, int64_t n, int lg, in
     SM_EXP_FAST_SETUP;
     for (int r = 0; r < 16; r++) {
         const char *ahead = pf ? smg_ahead(x, (b + r) * n * (int64_t)sizeof(SM_CT)) : NULL;
-        sd[r] = ((fast >> r) & 1u) ? FN(smg_sumexp)(x + r * n, n, mv[r], lg ? NULL : e + r * n, ahead, sm_tbl_)
+        sd[r] = ((fast >> r) & 1u) ? FN(smg_sumexp)(x + r * n, n, mv[r], lg ? NULL : e + r * n, ahead,
+                                                            pwo ? (const char *)(y + r * n) : NULL, sm_tbl_)
                                    : _mm512_set1_pd(0.125);
     }
     smg_tree16_pd(sd, S);
@@ -317,7 +372,8 @@ VI void FN(fwd_batch)(const SM_CT *x, SM_CT *y, int64_t b, int64_t n, int lg, in
     for (int r = 0; r < 16; r++) {
         const char *ahead = pf ? smg_ahead(x, (b + r) * n * (int64_t)sizeof(SM_CT)) : NULL;
         sf[r] = _mm512_castps_si512(((fast >> r) & 1u)
-                                        ? FN(smg_sumexp)(x + r * n, n, mv[r], cv[r], lg ? NULL : e + r * n, ahead, !nt)
+                                        ? FN(smg_sumexp)(x + r * n, n, mv[r], cv[r], lg ? NULL : e + r * n, ahead,
+                                                          pwo ? (const char *)(y + r * n) : NULL, !nt)
                                         : vf_set1(0.0625f));
     }
     const vf Sf = _mm512_castsi512_ps(smg_tree16(sf, SMG_ADDPS));
@@ -334,10 +390,17 @@ VI void FN(fwd_batch)(const SM_CT *x, SM_CT *y, int64_t b, int64_t n, int lg, in
         for (int r = 0; r < 16; r++)
             if (((fast >> r) & 1u) && s[r] < SM_FAST_LOG_RESUM)
                 s[r] = FN(row_sumexp)(x + r * n, n, mv[r], NULL);
-        sm_log_sums(s, sc, b);
+        smg_log_sums16(s, sc, fast);
         for (int64_t r = 0; r < b; r++)
-            if ((fast >> r) & 1u)
+            if ((fast >> r) & 1u) {
+#if SM_IS_BF16
+                if (!nt) {
+                    FN(smg_write_log)(x + r * n, y + r * n, n, mv[r], sc[r]);
+                    continue;
+                }
+#endif
                 FN(write_log)(x + r * n, y + r * n, n, nt, mv[r], sc[r]);
+            }
     } else {
         for (int64_t r = 0; r < b; r++)
             if ((fast >> r) & 1u)
@@ -368,14 +431,18 @@ static void FN(fwd_group_pf)(const SM_CT *x, SM_CT *y, int64_t g, int64_t n, int
 {
 #ifdef SMG_BATCH
     /* FN(units)'s group size for this row length. The batch kernel's fixed costs (three trees of
-     * 16 lanes, the vector division or log) pay off in full batches of 16 rows, and for bf16 in
-     * half batches of long rows; other groups keep the group path (in L2, CPU time, Zen 5,
-     * against it: 16 rows of 128 18-30% faster, 8 of 512 bf16 3-6% faster but fp32 2-10% slower,
-     * 8 of 128 and 4 of 512 5-20% slower). The choice depends on n and the type alone, so every
-     * row of a tensor takes the same path whatever the block split. */
+     * 16 lanes, the vector division or log) pay off in full batches of 16 rows, and in half
+     * batches of long rows; other groups keep the group path (in L2, CPU time, Zen 5, against
+     * it: 16 rows of 128 18-30% faster, 8 of 512 bf16 3-6% faster, 8 of 128 and 4 of 512 5-20%
+     * slower). fp32 rows of 512 in batches of 8 were 2-10% slower in L2 but not from memory,
+     * where they run (the group path does not read ahead): 1 thread, 65536x512, CPU time
+     * against a copy, load 4-7, log-softmax 60-62% -> 66-67% of the floor, softmax 60-62% ->
+     * 62-65% (within the noise). The choice depends on
+     * n and the type alone, so every row of a tensor takes the same path whatever the block
+     * split. */
     int64_t grp = SM_GROUP_ELEMS / (n > 0 ? n : 1);
     grp = grp > SM_GROUP_ROWS ? SM_GROUP_ROWS : grp < 2 ? 2 : grp;
-    if (!(grp >= 16 || (grp >= 8 && n >= 256 && !SM_IS_F32))) {
+    if (!(grp >= 16 || (grp >= 8 && n >= 256))) {
         FN(group_rows)(x, y, g, n, lg, nt, scratch);
         return;
     }
