@@ -121,6 +121,35 @@ def test_layer_norm_offset_rows(mu, sd, isa):
     close(read(r2), rr, ACL_FLOAT, "rms rstd")
 
 
+# The forward's row sums are fp32 runs folded into fp64 around a shift (the mean of the first 16
+# elements), summed again around the mean found when the shift is more than a standard deviation
+# away. Mean and rstd must stay within a few fp32 ulps of the float64 values (far tighter than
+# the standard) for rows whose first elements are far from the mean: a ramp, outliers among the
+# first 16, a large offset, and rows shorter than 16 and than a vector; RmsNorm's rstd likewise.
+@pytest.mark.parametrize("R", [5, 13, 40, 4160])
+def test_forward_stats_tight(R, isa):
+    rng = np.random.default_rng(53)
+    rows = 6
+    x = rng.normal(0.0, 1.0, (rows, R))
+    x[0] = np.linspace(-50.0, 150.0, R)       # the first elements are 1.7 std below the mean
+    x[1, :min(R, 16)] += 1000.0                # outliers among the first 16
+    x[2] = 1e4 + rng.normal(0.0, 1e-2, R)      # |mean| / std = 1e6
+    x[3] = rng.uniform(-1.0, 1.0, R) * 1e-3 + 7.0
+    x[4, 0] = -300.0
+    x = quantize(x, ACL_FLOAT)
+    out, mean, rstd = empty((rows, R)), empty((rows, 1)), empty((rows, 1))
+    call("aclnnLayerNorm", tensor(x, ACL_FLOAT), int_array([R]), None, None, dbl(1e-5), out, mean, rstd)
+    m = x.mean(axis=1, keepdims=True)
+    r = 1 / np.sqrt(x.var(axis=1, keepdims=True) + 1e-5)
+    ulp = 2.0 ** -23
+    assert np.all(np.abs(read(mean) - m) <= 2 * ulp * np.abs(m) + 1e-6 / r), (read(mean) - m).ravel()
+    assert np.all(np.abs(read(rstd) / r - 1) <= 4 * ulp), (read(rstd) / r - 1).ravel()
+    y, r2 = empty((rows, R)), empty((rows, 1))
+    call("aclnnRmsNorm", tensor(x, ACL_FLOAT), tensor(np.ones(R), ACL_FLOAT), dbl(1e-6), y, r2)
+    rr = 1 / np.sqrt((x * x).mean(axis=1, keepdims=True) + 1e-6)
+    assert np.all(np.abs(read(r2) / rr - 1) <= 4 * ulp), (read(r2) / rr - 1).ravel()
+
+
 DET_SCRIPT = r"""
 import hashlib, os, sys
 sys.path.insert(0, %r)
