@@ -224,6 +224,140 @@ static void FN(app_chan)(const nb_args *a, int64_t c)
         FN(app_span)(a, (o * C + c) * I, I, mh, ml, ah, al, cb, ck, a->nt, o < a->pf_split ? 0 : pf);
 }
 
+/* Run o of both halves of a pipeline step in one loop (see pipe_chan): the sums of a run of
+ * channel cr at x/g (exactly red_run_k's order: pairs of vectors from the run's start, then the
+ * tail) and the elementwise pass of a run of channel ca at ax/ag -> out, vector for vector, with
+ * the prefetch of the run pfd elements ahead of x/g spread over it, so that memory is read at
+ * an even rate while both compute instead of in bursts. The elementwise half is shifted by the
+ * output's alignment head (written first), so its streaming stores are aligned. Always inlined
+ * with constant stats/ux/ug/nt. */
+VI void FN(pipe_run_k)(const NCT *x, const NCT *g, int64_t I, vf m, vd *s0, vd *q0, vd *s1, vd *q1, int64_t pfd,
+                       const NCT *ax, const NCT *ag, NCT *out, vf mh, vf ml, vf ah, vf al, vf cb, vf ck,
+                       const int stats, const int ux, const int ug, const int nt)
+{
+    const vf zero = vf_set1(0.0f);
+    int64_t h = 0;
+    if (nt) {
+        const uintptr_t addr = (uintptr_t)out;
+        h = (int64_t)(((64 - addr % 64) % 64) / sizeof(NCT));
+        if (h > I)
+            h = I;
+        for (int64_t j = 0; j < h;) {
+            const size_t n = (size_t)(h - j < VW ? h - j : VW);
+            vf xv = ux ? LDN(ax, j, n) : zero, gv = ug ? LDN(ag, j, n) : zero;
+            STN(out, j, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck), n);
+            j += (int64_t)n;
+        }
+    }
+    int64_t i = 0;
+    for (; i + 2 * VW <= I && h + i + 2 * VW <= I; i += 2 * VW) {
+        __builtin_prefetch(x + i + pfd, 0, 2);
+        __builtin_prefetch(x + i + VW + pfd, 0, 2);
+        if (!stats) {
+            __builtin_prefetch(g + i + pfd, 0, 2);
+            __builtin_prefetch(g + i + VW + pfd, 0, 2);
+        }
+        if (stats) {
+            vf d0 = vf_sub(LD(x, i), m), d1 = vf_sub(LD(x, i + VW), m);
+            *s0 = vd_add(*s0, d0);
+            *q0 = vd_add_mul(*q0, d0, d0);
+            *s1 = vd_add(*s1, d1);
+            *q1 = vd_add_mul(*q1, d1, d1);
+        } else {
+            vf g0 = LD(g, i), g1 = LD(g, i + VW);
+            *s0 = vd_add(*s0, g0);
+            *q0 = vd_add_mul(*q0, g0, vf_sub(LD(x, i), m));
+            *s1 = vd_add(*s1, g1);
+            *q1 = vd_add_mul(*q1, g1, vf_sub(LD(x, i + VW), m));
+        }
+        const int64_t j = h + i;
+        vf xa = ux ? LD(ax, j) : zero, ga = ug ? LD(ag, j) : zero;
+        vf xb = ux ? LD(ax, j + VW) : zero, gb = ug ? LD(ag, j + VW) : zero;
+        vf ya = FN(app_one)(ux, ug, xa, ga, mh, ml, ah, al, cb, ck);
+        vf yb = FN(app_one)(ux, ug, xb, gb, mh, ml, ah, al, cb, ck);
+        if (nt) {
+            SS(out, j, ya);
+            SS(out, j + VW, yb);
+        } else {
+            ST(out, j, ya);
+            ST(out, j + VW, yb);
+        }
+    }
+    /* What is left of either half (the sums continue in the same order). */
+    if (i < I)
+        FN(red_run_k)(x + i, stats ? NULL : g + i, I - i, m, s0, q0, s1, q1, stats, 1, pfd);
+    if (h + i < I)
+        FN(app_span_k)(ux ? ax + h + i : NULL, ug ? ag + h + i : NULL, out + h + i, I - h - i, mh, ml, ah, al, cb,
+                       ck, nt, 0, ux, ug);
+}
+
+/* One step of the fused kernel's pipeline (channel-first data, I > 1): the sums of channel cr
+ * (r's partials, the same O-ranges summed in the same order as red_runs, so the same bits) and
+ * the elementwise pass of channel ca (a's coefficients), run by run: run o of both in one loop.
+ * cr or ca < 0: that half is skipped. Channel ca was read (summed) in the previous step and is
+ * still in L2 (or L3), so while its output is written, memory reads the next channel instead of
+ * idling; the cache holds about one slice throughout, since ca's runs die in the order cr's
+ * runs arrive. The runs of cr are read pf_runs runs ahead with software prefetches (the hardware
+ * prefetchers do not follow runs strided by C*I elements), past the last one into channel nxt's
+ * first runs (nxt < 0: none); the values never depend on them. */
+static void FN(pipe_chan)(const nb_args *r, const nb_args *a, int64_t cr, int64_t ca, int64_t nxt, int64_t pf_runs)
+{
+    const int64_t C = r->C, I = r->I, O = r->O, span = r->span;
+    const NCT *rx = (const NCT *)r->x, *rg = (const NCT *)r->g;
+    const int stats = r->mode == NB_RED_STATS;
+    const vf m = cr >= 0 ? vf_set1(stats ? cannon_norm_ld(rx, cr * I, r->dtype) : r->center[cr]) : vf_set1(0.0f);
+    const float *co = a->co;
+    const int64_t cc = ca >= 0 ? ca : 0;
+    const vf mh = vf_set1(co ? co[cc] : 0.0f), ml = vf_set1(co ? co[C + cc] : 0.0f),
+             ah = vf_set1(co ? co[2 * C + cc] : 0.0f), al = vf_set1(co ? co[5 * C + cc] : 0.0f),
+             cb = vf_set1(co ? co[3 * C + cc] : 0.0f), ck = vf_set1(co ? co[4 * C + cc] : 0.0f);
+    const NCT *ax = (const NCT *)a->x, *ag = (const NCT *)a->g;
+    NCT *out = (NCT *)a->out;
+    const int nt = a->nt;
+    /* The one-loop forms: forward (stats, x) and training backward (grad, x and dy). */
+    const int fwd1 = stats && a->use_x && !a->use_g, bwd1 = !stats && a->use_x && a->use_g;
+    for (int64_t o0 = 0, p = 0; o0 < O; o0 += span, p++) {
+        const int64_t o1 = o0 + span < O ? o0 + span : O;
+        vd s0 = vd_zero(), q0 = vd_zero(), s1 = vd_zero(), q1 = vd_zero();
+        for (int64_t o = o0; o < o1; o++) {
+            const int64_t base = (o * C + cr) * I, abase = (o * C + ca) * I;
+            /* Distance to the run pf_runs ahead: same channel, or nxt's runs after the last. */
+            int64_t pfd = 0;
+            if (o + pf_runs < O)
+                pfd = pf_runs * C * I;
+            else if (nxt >= 0)
+                pfd = ((o + pf_runs - O) * C + nxt) * I - base;
+            if (cr >= 0 && ca >= 0 && (fwd1 || bwd1)) {
+                if (fwd1 && nt)
+                    FN(pipe_run_k)(rx + base, NULL, I, m, &s0, &q0, &s1, &q1, pfd, ax + abase, NULL, out + abase, mh,
+                                   ml, ah, al, cb, ck, 1, 1, 0, 1);
+                else if (fwd1)
+                    FN(pipe_run_k)(rx + base, NULL, I, m, &s0, &q0, &s1, &q1, pfd, ax + abase, NULL, out + abase, mh,
+                                   ml, ah, al, cb, ck, 1, 1, 0, 0);
+                else if (nt)
+                    FN(pipe_run_k)(rx + base, rg + base, I, m, &s0, &q0, &s1, &q1, pfd, ax + abase, ag + abase,
+                                   out + abase, mh, ml, ah, al, cb, ck, 0, 1, 1, 1);
+                else
+                    FN(pipe_run_k)(rx + base, rg + base, I, m, &s0, &q0, &s1, &q1, pfd, ax + abase, ag + abase,
+                                   out + abase, mh, ml, ah, al, cb, ck, 0, 1, 1, 0);
+                continue;
+            }
+            if (cr >= 0) {
+                if (stats)
+                    FN(red_run_k)(rx + base, NULL, I, m, &s0, &q0, &s1, &q1, 1, 1, pfd);
+                else
+                    FN(red_run_k)(rx + base, rg + base, I, m, &s0, &q0, &s1, &q1, 0, 1, pfd);
+            }
+            if (ca >= 0)
+                FN(app_span)(a, abase, I, mh, ml, ah, al, cb, ck, nt, 0);
+        }
+        if (cr >= 0) {
+            r->part[(p * 2 + 0) * C + cr] = vd_hsum(s0) + vd_hsum(s1);
+            r->part[(p * 2 + 1) * C + cr] = vd_hsum(q0) + vd_hsum(q1);
+        }
+    }
+}
+
 #include "nhwc_body.h"
 
 #include "ln_body.h"

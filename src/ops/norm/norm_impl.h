@@ -113,6 +113,23 @@ void NM_ENTRY(bn_app_chan)(const nb_args *a, int64_t c0, int64_t c1)
         vf_sfence();
 }
 
+void NM_ENTRY(bn_pipe_chan)(const nb_args *r, const nb_args *a, int64_t cr, int64_t ca, int64_t nxt, int64_t pf_runs)
+{
+    switch (r->dtype) {
+    case NM_F32:
+        pipe_chan_f32(r, a, cr, ca, nxt, pf_runs);
+        break;
+    case NM_F16:
+        pipe_chan_f16(r, a, cr, ca, nxt, pf_runs);
+        break;
+    default:
+        pipe_chan_bf16(r, a, cr, ca, nxt, pf_runs);
+        break;
+    }
+    if (ca >= 0 && a->nt)
+        vf_sfence();
+}
+
 void NM_ENTRY(ln)(const nl_args *a, int64_t u0, int64_t u1)
 {
     for (int64_t u = u0; u < u1; u++) {

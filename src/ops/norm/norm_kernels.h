@@ -78,6 +78,15 @@ void cannon_norm_bn_red_chan_avx512(const nb_args *a, int64_t c0, int64_t c1);
 void cannon_norm_bn_app_chan_scalar(const nb_args *a, int64_t c0, int64_t c1);
 void cannon_norm_bn_app_chan_avx2(const nb_args *a, int64_t c0, int64_t c1);
 void cannon_norm_bn_app_chan_avx512(const nb_args *a, int64_t c0, int64_t c1);
+/* One step of the fused kernel's pipeline: channel cr's partials (as bn_red_chan) and channel
+ * ca's elementwise pass (as bn_app_chan) run by run, the runs of cr read pf_runs runs ahead (then
+ * channel nxt's first runs); cr, ca or nxt < 0: none. */
+void cannon_norm_bn_pipe_chan_scalar(const nb_args *r, const nb_args *a, int64_t cr, int64_t ca, int64_t nxt,
+                                     int64_t pf_runs);
+void cannon_norm_bn_pipe_chan_avx2(const nb_args *r, const nb_args *a, int64_t cr, int64_t ca, int64_t nxt,
+                                   int64_t pf_runs);
+void cannon_norm_bn_pipe_chan_avx512(const nb_args *r, const nb_args *a, int64_t cr, int64_t ca, int64_t nxt,
+                                     int64_t pf_runs);
 void cannon_norm_ln_scalar(const nl_args *a, int64_t u0, int64_t u1);
 void cannon_norm_ln_avx2(const nl_args *a, int64_t u0, int64_t u1);
 void cannon_norm_ln_avx512(const nl_args *a, int64_t u0, int64_t u1);
