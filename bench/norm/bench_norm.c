@@ -4,6 +4,7 @@
  * case (CANNON_CPU_THREADS sets the threads). run_norm_bench.py adds the peers (torch, oneDNN).
  *
  *   bench_norm [--ns N] [--cases bn,ln,rms] [--layouts nchw,nhwc] [--shapes 32x64x56x56,64x256x14x14]
+ *              [--ab NAME]   (batch norm: each sample also with NAME=1, interleaved; one more line)
  *
  * One JSON line per case: median ms per fwd+bwd (and of fwd and bwd alone), the median copy
  * bandwidth of the samples taken between them, and floors = bytes of the passes / copy GB/s.
@@ -187,7 +188,22 @@ static double median(double *v, int n)
 
 typedef struct timing {
     double ms, ms_min, fwd_ms, bwd_ms, copy_gbs, fwd_min, bwd_min, copy_max;
+    double ab_ms, ab_min, ab_fwd, ab_bwd; /* --ab: the same with the variable set */
 } timing;
+
+/* --ab NAME: every sample is taken twice in turn, NAME unset and NAME=1, for an A/B in one
+ * process (for variables read when an operator is planned; the plans are made per call). */
+static const char *g_ab;
+
+static void ab_set(int on)
+{
+    if (!g_ab)
+        return;
+    if (on)
+        setenv(g_ab, "1", 1);
+    else
+        unsetenv(g_ab);
+}
 
 /* Copy, fwd+bwd, fwd and bwd samples in turn, ns times; medians of each. */
 static timing measure(void (*fn)(void *), void *ctx, int *what, int ns)
@@ -202,16 +218,28 @@ static timing measure(void (*fn)(void *), void *ctx, int *what, int ns)
     const int kf = calibrate(fn, ctx);
     *what = 2;
     const int kw = calibrate(fn, ctx);
+    double ab[3][64];
     for (int i = 0; i < ns; i++) {
         cp[i] = 2.0 * (double)g_copy.n * 8 / (sample(run_copy, NULL, kc) * 1e-3) / 1e9;
-        *what = 3;
-        both[i] = sample(fn, ctx, kb);
-        *what = 1;
-        fw[i] = sample(fn, ctx, kf);
-        *what = 2;
-        bw[i] = sample(fn, ctx, kw);
+        for (int v = 0; v < (g_ab ? 2 : 1); v++) {
+            ab_set(v);
+            *what = 3;
+            (v ? ab[0] : both)[i] = sample(fn, ctx, kb);
+            *what = 1;
+            (v ? ab[1] : fw)[i] = sample(fn, ctx, kf);
+            *what = 2;
+            (v ? ab[2] : bw)[i] = sample(fn, ctx, kw);
+        }
+        ab_set(0);
     }
     timing t;
+    memset(&t, 0, sizeof t);
+    if (g_ab) {
+        t.ab_ms = median(ab[0], ns);
+        t.ab_min = ab[0][0];
+        t.ab_fwd = median(ab[1], ns);
+        t.ab_bwd = median(ab[2], ns);
+    }
     t.copy_gbs = median(cp, ns);
     t.copy_max = cp[ns - 1];
     t.ms = median(both, ns);
@@ -247,6 +275,8 @@ int main(int argc, char **argv)
             layouts = argv[i + 1];
         else if (!strcmp(argv[i], "--shapes"))
             shapes_sel = argv[i + 1];
+        else if (!strcmp(argv[i], "--ab"))
+            g_ab = argv[i + 1];
     }
     if (ns < 1)
         ns = 1;
@@ -311,6 +341,10 @@ int main(int argc, char **argv)
                    nhwc ? "NHWC" : "NCHW", shape_names[s], threads, t.ms, t.ms_min, t.fwd_ms, t.bwd_ms,
                    5 * bytes / (t.ms * 1e6), t.copy_gbs, f5, 100 * f5 / t.ms, f8, 100 * f8 / t.ms, t.fwd_min,
                    t.bwd_min, t.copy_max);
+            if (g_ab)
+                printf("{\"ab\":\"%s\",\"layout\":\"%s\",\"shape\":\"%s\",\"threads\":%u,\"ms\":%.3f,\"ms_min\":%.3f,"
+                       "\"fwd_ms\":%.3f,\"bwd_ms\":%.3f}\n",
+                       g_ab, nhwc ? "NHWC" : "NCHW", shape_names[s], threads, t.ab_ms, t.ab_min, t.ab_fwd, t.ab_bwd);
             fflush(stdout);
             aclTensor *all[4] = {c.x, c.dy, c.y, c.dx};
             void *allp[4] = {bx, bdy, by, bdx};

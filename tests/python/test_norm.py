@@ -518,6 +518,53 @@ def test_errors():
     assert L is not None
 
 
+# Channels-last passes hand units to workers by share (worker w first takes the rows of share w,
+# then helps with the rest; see nm_bn_add_aff): the bits must not depend on the worker count,
+# including counts that do not divide the units and more workers than shares (20 > 16).
+CL_AFF_SCRIPT = r"""
+import hashlib, os, sys
+sys.path.insert(0, %r)
+import numpy as np
+import cannon_testlib as ct
+from norm_helpers import FMT_NHWC, bool_array, call, dbl, empty, flag, tensor
+h = hashlib.sha256()
+rng = np.random.default_rng(11)
+for shape in ((3, 20, 36, 200), (2, 30, 30, 48)):
+    C = shape[3]
+    x = tensor(rng.normal(3.0, 2.0, shape).astype(np.float32), ct.ACL_FLOAT, FMT_NHWC)
+    dy = tensor(rng.normal(0, 1, shape).astype(np.float32), ct.ACL_FLOAT, FMT_NHWC)
+    w, b = tensor(rng.uniform(0.5, 1.5, C)), tensor(rng.normal(0, 1, C))
+    rm, rv = tensor(np.zeros(C)), tensor(np.ones(C))
+    y, sm, si = empty(shape, ct.ACL_FLOAT, FMT_NHWC), empty((C,)), empty((C,))
+    call("aclnnBatchNorm", x, w, b, rm, rv, flag(True), dbl(0.1), dbl(1e-5), y, sm, si)
+    dx, gw, gb = empty(shape, ct.ACL_FLOAT, FMT_NHWC), empty((C,)), empty((C,))
+    call("aclnnBatchNormBackward", dy, x, w, rm, rv, sm, si, flag(True), dbl(1e-5), bool_array([True, True, True]),
+         dx, gw, gb)
+    m, i = empty((C,)), empty((C,))
+    call("aclnnBatchNormStats", x, dbl(1e-5), m, i)
+    a1, a2, a3, a4 = empty((C,)), empty((C,)), empty((C,)), empty((C,))
+    call("aclnnBatchNormReduceBackward", dy, x, sm, si, w, flag(True), flag(True), flag(True), a1, a2, a3, a4)
+    # The pieces equal the whole operator bit for bit.
+    assert m.view().tobytes() == sm.view().tobytes() and i.view().tobytes() == si.view().tobytes()
+    assert a3.view().tobytes() == gw.view().tobytes() and a4.view().tobytes() == gb.view().tobytes()
+    for t in (y, sm, si, rm, rv, dx, gw, gb):
+        h.update(np.ascontiguousarray(t.storage()).tobytes())
+print(h.hexdigest())
+"""
+
+
+def test_batch_norm_channels_last_same_bits_any_workers():
+    here = os.path.dirname(os.path.abspath(__file__))
+    digests = set()
+    for threads in ("1", "2", "3", "20"):
+        env = dict(os.environ, CANNON_CPU_THREADS=threads)
+        r = subprocess.run([sys.executable, "-c", CL_AFF_SCRIPT % here], env=env, capture_output=True, text=True,
+                           timeout=600)
+        assert r.returncode == 0, r.stderr
+        digests.add(r.stdout.strip())
+    assert len(digests) == 1, digests
+
+
 def test_batch_norm_fused_nt_unaligned_runs(isa):
     """Channel-first, output >= 8 MiB (streaming stores), runs of 130*129 floats, so every run but
     the first starts inside a cache line: the fused kernel's pipelined forward writes each run's

@@ -429,6 +429,9 @@ static aclnnStatus add_reduce(bn_plan *pl, int mode)
         refs[n++] = ws_ref(pl->ws_center, offsetof(nb_args, center));
     }
     refs[n++] = ws_ref(pl->ws_part, offsetof(nb_args, part));
+    /* Channels-last: worker-affine units (each worker sums the rows it will normalise). */
+    if (pl->I == 1 && a.units > 1)
+        return nm_bn_add_aff(pl->e, pl->api, &a, 0, refs, n);
     return cannonExecutorAddKernel(pl->e, pl->api, nm_bn_reduce_kernel, bd, &a, sizeof a, refs, n);
 }
 
@@ -464,7 +467,10 @@ static aclnnStatus add_apply(bn_plan *pl, int use_x, int use_g, int gated, int r
     refs[n++] = ws_ref(pl->ws_co, offsetof(nb_args, co));
     if (gated)
         refs[n++] = ws_ref(pl->ws_co + (uint64_t)(6 * pl->C) * sizeof(float), offsetof(nb_args, gate));
-    aclnnStatus st = cannonExecutorAddKernel(pl->e, pl->api, nm_bn_apply_kernel, bd, &a, sizeof a, refs, n);
+    /* Channels-last: the rows each worker summed (see nm_bn_add_aff). */
+    aclnnStatus st = pl->I == 1 && a.units > 1
+                         ? nm_bn_add_aff(pl->e, pl->api, &a, 1, refs, n)
+                         : cannonExecutorAddKernel(pl->e, pl->api, nm_bn_apply_kernel, bd, &a, sizeof a, refs, n);
     if (st == ACLNN_SUCCESS && pl->scatter_off != UINT64_MAX)
         st = cannonExecutorAddScatter(pl->e, pl->slot_o, pl->scatter_off);
     return st;

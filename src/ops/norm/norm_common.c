@@ -1,4 +1,6 @@
 /* Shared planning helpers and kernel entries of the norm operators (see norm_op.h). */
+#define _GNU_SOURCE /* sched_getcpu */
+#include <sched.h>
 #include <string.h>
 
 #include "../kernels/convert.h"
@@ -247,6 +249,109 @@ void nm_bn_red_chan(const nb_args *a, int64_t c0, int64_t c1)
 void nm_bn_app_chan(const nb_args *a, int64_t c0, int64_t c1)
 {
     NM_DISPATCH(bn_app_chan, a, c0, c1)
+}
+
+/* ---- worker-affine channels-last passes (see norm_op.h) ---- */
+typedef struct nm_zero_args {
+    int64_t *p;
+    int64_t n;
+} nm_zero_args;
+
+static int nm_zero_kernel(const cannon_kernel_ctx *ctx, void *args)
+{
+    (void)ctx;
+    const nm_zero_args *z = (const nm_zero_args *)args;
+    for (int64_t i = 0; i < z->n; i++)
+        __atomic_store_n(&z->p[i], 0, __ATOMIC_RELAXED);
+    return 0;
+}
+
+/* First unit of share @p s of @p S: the unit holding row O*s/S (rounded up), so the reduction's
+ * units (about 128 KiB) and the elementwise pass's (about 64 KiB) cut the rows at nearly the
+ * same places and a worker meets its own rows again. */
+static int64_t aff_lo(const nb_args *a, int64_t s, int64_t S)
+{
+    if (s >= S)
+        return a->units;
+    const int64_t row = a->O / S * s + a->O % S * s / S;
+    const int64_t u = (row + a->span - 1) / a->span;
+    return u < a->units ? u : a->units;
+}
+
+static int nm_bn_aff_kernel(const cannon_kernel_ctx *ctx, void *args)
+{
+    const nb_aff_args *f = (const nb_aff_args *)args;
+    const nb_args *a = &f->a;
+    if (f->apply && a->gate && *a->gate == 0.0f)
+        return 0;
+    const int64_t S = ctx->num_workers < 1 ? 1 : ctx->num_workers > NB_AFF_MAX ? NB_AFF_MAX : ctx->num_workers;
+    /* The share follows the core the block runs on, not the worker id: worker 0 is whichever
+     * thread runs the launch (the stream's thread, or an application thread that runs it while it
+     * synchronises), so the same id can be on another core from one pass to the next. */
+    int64_t w = (int64_t)ctx->worker_id;
+#if defined(__linux__)
+    const int cpu = sched_getcpu();
+    if (cpu >= 0)
+        w = cpu;
+#endif
+    w %= S;
+    for (int64_t k = 0; k < S; k++) {
+        const int64_t s = (w + k) % S, lo = aff_lo(a, s, S), hi = aff_lo(a, s + 1, S);
+        int64_t *cur = f->claim + s * NB_AFF_PAD;
+        /* After a reduction over the same rows, the share's last units are what the core read
+         * last (in its L2): start with them, then wrap to the share's start, each part walked
+         * forwards (as nm_bn_apply_kernel does over all blocks). */
+        int64_t rot = 0;
+        if (f->apply && a->rev && hi > lo) {
+            const int64_t per_unit = a->span * a->C * (int64_t)nm_esize(a->dtype) *
+                                     (int64_t)((a->use_x ? 1 : 0) + (a->use_g ? 1 : 0));
+            rot = per_unit > 0 ? (NM_REV_BYTES / S + per_unit - 1) / per_unit : 0;
+            rot = rot < hi - lo ? rot : hi - lo;
+        }
+        /* Claims are cheap to check: a finished share costs one atomic add. */
+        for (;;) {
+            const int64_t i = __atomic_fetch_add(cur, 1, __ATOMIC_RELAXED);
+            if (i >= hi - lo)
+                break;
+            const int64_t u = lo + (i + (hi - lo) - rot) % (hi - lo);
+            if (f->apply) {
+                NM_DISPATCH(bn_apply, a, u, u + 1)
+            } else {
+                NM_DISPATCH(bn_reduce, a, u, u + 1)
+            }
+        }
+    }
+    return 0;
+}
+
+aclnnStatus nm_bn_add_aff(aclOpExecutor *e, const char *api, const nb_args *args, int apply,
+                          const cannon_arg_ref *refs, size_t n_refs)
+{
+    const uint64_t bytes = (uint64_t)NB_AFF_MAX * NB_AFF_PAD * sizeof(int64_t);
+    const uint64_t off = cannonExecutorReserveWorkspace(e, bytes);
+    nm_zero_args z = {NULL, (int64_t)NB_AFF_MAX * NB_AFF_PAD};
+    const cannon_arg_ref zr = {(uint32_t)offsetof(nm_zero_args, p), CANNON_SLOT_WORKSPACE, (int64_t)off};
+    aclnnStatus st = cannonExecutorAddKernel(e, api, nm_zero_kernel, 1, &z, sizeof z, &zr, 1);
+    if (st != ACLNN_SUCCESS)
+        return st;
+    nb_aff_args f;
+    memset(&f, 0, sizeof f);
+    f.a = *args;
+    f.apply = apply;
+    cannon_arg_ref r[16];
+    size_t n = 0;
+    if (n_refs >= sizeof r / sizeof r[0])
+        return ACLNN_ERR_INNER_CREATE_EXECUTOR; /* not reached: the passes bind at most 5 pointers */
+    for (; n < n_refs; n++)
+        r[n] = refs[n];
+    r[n].args_offset = (uint32_t)offsetof(nb_aff_args, claim);
+    r[n].slot = CANNON_SLOT_WORKSPACE;
+    r[n].byte_offset = (int64_t)off;
+    n++;
+    /* Every block runs the claim loop until no unit is left; blocks beyond the workers find
+     * nothing and return. The block count is a function of the shape only. */
+    const uint32_t bd = args->units < NB_AFF_MAX ? (uint32_t)(args->units > 0 ? args->units : 1) : NB_AFF_MAX;
+    return cannonExecutorAddKernel(e, api, nm_bn_aff_kernel, bd, &f, sizeof f, r, n);
 }
 
 int nm_ln_kernel(const cannon_kernel_ctx *ctx, void *args)
