@@ -4,12 +4,12 @@
  * close to the memory time plus the arithmetic time (the two overlap only in part), so the
  * kernels keep the work per element small: the inner loops take full vectors without
  * per-element branches (the few variants are chosen once per row or block). The forward's row
- * sums (shifted by an estimate of the mean) and the backward's row sums (c1, c2) are taken in
- * fp32 over short runs (LN_FRUN / LN_RUN vectors, four chains, 8 terms per lane and chain) and
- * each run is added to an fp64 sum; the backward's gradWeight / gradBias contributions are
- * summed in fp32 per block of rows, then per group of blocks, and added to the unit's fp64
- * column partials once per group: short fp32 sums keep their rounding far below the fp32
- * results', at a fraction of the fp64 work. Every sum's order depends on the shape only. */
+ * sums run in two fp64 chains with exact squares. The backward's row sums (c1, c2) are taken
+ * in fp32 over short runs (LN_RUN vectors, four chains, 8 terms per lane and chain) and each run
+ * is added to an fp64 sum, and its gradWeight / gradBias contributions are summed in fp32 per
+ * block of rows, then per group of blocks, and added to the unit's fp64 column partials once
+ * per group: short fp32 sums keep their rounding far below the fp32 results', at a fraction of
+ * the fp64 work. Every sum's order depends on the shape only. */
 
 #ifndef LN_BODY_ONCE_
 #define LN_BODY_ONCE_
@@ -22,63 +22,7 @@
 #define LN_RUN 32
 /* Blocks per group of the backward's fp32 column sums (see ln_unit). */
 #define LN_COL_BLOCKS 4
-/* Vectors per fp32 run of the forward's row sums (a multiple of 4, see ln_fwd_sums). */
-#define LN_FRUN 32
 #endif
-
-/* Sums of one row for the forward: *sm = mean(x - sh), *qm = mean((x - sh)^2) (RmsNorm: mean(x^2),
- * sh = 0). Runs of LN_FRUN vectors are summed in fp32 (four chains, LN_FRUN / 4 terms per lane and
- * chain) and each run is added to an fp64 sum: half the instructions per element of fp64 chains
- * with exact squares (in L2, the LayerNorm forward took 0.10 instead of 0.14 ns per element and
- * RmsNorm's 0.08 instead of 0.10); the last vectors take exact fp64 products. With pf, the first
- * half of the row pfp is requested meanwhile, half a step's length per step. Always inlined with
- * constant rms / pf. */
-VI void FN(ln_fwd_sums)(const NCT *x, int64_t R, float sh, const int rms, const int pf, const NCT *pfp, double *sm,
-                        double *qm)
-{
-    const vf shv = vf_set1(sh), z = vf_set1(0.0f);
-    vd s = vd_zero(), q = vd_zero();
-    int64_t j = 0;
-    while (j + 4 * VW <= R) {
-        const int64_t je = j + LN_FRUN * VW < R ? j + LN_FRUN * VW : R;
-        vf a0 = z, a1 = z, a2 = z, a3 = z, b0 = z, b1 = z, b2 = z, b3 = z;
-        for (; j + 4 * VW <= je; j += 4 * VW) {
-            if (pf) {
-                __builtin_prefetch(pfp + j / 2, 0, 2);
-                __builtin_prefetch(pfp + j / 2 + VW, 0, 2);
-            }
-            if (rms) {
-                const vf d0 = LD(x, j), d1 = LD(x, j + VW), d2 = LD(x, j + 2 * VW), d3 = LD(x, j + 3 * VW);
-                b0 = vf_fma(d0, d0, b0);
-                b1 = vf_fma(d1, d1, b1);
-                b2 = vf_fma(d2, d2, b2);
-                b3 = vf_fma(d3, d3, b3);
-            } else {
-                const vf d0 = vf_sub(LD(x, j), shv), d1 = vf_sub(LD(x, j + VW), shv);
-                const vf d2 = vf_sub(LD(x, j + 2 * VW), shv), d3 = vf_sub(LD(x, j + 3 * VW), shv);
-                a0 = vf_add(a0, d0);
-                a1 = vf_add(a1, d1);
-                a2 = vf_add(a2, d2);
-                a3 = vf_add(a3, d3);
-                b0 = vf_fma(d0, d0, b0);
-                b1 = vf_fma(d1, d1, b1);
-                b2 = vf_fma(d2, d2, b2);
-                b3 = vf_fma(d3, d3, b3);
-            }
-        }
-        if (!rms)
-            s = vd_add(s, vf_add(vf_add(a0, a1), vf_add(a2, a3)));
-        q = vd_add(q, vf_add(vf_add(b0, b1), vf_add(b2, b3)));
-    }
-    for (; j < R; j += VW) {
-        const size_t n = (size_t)(R - j < VW ? R - j : VW);
-        const vf d = vf_keep(vf_sub(n == VW ? LD(x, j) : LDN(x, j, n), shv), n);
-        s = vd_add(s, d);
-        q = vd_add_mul(q, d, d);
-    }
-    *sm = vd_hsum(s) / (double)R;
-    *qm = vd_hsum(q) / (double)R;
-}
 
 /* Forward of one row. pfp: the row to prefetch meanwhile (the next one, or this row when there
  * is none). Its first half is requested during the statistics pass and its second half during
@@ -88,36 +32,35 @@ static void FN(ln_fwd_row)(const nl_args *a, int64_t row, int rms, int nt, const
 {
     const int64_t R = a->R;
     const NCT *x = (const NCT *)a->x + row * R;
-    int64_t j;
-    double sm, qm;
-    float sh = 0.0f;
+    const float sh = rms ? 0.0f : cannon_norm_ld(x, 0, a->dtype);
+    const vf shv = vf_set1(sh);
+    /* Two chains: even and odd vectors; the sums are folded in that fixed order. */
+    vd s0 = vd_zero(), q0 = vd_zero(), s1 = vd_zero(), q1 = vd_zero();
+    int64_t j = 0;
     if (rms) {
-        FN(ln_fwd_sums)(x, R, 0.0f, 1, 1, pfp, &sm, &qm);
-    } else {
-        /* The sums are shifted by the mean of the first (up to) 16 elements, added in order in
-         * fp32 (the same on every tier), so x - sh is about the size of the spread and the fp32
-         * runs lose nothing that matters. */
-        float f[16];
-        const int64_t nf = R < 16 ? R : 16;
-        for (j = 0; j < nf; j += VW) {
-            const size_t n = (size_t)(nf - j < VW ? nf - j : VW);
-            if (n == VW)
-                vf_store_f32(f + j, LD(x, j));
-            else
-                vf_storen_f32(f + j, LDN(x, j, n), n);
+        for (; j + 2 * VW <= R; j += 2 * VW) {
+            __builtin_prefetch(pfp + j / 2, 0, 2);
+            const vf d0 = LD(x, j), d1 = LD(x, j + VW);
+            q0 = vd_add_mul(q0, d0, d0);
+            q1 = vd_add_mul(q1, d1, d1);
         }
-        for (j = 0; j < nf; j++)
-            sh += f[j];
-        sh /= (float)nf;
-        FN(ln_fwd_sums)(x, R, sh, 0, 1, pfp, &sm, &qm);
-        /* Far from the mean (an outlier among the first elements): qm - sm^2 would cancel, and
-         * the fp32 runs' rounding with it. Sum again around the mean found, from L1/L2; rare
-         * (|sm| > one standard deviation), and a function of the row's data only. */
-        if (sm * sm > qm - sm * sm) {
-            sh = (float)((double)sh + sm);
-            FN(ln_fwd_sums)(x, R, sh, 0, 0, pfp, &sm, &qm);
+    } else {
+        for (; j + 2 * VW <= R; j += 2 * VW) {
+            __builtin_prefetch(pfp + j / 2, 0, 2);
+            const vf d0 = vf_sub(LD(x, j), shv), d1 = vf_sub(LD(x, j + VW), shv);
+            s0 = vd_add(s0, d0);
+            q0 = vd_add_mul(q0, d0, d0);
+            s1 = vd_add(s1, d1);
+            q1 = vd_add_mul(q1, d1, d1);
         }
     }
+    for (; j < R; j += VW) {
+        const size_t n = (size_t)(R - j < VW ? R - j : VW);
+        const vf d = vf_keep(vf_sub(n == VW ? LD(x, j) : LDN(x, j, n), shv), n);
+        s0 = vd_add(s0, d);
+        q0 = vd_add_mul(q0, d, d);
+    }
+    const double sm = (vd_hsum(s0) + vd_hsum(s1)) / (double)R, qm = (vd_hsum(q0) + vd_hsum(q1)) / (double)R;
     double var = rms ? qm : qm - sm * sm;
     if (var < 0.0)
         var = 0.0;

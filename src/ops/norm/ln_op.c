@@ -3,8 +3,8 @@
  *
  * Data are seen as (rows, R) with the normalised dims last and contiguous (strided views are
  * copied through the workspace). Forward: one tiered kernel, each unit a fixed run of rows; a row's
- * statistics (shifted single pass, fp32 runs folded into fp64) and its normalisation are done while
- * the row is in L1/L2, so the data are read once. Backward: each unit also accumulates its rows'
+ * statistics (shifted single pass, exact fp64 squares) and its normalisation are done while the row
+ * is in L1/L2, so the data are read once. Backward: each unit also accumulates its rows'
  * contributions to gradWeight/gradBias into its own fp64 column partials, which a second kernel
  * sums in unit order, so the result is independent of the thread count.
  * Weight/bias/gamma of any float dtype are first converted to fp32 arrays in the workspace.
