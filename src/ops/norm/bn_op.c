@@ -407,6 +407,17 @@ static void plan_ws(bn_plan *pl)
     pl->ws_center = cannonExecutorReserveWorkspace(pl->e, (uint64_t)C * sizeof(float) + 4);
 }
 
+/* Whether a channels-last pass goes worker-affine (nm_bn_add_aff): only for data larger than a
+ * core's L2, where a line the other core read would come from its cache or from memory. Smaller
+ * data fits in the caches either way, and the affine pass costs a second launch (the cursor
+ * reset): in the 4-rank SyncBN demo ([256,256] per rank) that made steps 0.2-0.7 ms slower. A
+ * function of the shape only; both kinds of pass give the same bits. */
+#define BN_AFF_MIN_BYTES ((int64_t)1 << 20)
+static int bn_affine(const bn_plan *pl, int64_t units)
+{
+    return pl->I == 1 && units > 1 && pl->N * pl->C * (int64_t)nm_esize(pl->dtype) >= BN_AFF_MIN_BYTES;
+}
+
 static aclnnStatus add_reduce(bn_plan *pl, int mode)
 {
     nb_args a;
@@ -430,7 +441,7 @@ static aclnnStatus add_reduce(bn_plan *pl, int mode)
     }
     refs[n++] = ws_ref(pl->ws_part, offsetof(nb_args, part));
     /* Channels-last: worker-affine units (each worker sums the rows it will normalise). */
-    if (pl->I == 1 && a.units > 1)
+    if (bn_affine(pl, a.units))
         return nm_bn_add_aff(pl->e, pl->api, &a, 0, refs, n);
     return cannonExecutorAddKernel(pl->e, pl->api, nm_bn_reduce_kernel, bd, &a, sizeof a, refs, n);
 }
@@ -468,7 +479,7 @@ static aclnnStatus add_apply(bn_plan *pl, int use_x, int use_g, int gated, int r
     if (gated)
         refs[n++] = ws_ref(pl->ws_co + (uint64_t)(6 * pl->C) * sizeof(float), offsetof(nb_args, gate));
     /* Channels-last: the rows each worker summed (see nm_bn_add_aff). */
-    aclnnStatus st = pl->I == 1 && a.units > 1
+    aclnnStatus st = bn_affine(pl, a.units)
                          ? nm_bn_add_aff(pl->e, pl->api, &a, 1, refs, n)
                          : cannonExecutorAddKernel(pl->e, pl->api, nm_bn_apply_kernel, bd, &a, sizeof a, refs, n);
     if (st == ACLNN_SUCCESS && pl->scatter_off != UINT64_MAX)
