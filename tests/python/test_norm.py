@@ -3,7 +3,6 @@ references and torch. Precision: CANN's mixed-tolerance standard (|a-g| <= T + T
 fp32, 2^-10 fp16, 2^-7 bf16, for every element) against float64 goldens computed from the
 quantised inputs. Every tier (CANNON_ISA scalar, avx2, avx512) is checked, and every operator gives
 the same bits for any CANNON_CPU_THREADS."""
-import ctypes
 import os
 import subprocess
 import sys
@@ -162,7 +161,6 @@ def test_batch_norm_eval_and_backward():
 def sync_bn(parts, w, b, dys, eps=1e-5, mom=0.1, fmt=FMT_NCHW, dt=ACL_FLOAT):
     """SyncBatchNorm over parts (list of arrays split on N): forward and backward outputs."""
     C = len(w)
-    K = len(parts)
     means, invs, counts = [], [], []
     for p in parts:
         m, i = empty((C,)), empty((C,))
@@ -206,7 +204,6 @@ def test_sync_batch_norm_split(splits, layout, isa):
     N = sum(splits)
     fmt = FMT_NCHW if layout == "NCHW" else FMT_NHWC
     shape = (N, 5, 6, 7) if layout == "NCHW" else (N, 6, 7, 5)
-    ca = 1 if layout == "NCHW" else 3
     x = rng.normal(0.3, 1.5, shape).astype(np.float32).astype(np.float64)
     dy = rng.normal(0, 1, shape).astype(np.float32).astype(np.float64)
     C = 5
