@@ -241,52 +241,66 @@ static inline int FN(fast_test)(const SM_CT *x, int64_t n, float *m)
  * next row prefetched, 10% faster (bf16 [512,32000], 1 thread, CPU time, median of five
  * interleaved runs, see SM_RECOMPUTE_MIN_BYTES). A prefetch-for-write of the output row during
  * this pass did not help (512x32000, 1 and 2 threads, within the noise). */
-static double FN(row_sumexp_fast)(const SM_CT *x, int64_t n, float m, float *e, const char *pf, int perm)
+/* The steps of the 16-bit fast sum, shared with the batch kernel (softmax_group.h), whose rows
+ * must get the same bits: the exponentials of x[i, i + 4 VW) (pair layout when @p perm) into the
+ * four accumulators @p a, and into @p e unless NULL. */
+VI void FN(sum16_step4)(const SM_CT *x, int64_t i, vf vm, vf c, float *e, int perm, vf a[4])
 {
-    const vf vm = vf_set1(m), c = vf_set1(-(m * CANNON_LOG2E));
-    vf a0 = vf_set1(0.0f), a1 = a0, a2 = a0, a3 = a0;
-    int64_t i = 0;
+    vf x0, x1, x2, x3;
     (void)perm;
-    for (; i + 4 * VW <= n; i += 4 * VW) {
-        if (pf)
-            for (size_t l = 0; l < (4 * VW * sizeof(SM_CT) * SM_PF_EXP_K / 4); l += 64)
-                __builtin_prefetch(pf + ((size_t)i * sizeof(SM_CT) * SM_PF_EXP_K / 4) + l, 0, 2);
-        vf x0, x1, x2, x3;
 #if SM_PAIRS
-        if (perm) {
-            sm_bf16_load2(x + i, &x0, &x1);
-            sm_bf16_load2(x + i + 2 * VW, &x2, &x3);
-        } else
+    if (perm) {
+        sm_bf16_load2(x + i, &x0, &x1);
+        sm_bf16_load2(x + i + 2 * VW, &x2, &x3);
+    } else
 #endif
-        {
-            x0 = LD(x + i);
-            x1 = LD(x + i + VW);
-            x2 = LD(x + i + 2 * VW);
-            x3 = LD(x + i + 3 * VW);
-        }
-        vf e0 = sm16_exp2(sm16_arg(x0, vm, c)), e1 = sm16_exp2(sm16_arg(x1, vm, c));
-        vf e2 = sm16_exp2(sm16_arg(x2, vm, c)), e3 = sm16_exp2(sm16_arg(x3, vm, c));
-        if (e) {
-            vf_store_f32(e + i, e0);
-            vf_store_f32(e + i + VW, e1);
-            vf_store_f32(e + i + 2 * VW, e2);
-            vf_store_f32(e + i + 3 * VW, e3);
-        }
-        a0 = vf_add(a0, e0);
-        a1 = vf_add(a1, e1);
-        a2 = vf_add(a2, e2);
-        a3 = vf_add(a3, e3);
+    {
+        x0 = LD(x + i);
+        x1 = LD(x + i + VW);
+        x2 = LD(x + i + 2 * VW);
+        x3 = LD(x + i + 3 * VW);
     }
+    vf e0 = sm16_exp2(sm16_arg(x0, vm, c)), e1 = sm16_exp2(sm16_arg(x1, vm, c));
+    vf e2 = sm16_exp2(sm16_arg(x2, vm, c)), e3 = sm16_exp2(sm16_arg(x3, vm, c));
+    if (e) {
+        vf_store_f32(e + i, e0);
+        vf_store_f32(e + i + VW, e1);
+        vf_store_f32(e + i + 2 * VW, e2);
+        vf_store_f32(e + i + 3 * VW, e3);
+    }
+    a[0] = vf_add(a[0], e0);
+    a[1] = vf_add(a[1], e1);
+    a[2] = vf_add(a[2], e2);
+    a[3] = vf_add(a[3], e3);
+}
+
+/* The rest of the row from @p i, a vector at a time, into a[0]. */
+VI void FN(sum16_tail)(const SM_CT *x, int64_t i, int64_t n, float m, vf vm, vf c, float *e, vf a[4])
+{
     for (; i < n; i += VW) {
-        size_t k = (size_t)(n - i) < VW ? (size_t)(n - i) : VW;
+        const size_t k = (size_t)(n - i) < VW ? (size_t)(n - i) : VW;
         vf e0 = sm16_exp2(sm16_arg(LDN(x + i, k, m), vm, c));
         if (k < VW)
             e0 = vf_keep(e0, k);
         if (e)
             vf_storen_f32(e + i, e0, k);
-        a0 = vf_add(a0, e0);
+        a[0] = vf_add(a[0], e0);
     }
-    return sm_hsum(vf_add(vf_add(a0, a1), vf_add(a2, a3)));
+}
+
+static double FN(row_sumexp_fast)(const SM_CT *x, int64_t n, float m, float *e, const char *pf, int perm)
+{
+    const vf vm = vf_set1(m), c = vf_set1(-(m * CANNON_LOG2E));
+    vf a[4] = {vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f)};
+    int64_t i = 0;
+    for (; i + 4 * VW <= n; i += 4 * VW) {
+        if (pf)
+            for (size_t l = 0; l < (4 * VW * sizeof(SM_CT) * SM_PF_EXP_K / 4); l += 64)
+                __builtin_prefetch(pf + ((size_t)i * sizeof(SM_CT) * SM_PF_EXP_K / 4) + l, 0, 2);
+        FN(sum16_step4)(x, i, vm, c, e, perm, a);
+    }
+    FN(sum16_tail)(x, i, n, m, vm, c, e, a);
+    return sm_hsum(vf_add(vf_add(a[0], a[1]), vf_add(a[2], a[3])));
 }
 #endif
 

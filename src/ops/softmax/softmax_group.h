@@ -243,56 +243,27 @@ VI __m512d FN(smg_sumexp)(const float *x, int64_t n, float m, float *e, const ch
 /* Vertical max and min of one row's keys, 32 per op (softmax_vec.h). */
 VI void FN(smg_minmax)(const uint16_t *x, int64_t n, __m512i *mx, __m512i *mn) { sm16_minmax_vec(x, n, mx, mn); }
 
-/* FN(row_sumexp_fast)'s exponentials (same layout) and its four fp32 accumulators, added; reads
- * ahead at @p pf and @p pw as the fp32 version does. */
+/* FN(row_sumexp_fast)'s exponentials (same layout, the same steps FN(sum16_step4) / FN(sum16_tail))
+ * and its four fp32 accumulators, added; reads ahead at @p pf and @p pw as the fp32 version does. */
 VI vf FN(smg_sumexp)(const uint16_t *x, int64_t n, float m, float cm, float *e, const char *pf, const char *pw,
                      int perm)
 {
     const vf vm = vf_set1(m), c = vf_set1(cm);
-    vf a0 = vf_set1(0.0f), a1 = a0, a2 = a0, a3 = a0;
+    vf a[4] = {vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f)};
     int64_t i = 0;
     for (; i + 4 * VW <= n; i += 4 * VW) {
         for (size_t l = 0; pf && l < 4 * VW * sizeof(SM_CT); l += 64)
             __builtin_prefetch(pf + (size_t)i * sizeof(SM_CT) + l, 0, SMG_PF_LOC);
         for (size_t l = 0; pw && l < 4 * VW * sizeof(SM_CT); l += 64)
             __builtin_prefetch(pw + (size_t)i * sizeof(SM_CT) + l, 1, SMG_PF_LOC);
-        vf x0, x1, x2, x3;
-        if (perm) {
-            sm_bf16_load2(x + i, &x0, &x1);
-            sm_bf16_load2(x + i + 2 * VW, &x2, &x3);
-        } else {
-            x0 = LD(x + i);
-            x1 = LD(x + i + VW);
-            x2 = LD(x + i + 2 * VW);
-            x3 = LD(x + i + 3 * VW);
-        }
-        vf e0 = sm16_exp2(sm16_arg(x0, vm, c)), e1 = sm16_exp2(sm16_arg(x1, vm, c));
-        vf e2 = sm16_exp2(sm16_arg(x2, vm, c)), e3 = sm16_exp2(sm16_arg(x3, vm, c));
-        if (e) {
-            vf_store_f32(e + i, e0);
-            vf_store_f32(e + i + VW, e1);
-            vf_store_f32(e + i + 2 * VW, e2);
-            vf_store_f32(e + i + 3 * VW, e3);
-        }
-        a0 = vf_add(a0, e0);
-        a1 = vf_add(a1, e1);
-        a2 = vf_add(a2, e2);
-        a3 = vf_add(a3, e3);
+        FN(sum16_step4)(x, i, vm, c, e, perm, a);
     }
     for (size_t l = 0; pf && i < n && l < (size_t)(n - i) * sizeof(SM_CT); l += 64)
         __builtin_prefetch(pf + (size_t)i * sizeof(SM_CT) + l, 0, SMG_PF_LOC);
     for (size_t l = 0; pw && i < n && l < (size_t)(n - i) * sizeof(SM_CT); l += 64)
         __builtin_prefetch(pw + (size_t)i * sizeof(SM_CT) + l, 1, SMG_PF_LOC);
-    for (; i < n; i += VW) {
-        const size_t k = (size_t)(n - i) < VW ? (size_t)(n - i) : VW;
-        vf e0 = sm16_exp2(sm16_arg(LDN(x + i, k, m), vm, c));
-        if (k < VW)
-            e0 = vf_keep(e0, k);
-        if (e)
-            vf_storen_f32(e + i, e0, k);
-        a0 = vf_add(a0, e0);
-    }
-    return vf_add(vf_add(a0, a1), vf_add(a2, a3));
+    FN(sum16_tail)(x, i, n, m, vm, c, e, a);
+    return vf_add(vf_add(a[0], a[1]), vf_add(a[2], a[3]));
 }
 /* FN(write_log) for a fast row (nt == 0): the same outputs, stored by vcvtne2ps2bf16 without
  * sm_bf16_store2's test for zero and subnormal lanes, which no output here has apart from exact
