@@ -20,40 +20,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
 
 #include "kernels/isa.h"
 #include "norm_op.h"
+#include "bench_common.h" /* bench/ops: bench_now, bench_cmp, bench_big */
 
 #define MAXNS 64
 #define MAXT 16
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static void *big(size_t bytes)
-{
-    void *p = NULL;
-    const size_t len = (bytes + (2u << 20) - 1) / (2u << 20) * (2u << 20);
-    if (posix_memalign(&p, 2u << 20, len))
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, len, MADV_HUGEPAGE);
-#endif
-    memset(p, 0, len);
-    return p;
-}
 
 typedef int (*kfn)(const cannon_kernel_ctx *, void *);
 
@@ -83,7 +56,7 @@ static void *worker(void *arg)
         for (int mode = 0; mode < 2; mode++)
             for (int k = 0; k < 4; k++) {
                 pthread_barrier_wait(&g.bar);
-                const double t0 = now();
+                const double t0 = bench_now();
                 const nb_args *a = &g.a[k];
                 if (mode == 0) {
                     int64_t u;
@@ -97,7 +70,7 @@ static void *worker(void *arg)
                     for (int64_t u = u0; u < u1; u++)
                         run_unit(k, u, g.nth);
                 }
-                g.t[mode][k][s][t] = now() - t0;
+                g.t[mode][k][s][t] = bench_now() - t0;
                 pthread_barrier_wait(&g.bar);
                 if (t == 0)
                     atomic_store(&g.next[k], 0);
@@ -121,13 +94,13 @@ int main(int argc, char **argv)
         g.nth = MAXT;
     const int64_t C = g.C, O = g.O;
     const size_t n = (size_t)(O * C);
-    float *x = big(n * 4), *dy = big(n * 4), *y = big(n * 4), *dx = big(n * 4);
-    float *co = big((size_t)(6 * C + 1) * 4), *center = big((size_t)C * 4);
+    float *x = bench_big(n * 4), *dy = bench_big(n * 4), *y = bench_big(n * 4), *dx = bench_big(n * 4);
+    float *co = bench_big((size_t)(6 * C + 1) * 4), *center = bench_big((size_t)C * 4);
     int64_t span = (32768 + C - 1) / C;
     while ((O + span - 1) / span > 4096)
         span *= 2;
     const int64_t P = (O + span - 1) / span;
-    double *part = big((size_t)(P * 2 * C + 8) * sizeof(double));
+    double *part = bench_big((size_t)(P * 2 * C + 8) * sizeof(double));
     if (!x || !dy || !y || !dx || !co || !center || !part) {
         fprintf(stderr, "out of memory\n");
         return 1;
@@ -192,10 +165,10 @@ int main(int argc, char **argv)
         }
         printf("%-6s", mode ? "share" : "fcfs");
         for (int k = 0; k < 4; k++) {
-            qsort(v[k], (size_t)g.ns, sizeof(double), cmpd);
+            qsort(v[k], (size_t)g.ns, sizeof(double), bench_cmp);
             printf("  %s %.3f / %.3f", names[k], v[k][g.ns / 2], v[k][0]);
         }
-        qsort(tot, (size_t)g.ns, sizeof(double), cmpd);
+        qsort(tot, (size_t)g.ns, sizeof(double), bench_cmp);
         printf("  | step %.3f / %.3f\n", tot[g.ns / 2], tot[0]);
     }
     return 0;

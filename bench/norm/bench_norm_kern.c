@@ -25,37 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
 
 #include "kernels/isa.h"
 #include "norm_op.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Tensors in 2 MiB pages where the kernel allows, as the CPU driver's device memory is. */
-static void *big(size_t bytes)
-{
-    void *p = NULL;
-    const size_t len = (bytes + (2u << 20) - 1) / (2u << 20) * (2u << 20);
-    if (posix_memalign(&p, 2u << 20, len))
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, len, MADV_HUGEPAGE);
-#endif
-    return p;
-}
+#include "bench_common.h" /* bench/ops: bench_now, bench_cmp, bench_big */
 
 static volatile double g_sink;
 
@@ -163,15 +136,16 @@ int main(int argc, char **argv)
     int64_t Oh = (65536 + C - 1) / C;
     if (Oh > O)
         Oh = O;
-    float *x = big(n * 4), *g = big(n * 4), *y = big(n * 4), *f0 = big(fl * 4), *f1 = big(fl * 4);
+    float *x = bench_big(n * 4), *g = bench_big(n * 4), *y = bench_big(n * 4);
+    float *f0 = bench_big(fl * 4), *f1 = bench_big(fl * 4);
     /* The small arrays 64-byte aligned, as the executor's workspace reservations are (the
      * elementwise pass loads its coefficients as whole vectors). */
-    float *co = big((size_t)(6 * C + 1) * 4), *center = big((size_t)C * 4);
+    float *co = bench_big((size_t)(6 * C + 1) * 4), *center = bench_big((size_t)C * 4);
     int64_t span = (32768 + C - 1) / C;
     while ((O + span - 1) / span > 4096)
         span *= 2;
     const int64_t P = (O + span - 1) / span;
-    double *part = big((size_t)(P * 2 * C + 8) * sizeof(double));
+    double *part = bench_big((size_t)(P * 2 * C + 8) * sizeof(double));
     if (!x || !g || !y || !f0 || !f1 || !co || !center || !part) {
         fprintf(stderr, "out of memory\n");
         return 1;
@@ -228,32 +202,32 @@ int main(int argc, char **argv)
                     /* Warm, then enough repeats for about as many elements as the cold pass. */
                     launch(f, &a, bd);
                     const int reps = (int)(n / (size_t)(OO * C)) > 0 ? (int)(n / (size_t)(OO * C)) : 1;
-                    const double t0 = now();
+                    const double t0 = bench_now();
                     for (int r = 0; r < reps; r++)
                         launch(f, &a, bd);
-                    th[k][s] = (now() - t0) / ((double)reps * (double)(OO * C)) * 1e9;
+                    th[k][s] = (bench_now() - t0) / ((double)reps * (double)(OO * C)) * 1e9;
                 } else {
                     readn(f0, f1, fl);
-                    const double t0 = now();
+                    const double t0 = bench_now();
                     launch(f, &a, bd);
-                    tc[k][s] = (now() - t0) / (double)n * 1e9;
+                    tc[k][s] = (bench_now() - t0) / (double)n * 1e9;
                 }
             }
             readn(f0, f1, fl);
-            const double t0 = now();
+            const double t0 = bench_now();
             if (red)
                 readn(x, grad ? g : NULL, n);
             else
                 ntcopy(x, grad ? g : NULL, y, n);
-            tr[k][s] = (now() - t0) / (double)n * 1e9;
+            tr[k][s] = (bench_now() - t0) / (double)n * 1e9;
         }
     }
     printf("channels-last C=%lld O=%lld (%.1f MiB per tensor), tier %d, 1 thread, ns per element, min / median of %d\n",
            (long long)C, (long long)O, (double)n * 4 / (1 << 20), isa, ns);
     for (int k = 0; k < 4; k++) {
-        qsort(tc[k], (size_t)ns, sizeof(double), cmpd);
-        qsort(th[k], (size_t)ns, sizeof(double), cmpd);
-        qsort(tr[k], (size_t)ns, sizeof(double), cmpd);
+        qsort(tc[k], (size_t)ns, sizeof(double), bench_cmp);
+        qsort(th[k], (size_t)ns, sizeof(double), bench_cmp);
+        qsort(tr[k], (size_t)ns, sizeof(double), bench_cmp);
         printf("%-9s cold %.3f / %.3f  hot %.3f / %.3f  %-7s %.3f / %.3f  vs ref %.2f\n", names[k], tc[k][0],
                tc[k][ns / 2], th[k][0], th[k][ns / 2], refs[k], tr[k][0], tr[k][ns / 2], tr[k][ns / 2] / tc[k][ns / 2]);
     }

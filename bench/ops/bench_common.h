@@ -4,19 +4,36 @@
 #define CANNON_BENCH_OPS_COMMON_H_
 
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
-static double bench_now(void)
+static inline double bench_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int bench_cmp(const void *a, const void *b)
+static inline int bench_cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* A zeroed tensor in 2 MiB pages where the kernel allows, as the CPU driver's device memory is
+ * (NULL when out of memory; free() it). Zeroing touches every page before any timing. */
+static inline void *bench_big(size_t bytes)
+{
+    void *p = NULL;
+    const size_t len = (bytes + (2u << 20) - 1) / (2u << 20) * (2u << 20);
+    if (posix_memalign(&p, 2u << 20, len))
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, len, MADV_HUGEPAGE);
+#endif
+    memset(p, 0, len);
+    return p;
 }
 
 typedef struct bench_result {
@@ -24,7 +41,7 @@ typedef struct bench_result {
 } bench_result;
 
 /* fn(ctx) runs one call to completion. */
-static bench_result bench_time(void (*fn)(void *), void *ctx, int ns)
+static inline bench_result bench_time(void (*fn)(void *), void *ctx, int ns)
 {
     fn(ctx);
     fn(ctx);
