@@ -9,6 +9,8 @@ from_bf16_bits, which round to nearest even through torch).
 """
 import ctypes
 import os
+import subprocess
+import sys
 
 import numpy as np
 
@@ -23,6 +25,22 @@ NP_OF = {ACL_FLOAT: np.float32, ACL_FLOAT16: np.float16, ACL_DOUBLE: np.float64,
 ACL_OF = {"float32": ACL_FLOAT, "float16": ACL_FLOAT16, "float64": ACL_DOUBLE, "bfloat16": ACL_BF16}
 
 _c_i64p = ctypes.POINTER(ctypes.c_int64)
+
+
+def outputs_per_thread_count(script, thread_counts, timeout, drop_isa=False):
+    """Run @script (python -c, a fresh process each time) once per CANNON_CPU_THREADS value in
+    @thread_counts, without CANNON_ISA when @drop_isa; assert that every run succeeded and return
+    their stripped outputs (determinism tests compare the digests they print)."""
+    outs = []
+    for threads in thread_counts:
+        env = dict(os.environ, CANNON_CPU_THREADS=threads)
+        if drop_isa:
+            env.pop("CANNON_ISA", None)
+        r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                           timeout=timeout)
+        assert r.returncode == 0, r.stderr
+        outs.append(r.stdout.strip())
+    return outs
 
 
 def to_bf16_bits(x):

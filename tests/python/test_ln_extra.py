@@ -5,13 +5,11 @@ several units and groups of column partials, and rows far from 0 or with outlier
 precision standard as test_norm.py (CANN's mixed tolerance against float64 references from the
 quantised inputs), every tier, every dtype; and the same bits for 1 and 2 workers."""
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from cannon_testlib import ACL_FLOAT
+from cannon_testlib import ACL_FLOAT, outputs_per_thread_count
 from norm_helpers import DTYPES, bool_array, call, close, dbl, empty, int_array, quantize, read, tensor
 
 
@@ -180,12 +178,5 @@ print(h.hexdigest())
 
 def test_blocks_deterministic_across_threads():
     here = os.path.dirname(os.path.abspath(__file__))
-    digests = set()
-    for threads in ("1", "2"):
-        env = dict(os.environ, CANNON_CPU_THREADS=threads)
-        env.pop("CANNON_ISA", None)
-        r = subprocess.run([sys.executable, "-c", DET_SCRIPT % here], env=env, capture_output=True, text=True,
-                           timeout=300)
-        assert r.returncode == 0, r.stderr
-        digests.add(r.stdout.strip())
+    digests = set(outputs_per_thread_count(DET_SCRIPT % here, ("1", "2"), 300, drop_isa=True))
     assert len(digests) == 1, digests

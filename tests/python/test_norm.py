@@ -4,13 +4,11 @@ fp32, 2^-10 fp16, 2^-7 bf16, for every element) against float64 goldens computed
 quantised inputs. Every tier (CANNON_ISA scalar, avx2, avx512) is checked, and every operator gives
 the same bits for any CANNON_CPU_THREADS."""
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from cannon_testlib import ACL_FLOAT, ACL_INT32, ISAS, AclError
+from cannon_testlib import ACL_FLOAT, ACL_INT32, ISAS, AclError, outputs_per_thread_count
 from norm_helpers import (DTYPES, FMT_NC, FMT_NCDHW, FMT_NCHW, FMT_NCL, FMT_ND, FMT_NHWC, bool_array, call, close,
                           dbl, empty, flag, int_array, quantize, read, tensor)
 
@@ -474,14 +472,7 @@ print(h.hexdigest())
 
 def test_deterministic_across_threads():
     here = os.path.dirname(os.path.abspath(__file__))
-    digests = set()
-    for threads in ("1", "2", "8"):
-        env = dict(os.environ, CANNON_CPU_THREADS=threads)
-        env.pop("CANNON_ISA", None)
-        r = subprocess.run([sys.executable, "-c", DET_SCRIPT % here], env=env, capture_output=True, text=True,
-                           timeout=600)
-        assert r.returncode == 0, r.stderr
-        digests.add(r.stdout.strip())
+    digests = set(outputs_per_thread_count(DET_SCRIPT % here, ("1", "2", "8"), 600, drop_isa=True))
     assert len(digests) == 1, digests
 
 
@@ -552,13 +543,7 @@ print(h.hexdigest())
 
 def test_batch_norm_channels_last_same_bits_any_workers():
     here = os.path.dirname(os.path.abspath(__file__))
-    digests = set()
-    for threads in ("1", "2", "3", "20"):
-        env = dict(os.environ, CANNON_CPU_THREADS=threads)
-        r = subprocess.run([sys.executable, "-c", CL_AFF_SCRIPT % here], env=env, capture_output=True, text=True,
-                           timeout=600)
-        assert r.returncode == 0, r.stderr
-        digests.add(r.stdout.strip())
+    digests = set(outputs_per_thread_count(CL_AFF_SCRIPT % here, ("1", "2", "3", "20"), 600))
     assert len(digests) == 1, digests
 
 
