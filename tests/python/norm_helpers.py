@@ -107,6 +107,18 @@ def call(name, *args):
     return lib().call(name, *args)
 
 
+def check_layer_norm_backward(gi, gw, gb, x, dy, w, mean, rstd):
+    """LayerNormBackward's dx, dgamma and dbeta (fp32 outputs) against the float64 formulas, from the
+    forward's saved mean and rstd."""
+    ms, rs = read(mean), read(rstd)
+    xh = (x - ms) * rs
+    gdw = dy * w
+    close(read(gi), rs * (gdw - gdw.mean(axis=1, keepdims=True) - xh * (gdw * xh).mean(axis=1, keepdims=True)),
+          ACL_FLOAT, "dx")
+    close(read(gw), (dy * xh).sum(axis=0), ACL_FLOAT, "dw")
+    close(read(gb), dy.sum(axis=0), ACL_FLOAT, "db")
+
+
 def ref_bn_stats(x, axes):
     m = x.mean(axis=axes)
     v = x.var(axis=axes)
