@@ -9,6 +9,35 @@
 #define STN(p, i, v, n) NM_CAT(vf_storen, NT)((NCT *)(p) + (i), (v), (n))
 #define SS(p, i, v) NM_CAT(vf_stream, NT)((NCT *)(p) + (i), (v))
 
+/* One pair of vectors at x + i (and g + i) into the accumulators, prefetching the pair pfd
+ * elements ahead when pf: the step red_run_k and pipe_run_k share, so the fused pipeline sums in
+ * exactly the three-kernel path's order (the same bits). Always inlined with constant stats/pf. */
+VI void FN(red_pair)(const NCT *x, const NCT *g, int64_t i, vf m, vd *s0, vd *q0, vd *s1, vd *q1, const int stats,
+                     const int pf, int64_t pfd)
+{
+    if (pf) {
+        __builtin_prefetch(x + i + pfd, 0, 2);
+        __builtin_prefetch(x + i + VW + pfd, 0, 2);
+        if (!stats) {
+            __builtin_prefetch(g + i + pfd, 0, 2);
+            __builtin_prefetch(g + i + VW + pfd, 0, 2);
+        }
+    }
+    if (stats) {
+        vf d0 = vf_sub(LD(x, i), m), d1 = vf_sub(LD(x, i + VW), m);
+        *s0 = vd_add(*s0, d0);
+        *q0 = vd_add_mul(*q0, d0, d0);
+        *s1 = vd_add(*s1, d1);
+        *q1 = vd_add_mul(*q1, d1, d1);
+    } else {
+        vf g0 = LD(g, i), g1 = LD(g, i + VW);
+        *s0 = vd_add(*s0, g0);
+        *q0 = vd_add_mul(*q0, g0, vf_sub(LD(x, i), m));
+        *s1 = vd_add(*s1, g1);
+        *q1 = vd_add_mul(*q1, g1, vf_sub(LD(x, i + VW), m));
+    }
+}
+
 /* One run of I elements at x (and g) into the accumulators; with pf, the data pfd elements ahead
  * (the same run of the channel this worker does next) are prefetched into L2 as the run is read,
  * so memory keeps streaming while the sums are computed from L2. The sums are the same either
@@ -18,17 +47,8 @@ VI void FN(red_run_k)(const NCT *x, const NCT *g, int64_t I, vf m, vd *s0, vd *q
 {
     int64_t i = 0;
     if (stats) {
-        for (; i + 2 * VW <= I; i += 2 * VW) {
-            if (pf) {
-                __builtin_prefetch(x + i + pfd, 0, 2);
-                __builtin_prefetch(x + i + VW + pfd, 0, 2);
-            }
-            vf d0 = vf_sub(LD(x, i), m), d1 = vf_sub(LD(x, i + VW), m);
-            *s0 = vd_add(*s0, d0);
-            *q0 = vd_add_mul(*q0, d0, d0);
-            *s1 = vd_add(*s1, d1);
-            *q1 = vd_add_mul(*q1, d1, d1);
-        }
+        for (; i + 2 * VW <= I; i += 2 * VW)
+            FN(red_pair)(x, g, i, m, s0, q0, s1, q1, 1, pf, pfd);
         for (; i < I; i += VW) {
             const size_t n = (size_t)(I - i < VW ? I - i : VW);
             if (pf)
@@ -38,19 +58,8 @@ VI void FN(red_run_k)(const NCT *x, const NCT *g, int64_t I, vf m, vd *s0, vd *q
             *q0 = vd_add_mul(*q0, d, d);
         }
     } else {
-        for (; i + 2 * VW <= I; i += 2 * VW) {
-            if (pf) {
-                __builtin_prefetch(x + i + pfd, 0, 2);
-                __builtin_prefetch(x + i + VW + pfd, 0, 2);
-                __builtin_prefetch(g + i + pfd, 0, 2);
-                __builtin_prefetch(g + i + VW + pfd, 0, 2);
-            }
-            vf g0 = LD(g, i), g1 = LD(g, i + VW);
-            *s0 = vd_add(*s0, g0);
-            *q0 = vd_add_mul(*q0, g0, vf_sub(LD(x, i), m));
-            *s1 = vd_add(*s1, g1);
-            *q1 = vd_add_mul(*q1, g1, vf_sub(LD(x, i + VW), m));
-        }
+        for (; i + 2 * VW <= I; i += 2 * VW)
+            FN(red_pair)(x, g, i, m, s0, q0, s1, q1, 0, pf, pfd);
         for (; i < I; i += VW) {
             const size_t n = (size_t)(I - i < VW ? I - i : VW);
             if (pf) {
@@ -251,25 +260,7 @@ VI void FN(pipe_run_k)(const NCT *x, const NCT *g, int64_t I, vf m, vd *s0, vd *
     }
     int64_t i = 0;
     for (; i + 2 * VW <= I && h + i + 2 * VW <= I; i += 2 * VW) {
-        __builtin_prefetch(x + i + pfd, 0, 2);
-        __builtin_prefetch(x + i + VW + pfd, 0, 2);
-        if (!stats) {
-            __builtin_prefetch(g + i + pfd, 0, 2);
-            __builtin_prefetch(g + i + VW + pfd, 0, 2);
-        }
-        if (stats) {
-            vf d0 = vf_sub(LD(x, i), m), d1 = vf_sub(LD(x, i + VW), m);
-            *s0 = vd_add(*s0, d0);
-            *q0 = vd_add_mul(*q0, d0, d0);
-            *s1 = vd_add(*s1, d1);
-            *q1 = vd_add_mul(*q1, d1, d1);
-        } else {
-            vf g0 = LD(g, i), g1 = LD(g, i + VW);
-            *s0 = vd_add(*s0, g0);
-            *q0 = vd_add_mul(*q0, g0, vf_sub(LD(x, i), m));
-            *s1 = vd_add(*s1, g1);
-            *q1 = vd_add_mul(*q1, g1, vf_sub(LD(x, i + VW), m));
-        }
+        FN(red_pair)(x, g, i, m, s0, q0, s1, q1, stats, 1, pfd);
         const int64_t j = h + i;
         vf xa = ux ? LD(ax, j) : zero, ga = ug ? LD(ag, j) : zero;
         vf xb = ux ? LD(ax, j + VW) : zero, gb = ug ? LD(ag, j + VW) : zero;
