@@ -35,18 +35,7 @@
 #include "aclnnop/aclnn_rms_norm_grad.h"
 #include "cannon/kernel.h"
 
-static double bench_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int bench_cmp(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "bench_common.h"
 
 typedef struct copy_args {
     const double *a;
@@ -266,6 +255,13 @@ int main(int argc, char **argv)
 {
     int ns = 7;
     const char *cases = NULL, *layouts = NULL, *shapes_sel = NULL;
+    static const char *const names[] = {"--ns", "--cases", "--layouts", "--shapes", "--ab", NULL};
+    const int bad = bench_check_args(argc, argv, names,
+                                     "usage: bench_norm [--ns N] [--cases bn,ln,rms] [--layouts nchw,nhwc]\n"
+                                     "                  [--shapes 32x64x56x56,64x256x14x14] [--ab NAME]\n"
+                                     "CANNON_CPU_THREADS sets the threads; one JSON line per case (see the source's header).\n");
+    if (bad >= 0)
+        return bad;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--ns"))
             ns = atoi(argv[i + 1]);

@@ -3,10 +3,35 @@
 #ifndef CANNON_BENCH_OPS_COMMON_H_
 #define CANNON_BENCH_OPS_COMMON_H_
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+
+/* Options come as "--name value" pairs, each name one of the NULL-terminated @p names. On -h or
+ * --help prints @p usage to stdout and returns 0; on an unknown option or a missing value prints
+ * the offender and @p usage to stderr and returns 2; otherwise returns -1 (go on). A bench used to
+ * ignore what it did not know, so `--help` started a full run. */
+static inline int bench_check_args(int argc, char **argv, const char *const *names, const char *usage)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(usage, stdout);
+            return 0;
+        }
+    }
+    for (int i = 1; i < argc; i += 2) {
+        int known = 0;
+        for (const char *const *n = names; *n != NULL && !known; n++)
+            known = !strcmp(argv[i], *n);
+        if (!known || i + 1 >= argc) {
+            fprintf(stderr, "%s: %s option %s\n%s", argv[0], known ? "no value for" : "unknown", argv[i], usage);
+            return 2;
+        }
+    }
+    return -1;
+}
 
 static inline double bench_now(void)
 {

@@ -133,6 +133,13 @@ int main(int argc, char **argv)
 {
     int ns = 7, normal = 0;
     const char *ops = "softmax,log_softmax", *dtypes = "f32,bf16", *shapes = "4096x1024,512x32000,65536x128,64x16x512x512";
+    static const char *const names[] = {"--ns", "--ops", "--dtypes", "--shapes", "--data", NULL};
+    const int bad = bench_check_args(argc, argv, names,
+                                     "usage: bench_softmax [--ns N] [--ops softmax,log_softmax] [--dtypes f32,bf16,f16]\n"
+                                     "                     [--shapes 4096x1024,...] [--data uniform|normal]\n"
+                                     "CANNON_CPU_THREADS sets the threads; one JSON line per case (see the source's header).\n");
+    if (bad >= 0)
+        return bad;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--ns"))
             ns = atoi(argv[i + 1]);
