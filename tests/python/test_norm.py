@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from cannon_testlib import ACL_FLOAT, ACL_INT32, ISAS, AclError, outputs_per_thread_count
-from norm_helpers import (DTYPES, FMT_NC, FMT_NCDHW, FMT_NCHW, FMT_NCL, FMT_ND, FMT_NHWC, bool_array, call,
+from norm_helpers import (ACL_FLOAT16, DTYPES, FMT_NC, FMT_NCDHW, FMT_NCHW, FMT_NCL, FMT_ND, FMT_NHWC, bool_array, call,
                           check_layer_norm_backward, close,
                           dbl, empty, flag, int_array, quantize, read, tensor)
 
@@ -571,3 +571,67 @@ def test_batch_norm_fused_nt_unaligned_runs(isa):
     call("aclnnBatchNormReduceBackward", tensor(dy, ACL_FLOAT, FMT_NCHW), tensor(x, ACL_FLOAT, FMT_NCHW), tensor(sm),
          tensor(si), tensor(w), flag(True), flag(True), flag(True), a, bb, gw, gb)
     assert np.array_equal(read(gw), read(gw_t)) and np.array_equal(read(gb), read(gb_t))
+
+
+def _bn_sums_equal_pieces(x, dy, w, sm, si, dt, gw_t, gb_t):
+    """BatchNormStats' and BatchNormReduceBackward's sums (the three-kernel path's reduction)
+    against the whole operators' (saveMean / saveInvstd, gradWeight / gradBias), bit for bit."""
+    C = len(w)
+    m, i = empty((C,)), empty((C,))
+    call("aclnnBatchNormStats", tensor(x, dt, FMT_NCHW), dbl(1e-5), m, i)
+    assert np.array_equal(read(m), sm) and np.array_equal(read(i), si), dt
+    a, bb, gw, gb = empty((C,)), empty((C,)), empty((C,)), empty((C,))
+    call("aclnnBatchNormReduceBackward", tensor(dy, dt, FMT_NCHW), tensor(x, dt, FMT_NCHW), tensor(sm),
+         tensor(si), tensor(w), flag(True), flag(True), flag(True), a, bb, gw, gb)
+    assert np.array_equal(read(gw), gw_t) and np.array_equal(read(gb), gb_t), dt
+
+
+def test_batch_norm_plane_order_reduction(isa):
+    """The channel-first reduction of the three-kernel path walks each block's channels of an
+    O-range in address order (red_plane): here 45 channels (a chunk of 32 and one of 13), runs of
+    300 elements (vector tails), 3 O-ranges of 55 runs, and blocks of 8 units that straddle the
+    O-ranges. Its sums must have the bits of the fused kernel's, which reads channel by channel.
+    The order of the runs must show in those bits, and with N(0,1) data it does not (the fp64 sums
+    are exact, or round the same way, and the fp32 results hide the rest): every channel of x and
+    dy also holds +H in its first run and -H in the 51st, in the same lane of the first O-range,
+    so that the terms in between are added to +-H and rounded (H = 2^50; fp16 cannot hold it and
+    keeps plain data). Summing the runs in another order fails this test."""
+    rng = np.random.default_rng(31)
+    shape = (120, 45, 10, 30)
+    C = shape[1]
+    for dt in DTYPES:
+        def data():
+            v = rng.normal(0, 1, shape)
+            if dt != ACL_FLOAT16:
+                v[0, :, 0, 5], v[50, :, 0, 5] = 2.0 ** 50, -2.0 ** 50
+            return quantize(v, dt)
+        x = data()
+        w = rng.uniform(0.5, 1.5, C).astype(np.float32).astype(np.float64)
+        b = rng.normal(0, 1, C).astype(np.float32).astype(np.float64)
+        _, sm, si, _, _ = run_bn(x, w, b, np.zeros(C, np.float32), np.ones(C, np.float32), dt, FMT_NCHW)
+        dy = data()
+        gi_t, gw_t, gb_t = empty(shape, dt, FMT_NCHW), empty((C,)), empty((C,))
+        call("aclnnBatchNormBackward", tensor(dy, dt, FMT_NCHW), tensor(x, dt, FMT_NCHW), tensor(w), None, None,
+             tensor(sm), tensor(si), flag(True), dbl(1e-5), bool_array([True, True, True]), gi_t, gw_t, gb_t)
+        _bn_sums_equal_pieces(x, dy, w, sm, si, dt, read(gw_t), read(gb_t))
+
+
+def test_batch_norm_backward_split_path(isa):
+    """A channel-first backward whose channel slices of x and dy exceed the fused kernel's L2
+    budget, with short runs and 51 MB of inputs ([32,64,56,56] fp32), takes the three-kernel path
+    (bwd_split): results against the float64 reference, and its sums bit for bit equal to the SyncBN
+    pieces' and to the fused forward's statistics."""
+    rng = np.random.default_rng(37)
+    shape = (32, 64, 56, 56)
+    C = shape[1]
+    x, w, b = rand_bn(shape, 1, ACL_FLOAT, rng, loc=3.0)
+    _, sm, si, _, _ = run_bn(x, w, b, np.zeros(C, np.float32), np.ones(C, np.float32), ACL_FLOAT, FMT_NCHW)
+    dy = quantize(rng.normal(0, 1, shape), ACL_FLOAT)
+    gi_t, gw_t, gb_t = empty(shape, ACL_FLOAT, FMT_NCHW), empty((C,)), empty((C,))
+    call("aclnnBatchNormBackward", tensor(dy, ACL_FLOAT, FMT_NCHW), tensor(x, ACL_FLOAT, FMT_NCHW), tensor(w), None,
+         None, tensor(sm), tensor(si), flag(True), dbl(1e-5), bool_array([True, True, True]), gi_t, gw_t, gb_t)
+    gdx, gsdx, gsdy = bn_bwd_ref(dy, x, w, sm, si, 1)
+    close(read(gi_t), gdx, ACL_FLOAT, "gradInput")
+    close(read(gw_t), gsdx, ACL_FLOAT, "gradWeight")
+    close(read(gb_t), gsdy, ACL_FLOAT, "gradBias")
+    _bn_sums_equal_pieces(x, dy, w, sm, si, ACL_FLOAT, read(gw_t), read(gb_t))

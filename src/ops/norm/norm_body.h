@@ -105,6 +105,52 @@ static void FN(red_runs)(const nb_args *a, int64_t u)
     a->part[(p * 2 + 1) * C + c] = vd_hsum(q0) + vd_hsum(q1);
 }
 
+/* The units p*C + c for c in [c0, c1) of one O-range p (I > 1), exactly as red_runs computes
+ * each of them, but with the memory walked in address order: for each run index o of the range,
+ * the runs (o, c0) .. (o, c1 - 1), which lie next to each other, one after the other. red_runs
+ * reads one channel's runs, each I elements long and C*I apart; when runs are short (a 12.5 KB run
+ * of [32,64,56,56]) the hardware prefetchers restart on every one, and one core read such a
+ * channel at about half the rate it reads a plane in order. Each channel's four accumulators are
+ * kept in a small array between its runs (stored and reloaded exactly) and each run is summed by
+ * red_run_k in the same order as there, so every partial has the same bits as red_runs gives it.
+ * Channels go NB_PLANE_CH at a time, so the accumulators stay in L1. No software prefetch: the
+ * three-kernel path's reduction never had one (pf_step 0). */
+#define NB_PLANE_CH 32
+static void FN(red_plane)(const nb_args *a, int64_t p, int64_t c0, int64_t c1)
+{
+    const int64_t C = a->C, I = a->I;
+    const int64_t o0 = p * a->span, o1 = o0 + a->span < a->O ? o0 + a->span : a->O;
+    const NCT *x = (const NCT *)a->x, *g = (const NCT *)a->g;
+    const int stats = a->mode == NB_RED_STATS;
+    vd acc[NB_PLANE_CH][4];
+    float mv[NB_PLANE_CH];
+    for (int64_t cb = c0; cb < c1; cb += NB_PLANE_CH) {
+        const int64_t ce = c1 - cb < NB_PLANE_CH ? c1 : cb + NB_PLANE_CH;
+        for (int64_t c = cb; c < ce; c++) {
+            mv[c - cb] = stats ? cannon_norm_ld(x, c * I, a->dtype) : a->center[c];
+            for (int k = 0; k < 4; k++)
+                acc[c - cb][k] = vd_zero();
+        }
+        for (int64_t o = o0; o < o1; o++) {
+            for (int64_t c = cb; c < ce; c++) {
+                const int64_t base = (o * C + c) * I;
+                vd *ac = acc[c - cb];
+                vd s0 = ac[0], q0 = ac[1], s1 = ac[2], q1 = ac[3];
+                if (stats)
+                    FN(red_run_k)(x + base, NULL, I, vf_set1(mv[c - cb]), &s0, &q0, &s1, &q1, 1, 0, 0);
+                else
+                    FN(red_run_k)(x + base, g + base, I, vf_set1(mv[c - cb]), &s0, &q0, &s1, &q1, 0, 0, 0);
+                ac[0] = s0, ac[1] = q0, ac[2] = s1, ac[3] = q1;
+            }
+        }
+        for (int64_t c = cb; c < ce; c++) {
+            const vd *ac = acc[c - cb];
+            a->part[(p * 2 + 0) * C + c] = vd_hsum(ac[0]) + vd_hsum(ac[2]);
+            a->part[(p * 2 + 1) * C + c] = vd_hsum(ac[1]) + vd_hsum(ac[3]);
+        }
+    }
+}
+
 /* out = [((x - mh) - ml) * (ah + al)] + b + [g * k]: mh + ml is the mean and ah + al the scale,
  * each split into two floats, so x - mean loses nothing when |mean| >> std (x - mh is exact near
  * the mean) and the scale's rounding does not add to the output's. */

@@ -40,16 +40,36 @@ VI vf co_load(const float *p, size_t n) { return n == VW ? vf_load_f32(p) : vf_l
 
 void NM_ENTRY(bn_reduce)(const nb_args *a, int64_t u0, int64_t u1)
 {
+    if (a->I > 1) {
+        /* Units p*C + c: the block's units of each O-range p in plane order (see red_plane). */
+        for (int64_t u = u0; u < u1;) {
+            const int64_t p = u / a->C, c0 = u % a->C;
+            const int64_t c1 = u1 - u < a->C - c0 ? c0 + (u1 - u) : a->C;
+            switch (a->dtype) {
+            case NM_F32:
+                red_plane_f32(a, p, c0, c1);
+                break;
+            case NM_F16:
+                red_plane_f16(a, p, c0, c1);
+                break;
+            default:
+                red_plane_bf16(a, p, c0, c1);
+                break;
+            }
+            u += c1 - c0;
+        }
+        return;
+    }
     for (int64_t u = u0; u < u1; u++) {
         switch (a->dtype) {
         case NM_F32:
-            if (a->I > 1) red_runs_f32(a, u); else red_rows_f32(a, u);
+            red_rows_f32(a, u);
             break;
         case NM_F16:
-            if (a->I > 1) red_runs_f16(a, u); else red_rows_f16(a, u);
+            red_rows_f16(a, u);
             break;
         default:
-            if (a->I > 1) red_runs_bf16(a, u); else red_rows_bf16(a, u);
+            red_rows_bf16(a, u);
             break;
         }
     }
