@@ -307,17 +307,9 @@ def test_batch_norm_fused_equals_split(isa):
         x, w, b = rand_bn(shape, 1, dt, rng, loc=3.0)
         C = shape[1]
         _, sm, si, _, _ = run_bn(x, w, b, np.zeros(C, np.float32), np.ones(C, np.float32), dt, FMT_NCHW)
-        m, i = empty((C,)), empty((C,))
-        call("aclnnBatchNormStats", tensor(x, dt, FMT_NCHW), dbl(1e-5), m, i)
-        assert np.array_equal(read(m), sm) and np.array_equal(read(i), si)
         dy = quantize(rng.normal(0, 1, shape), dt)
-        gi_t, gw_t, gb_t = empty(shape, dt, FMT_NCHW), empty((C,)), empty((C,))
-        call("aclnnBatchNormBackward", tensor(dy, dt, FMT_NCHW), tensor(x, dt, FMT_NCHW), tensor(w), None, None,
-             tensor(sm), tensor(si), flag(True), dbl(1e-5), bool_array([True, True, True]), gi_t, gw_t, gb_t)
-        a, bb, gw, gb = empty((C,)), empty((C,)), empty((C,)), empty((C,))
-        call("aclnnBatchNormReduceBackward", tensor(dy, dt, FMT_NCHW), tensor(x, dt, FMT_NCHW), tensor(sm),
-             tensor(si), tensor(w), flag(True), flag(True), flag(True), a, bb, gw, gb)
-        assert np.array_equal(read(gw), read(gw_t)) and np.array_equal(read(gb), read(gb_t))
+        _, gw_t, gb_t = _bn_backward(x, dy, w, sm, si, dt)
+        _bn_sums_equal_pieces(x, dy, w, sm, si, dt, gw_t, gb_t)
 
 
 def test_batch_norm_channels_last_sums_same_on_every_tier(monkeypatch):
@@ -556,21 +548,28 @@ def test_batch_norm_fused_nt_unaligned_runs(isa):
     close(y, gy, ACL_FLOAT, "y")
     close(sm, gm, ACL_FLOAT, "saveMean")
     close(si, gi, ACL_FLOAT, "saveInvstd")
-    m, i = empty((C,)), empty((C,))
-    call("aclnnBatchNormStats", tensor(x, ACL_FLOAT, FMT_NCHW), dbl(1e-5), m, i)
-    assert np.array_equal(read(m), sm) and np.array_equal(read(i), si)
     dy = quantize(rng.normal(0, 1, shape), ACL_FLOAT)
-    gi_t, gw_t, gb_t = empty(shape, ACL_FLOAT, FMT_NCHW), empty((C,)), empty((C,))
-    call("aclnnBatchNormBackward", tensor(dy, ACL_FLOAT, FMT_NCHW), tensor(x, ACL_FLOAT, FMT_NCHW), tensor(w), None,
-         None, tensor(sm), tensor(si), flag(True), dbl(1e-5), bool_array([True, True, True]), gi_t, gw_t, gb_t)
+    gw_t, gb_t = _bn_backward_against_reference(x, dy, w, sm, si)
+    _bn_sums_equal_pieces(x, dy, w, sm, si, ACL_FLOAT, gw_t, gb_t)
+
+
+def _bn_backward(x, dy, w, sm, si, dt):
+    """Training BatchNormBackward (NCHW, every output): gradInput, gradWeight, gradBias read back."""
+    C = len(w)
+    gi_t, gw_t, gb_t = empty(x.shape, dt, FMT_NCHW), empty((C,)), empty((C,))
+    call("aclnnBatchNormBackward", tensor(dy, dt, FMT_NCHW), tensor(x, dt, FMT_NCHW), tensor(w), None, None,
+         tensor(sm), tensor(si), flag(True), dbl(1e-5), bool_array([True, True, True]), gi_t, gw_t, gb_t)
+    return read(gi_t), read(gw_t), read(gb_t)
+
+
+def _bn_backward_against_reference(x, dy, w, sm, si):
+    """_bn_backward (fp32) against the float64 reference; its gradWeight and gradBias."""
+    gi_t, gw_t, gb_t = _bn_backward(x, dy, w, sm, si, ACL_FLOAT)
     gdx, gsdx, gsdy = bn_bwd_ref(dy, x, w, sm, si, 1)
-    close(read(gi_t), gdx, ACL_FLOAT, "gradInput")
-    close(read(gw_t), gsdx, ACL_FLOAT, "gradWeight")
-    close(read(gb_t), gsdy, ACL_FLOAT, "gradBias")
-    a, bb, gw, gb = empty((C,)), empty((C,)), empty((C,)), empty((C,))
-    call("aclnnBatchNormReduceBackward", tensor(dy, ACL_FLOAT, FMT_NCHW), tensor(x, ACL_FLOAT, FMT_NCHW), tensor(sm),
-         tensor(si), tensor(w), flag(True), flag(True), flag(True), a, bb, gw, gb)
-    assert np.array_equal(read(gw), read(gw_t)) and np.array_equal(read(gb), read(gb_t))
+    close(gi_t, gdx, ACL_FLOAT, "gradInput")
+    close(gw_t, gsdx, ACL_FLOAT, "gradWeight")
+    close(gb_t, gsdy, ACL_FLOAT, "gradBias")
+    return gw_t, gb_t
 
 
 def _bn_sums_equal_pieces(x, dy, w, sm, si, dt, gw_t, gb_t):
@@ -610,10 +609,8 @@ def test_batch_norm_plane_order_reduction(isa):
         b = rng.normal(0, 1, C).astype(np.float32).astype(np.float64)
         _, sm, si, _, _ = run_bn(x, w, b, np.zeros(C, np.float32), np.ones(C, np.float32), dt, FMT_NCHW)
         dy = data()
-        gi_t, gw_t, gb_t = empty(shape, dt, FMT_NCHW), empty((C,)), empty((C,))
-        call("aclnnBatchNormBackward", tensor(dy, dt, FMT_NCHW), tensor(x, dt, FMT_NCHW), tensor(w), None, None,
-             tensor(sm), tensor(si), flag(True), dbl(1e-5), bool_array([True, True, True]), gi_t, gw_t, gb_t)
-        _bn_sums_equal_pieces(x, dy, w, sm, si, dt, read(gw_t), read(gb_t))
+        _, gw_t, gb_t = _bn_backward(x, dy, w, sm, si, dt)
+        _bn_sums_equal_pieces(x, dy, w, sm, si, dt, gw_t, gb_t)
 
 
 def test_batch_norm_backward_split_path(isa):
@@ -627,11 +624,5 @@ def test_batch_norm_backward_split_path(isa):
     x, w, b = rand_bn(shape, 1, ACL_FLOAT, rng, loc=3.0)
     _, sm, si, _, _ = run_bn(x, w, b, np.zeros(C, np.float32), np.ones(C, np.float32), ACL_FLOAT, FMT_NCHW)
     dy = quantize(rng.normal(0, 1, shape), ACL_FLOAT)
-    gi_t, gw_t, gb_t = empty(shape, ACL_FLOAT, FMT_NCHW), empty((C,)), empty((C,))
-    call("aclnnBatchNormBackward", tensor(dy, ACL_FLOAT, FMT_NCHW), tensor(x, ACL_FLOAT, FMT_NCHW), tensor(w), None,
-         None, tensor(sm), tensor(si), flag(True), dbl(1e-5), bool_array([True, True, True]), gi_t, gw_t, gb_t)
-    gdx, gsdx, gsdy = bn_bwd_ref(dy, x, w, sm, si, 1)
-    close(read(gi_t), gdx, ACL_FLOAT, "gradInput")
-    close(read(gw_t), gsdx, ACL_FLOAT, "gradWeight")
-    close(read(gb_t), gsdy, ACL_FLOAT, "gradBias")
-    _bn_sums_equal_pieces(x, dy, w, sm, si, ACL_FLOAT, read(gw_t), read(gb_t))
+    gw_t, gb_t = _bn_backward_against_reference(x, dy, w, sm, si)
+    _bn_sums_equal_pieces(x, dy, w, sm, si, ACL_FLOAT, gw_t, gb_t)

@@ -396,14 +396,6 @@ def empty(shape, dtype, memory_format=None):
     return flat.resize_(shape)
 
 
-def contiguous_strides(shape):
-    st, acc = [], 1
-    for d in reversed(shape):
-        st.append(acc)
-        acc *= max(int(d), 1)
-    return tuple(reversed(st))
-
-
 def set_device_alloc(enabled):
     """Choose where op outputs are allocated: cannon's caching device allocator (True) or torch.empty."""
     global _use_device_alloc

@@ -679,9 +679,11 @@ static int fused_ok(const bn_plan *pl, int with_g)
  * the pipeline's L2 budget, so that the two slices it holds spill out of L2, its runs are short,
  * so that reading a channel run by run keeps restarting the hardware prefetchers, and x and dy
  * together exceed what L3 could keep. Then reading x and dy twice in address order (red_plane,
- * then the elementwise pass) is faster than once channel by channel. fp32, one process, the two
- * paths alternated (median of 50 calls each, load 1-2): [32,64,56,56] 3.41-3.55 -> 2.72-2.73 ms at
- * 1 thread, 1.57-1.59 -> 1.42-1.49 ms at 2; [64,64,56,56] 6.86 -> 5.85 and 3.94 -> 3.52. Not
+ * then the elementwise pass) is faster than once channel by channel. fp32, the two paths in
+ * processes run alternately (median of 100 calls each, load 1-2): [32,64,56,56] 3.41-3.55 ->
+ * 2.72-2.73 ms at 1 thread, 1.57-1.59 -> 1.42-1.49 ms at 2 (in one process, the plan switched
+ * between samples: 3.55-3.70 -> 3.02-3.13 ms at 1 thread); [64,64,56,56] 6.86 -> 5.85 and
+ * 3.94 -> 3.52. Not
  * taken where the fused kernel measured faster: slices of 400 KB or less ([16,64,56,56]: 2
  * threads 0.45 against 0.57 ms; [32,128,28,28], [64,256,14,14]: 1.3-1.8x) and runs of 50 KB
  * ([32,32,112,112]: 5.8 against 6.6 ms at 1 thread). */
