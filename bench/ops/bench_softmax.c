@@ -5,6 +5,8 @@
  *
  *   bench_softmax [--ns N] [--ops softmax,log_softmax] [--dtypes f32,bf16,f16] [--shapes 4096x1024,...]
  *                 [--data uniform|normal]   (bench_softmax_data.h; default uniform)
+ *                 [--ab NAME[=VALUE]]   (each case also timed with NAME set, default value 1,
+ *                                        interleaved with the plain samples; one more line)
  *
  * Prints one JSON line per case: per-call median/min/max ms, effective GB/s (input read + output
  * written), the copy bandwidth (median of the interleaved copy samples) and the floor (those bytes / copy bandwidth) and pct_of_floor
@@ -116,6 +118,17 @@ static void run_sm(void *p)
         c->failed = 1;
 }
 
+/* --ab: the variable run_sm_ab sets around each call (operators read it when planned, and
+ * run_sm plans every call). */
+static char g_ab_name[128], g_ab_value[64] = "1";
+
+static void run_sm_ab(void *p)
+{
+    setenv(g_ab_name, g_ab_value, 1);
+    run_sm(p);
+    unsetenv(g_ab_name);
+}
+
 static int parse_shape(const char *s, int64_t *dims)
 {
     int n = 0;
@@ -133,10 +146,10 @@ int main(int argc, char **argv)
 {
     int ns = 7, normal = 0;
     const char *ops = "softmax,log_softmax", *dtypes = "f32,bf16", *shapes = "4096x1024,512x32000,65536x128,64x16x512x512";
-    static const char *const names[] = {"--ns", "--ops", "--dtypes", "--shapes", "--data", NULL};
+    static const char *const names[] = {"--ns", "--ops", "--dtypes", "--shapes", "--data", "--ab", NULL};
     const int bad = bench_check_args(argc, argv, names,
                                      "usage: bench_softmax [--ns N] [--ops softmax,log_softmax] [--dtypes f32,bf16,f16]\n"
-                                     "                     [--shapes 4096x1024,...] [--data uniform|normal]\n"
+                                     "                     [--shapes 4096x1024,...] [--data uniform|normal] [--ab NAME[=VALUE]]\n"
                                      "CANNON_CPU_THREADS sets the threads; one JSON line per case (see the source's header).\n");
     if (bad >= 0)
         return bad;
@@ -151,6 +164,14 @@ int main(int argc, char **argv)
             shapes = argv[i + 1];
         else if (!strcmp(argv[i], "--data"))
             normal = !strcmp(argv[i + 1], "normal");
+        else if (!strcmp(argv[i], "--ab")) {
+            snprintf(g_ab_name, sizeof g_ab_name, "%s", argv[i + 1]);
+            char *eq = strchr(g_ab_name, '=');
+            if (eq) {
+                *eq = 0;
+                snprintf(g_ab_value, sizeof g_ab_value, "%s", eq + 1);
+            }
+        }
     }
     if (aclInit(NULL) != 0 || aclrtSetDevice(0) != 0) {
         fprintf(stderr, "ACL init failed: %s\n", aclGetRecentErrMsg());
@@ -241,6 +262,16 @@ int main(int argc, char **argv)
                        o, d, s, normal ? "normal" : "uniform", threads, br.med_ms, br.min_ms, br.max_ms, moved / (br.med_ms * 1e-3) / 1e9,
                        copy_gbs, floor_ms, 100.0 * floor_ms / br.med_ms, c.failed ? "false" : "true");
                 fflush(stdout);
+                if (g_ab_name[0]) {
+                    /* The A/B: plain and with the variable, sample by sample. */
+                    bench_result ra, rb;
+                    bench_time2(run_sm, &c, run_sm_ab, &c, ns, &ra, &rb);
+                    printf("{\"case\":\"ab\",\"ab\":\"%s=%s\",\"op\":\"%s\",\"dtype\":\"%s\",\"shape\":\"%s\",\"threads\":%u,"
+                           "\"ms\":%.4f,\"ab_ms\":%.4f,\"pct_of_floor\":%.1f,\"ab_pct_of_floor\":%.1f,\"ok\":%s}\n",
+                           g_ab_name, g_ab_value, o, d, s, threads, ra.med_ms, rb.med_ms, 100.0 * floor_ms / ra.med_ms,
+                           100.0 * floor_ms / rb.med_ms, c.failed ? "false" : "true");
+                    fflush(stdout);
+                }
             }
             aclDestroyTensor(x);
             aclDestroyTensor(y);

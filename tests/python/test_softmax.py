@@ -348,6 +348,36 @@ def test_long_rows_recomputed_exp(L, isa, op, dtype):
                 f"{op} {dtype} n={n} row {r} {isa}"
 
 
+# ---------------------------------------------------------------- streaming stores
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+def test_streaming_stores_same_bits(L, isa, op, dtype, monkeypatch):
+    """Outputs written with streaming stores (softmax_op.c: large fp32 outputs, long 16-bit rows;
+    CANNON_SOFTMAX_NT=1 forces them here) have the bits of plain stores: short rows in groups,
+    rows of 1000 and 1024 (row starts off and on 64-byte lines: bf16 streams whole-line pairs only
+    from aligned rows), long rows with pair and vector tails, and an output view 3 elements into
+    its storage (every row start unaligned)."""
+    rng = np.random.default_rng(37)
+    for shape in [(40, 128), (33, 100), (6, 1000), (6, 1024), (3, 16411), (2, 20000)]:
+        x = rng.standard_normal(shape) * 3
+        x[0, 1] = x[0].max() + 0.5
+        xq, xv = quantize(x, dtype)
+        outs = {}
+        for nt in ("0", "1"):
+            monkeypatch.setenv("CANNON_SOFTMAX_NT", nt)
+            outs[nt] = run_forward(L, op, xq, dtype, -1)
+            t = L.tensor_from(xq, ACL[dtype])
+            o = L.empty(shape, ACL[dtype], strides=ct._contig_strides(shape), offset=3)
+            L.call(FWD[op], t, -1, o)
+            outs[nt + "off"] = o.view()
+            t.destroy()
+            o.destroy()
+        check(decode(outs["1"], dtype), ref_forward(xv, -1, op), dtype, f"{op} {dtype} {shape} nt {isa}")
+        for k in ("1", "0off", "1off"):
+            assert np.array_equal(np.ascontiguousarray(outs[k]).view(np.uint8),
+                                  np.ascontiguousarray(outs["0"]).view(np.uint8)), f"{op} {dtype} {shape} {k} {isa}"
+
+
 # ---------------------------------------------------------------- fast-path corners
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])

@@ -24,11 +24,24 @@
 
 /* Input bytes per block. */
 #define SM_BLOCK_BYTES (64 * 1024)
-/* Above this many bytes of input plus output the output is written with non-temporal stores,
- * which skip the read-for-ownership of each line. Measured on Zen 4 (one thread, 64 MiB to
- * 512 MiB moved, rows of 128 to 32000) plain stores were as fast or faster, so only tensors far
- * beyond that use them; CANNON_SOFTMAX_NT=0/1 forces the choice for experiments. */
+/* When the output is written with non-temporal stores, which skip the read-for-ownership of
+ * each line and leave the caches to the input: a function of the shape and dtype only (the
+ * values are the same either way). Measured on Zen 5 (1 and 2 threads, bench_softmax --ab
+ * CANNON_SOFTMAX_NT, plain and streaming samples interleaved in one process, the four benchmark
+ * shapes): forward fp32 with streaming stores was faster or equal on every shape (softmax
+ * [4096,1024] 80 -> 97% of the copy floor at 1 thread, 78 -> 104% at 2; [65536,128] 82 -> 97% at
+ * 2; log-softmax [64,16,512,512] 84 -> 96% at 1), so fp32 forward outputs of SM_NT_OUT_BYTES or
+ * more use them, except softmax rows long enough to compute their exponentials again in the
+ * write pass (SM_RECOMPUTE_MIN_BYTES, plain stores only): [512,32000] was as fast either way
+ * (4.44 / 4.39 ms at 1 thread, 2.53 / 2.52 at 2). 16-bit rows gained only when long (bf16 [512,32000], 64 KiB rows: softmax 65
+ * -> 71% at 1 thread, 91 -> 108% at 2; log-softmax 72 -> 86%, 111 -> 127%) and lost on rows of
+ * 1-2 KiB and less (bf16 [64,16,512,512] 62 -> 49% at 1 thread, [65536,128] log-softmax 64 ->
+ * 59%), so they need rows of SM_NT_ROW16_BYTES too. (On Zen 4 plain stores were as fast or
+ * faster from 64 MiB to 512 MiB moved.) The backward ops keep plain stores below SM_NT_BYTES
+ * moved. CANNON_SOFTMAX_NT=0/1 forces the choice for experiments. */
 #define SM_NT_BYTES ((uint64_t)4 << 30)
+#define SM_NT_OUT_BYTES ((uint64_t)8 << 20)
+#define SM_NT_ROW16_BYTES ((int64_t)16 << 10)
 
 static const char *const op_api[] = {"aclnnSoftmax", "aclnnLogSoftmax", "aclnnSoftmaxBackward",
                                      "aclnnLogSoftmaxBackward"};
@@ -224,6 +237,10 @@ static aclnnStatus plan(int op, const aclTensor *x, const aclTensor *g, int64_t 
         const uint32_t block_dim = (uint32_t)((a.units + upb - 1) / upb);
         uint64_t moved = bytes * (bwd ? 3 : 2);
         a.nt = inner == 1 && scatter_off == UINT64_MAX && moved >= SM_NT_BYTES;
+        if (!bwd && inner == 1 && scatter_off == UINT64_MAX && bytes >= SM_NT_OUT_BYTES &&
+            (dt == SM_F32 ? op == SM_LOG_SOFTMAX || R * (int64_t)esize < SM_RECOMPUTE_MIN_BYTES
+                          : (dt == SM_BF16 || dt == SM_F16) && R * (int64_t)esize >= SM_NT_ROW16_BYTES))
+            a.nt = 1;
         const char *nt_env = getenv("CANNON_SOFTMAX_NT");
         if (nt_env && (nt_env[0] == '0' || nt_env[0] == '1'))
             a.nt = inner == 1 && scatter_off == UINT64_MAX && nt_env[0] == '1';

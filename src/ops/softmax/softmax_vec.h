@@ -245,6 +245,11 @@ VI void sm_bf16_store2_nosub(uint16_t *p, vf ev, vf od)
 {
     _mm512_storeu_si512(p, sm_bf16_interleave((__m512i)_mm512_cvtne2ps_pbh(od, ev)));
 }
+/* The same as one 64-byte streaming store: @p p must be 64-byte aligned. */
+VI void sm_bf16_stream2_nosub(uint16_t *p, vf ev, vf od)
+{
+    _mm512_stream_si512((void *)p, sm_bf16_interleave((__m512i)_mm512_cvtne2ps_pbh(od, ev)));
+}
 /* Any vectors: lanes with a zero exponent field (zeros, subnormals) send the pair through the
  * exact integer rounding, as vf_to_bf16 does. */
 VI void sm_bf16_store2(uint16_t *p, vf ev, vf od)
