@@ -469,10 +469,11 @@ static inline void FN(fast_write_pf)(const SM_CT *x, SM_CT *y, int64_t n, int lg
 /* Softmax write pass of a long fast-path row (SM_RECOMPUTE_MIN_BYTES) from x instead of a
  * scratch: exp(x - m) computed again exactly as FN(row_sumexp_body) / FN(row_sumexp_fast) did
  * (the same exp of each element, lane by lane, so the same values whatever the grouping into
- * vectors, chunks or bf16 pairs), times 1/s, with plain stores. @p pf: as in FN(fast_write_pf) (fp32 prefetches the rest of the next row
+ * vectors, chunks or bf16 pairs), times 1/s, with plain or (@p nt, a row starting on a 64-byte
+ * line) streaming stores. @p pf: as in FN(fast_write_pf) (fp32 prefetches the rest of the next row
  * here, in chunks), or NULL. */
 static inline __attribute__((always_inline)) void FN(write_soft_x_body)(const SM_CT *x, SM_CT *y, int64_t n, float m,
-                                                                       double s, const char *pf, int kind)
+                                                                       double s, const char *pf, int kind, int nt)
 {
     const vf vm = vf_set1(m), inv = vf_set1((float)(1.0 / s));
 #if SM_IS_F32
@@ -491,10 +492,17 @@ static inline __attribute__((always_inline)) void FN(write_soft_x_body)(const SM
         for (; i + 4 * VW <= len; i += 4 * VW) {
             vf e0 = SM_EXP_ROW(LD(xc + i)), e1 = SM_EXP_ROW(LD(xc + i + VW));
             vf e2 = SM_EXP_ROW(LD(xc + i + 2 * VW)), e3 = SM_EXP_ROW(LD(xc + i + 3 * VW));
-            ST(yc + i, vf_mul(e0, inv));
-            ST(yc + i + VW, vf_mul(e1, inv));
-            ST(yc + i + 2 * VW, vf_mul(e2, inv));
-            ST(yc + i + 3 * VW, vf_mul(e3, inv));
+            if (nt) {
+                STNT(yc + i, vf_mul(e0, inv));
+                STNT(yc + i + VW, vf_mul(e1, inv));
+                STNT(yc + i + 2 * VW, vf_mul(e2, inv));
+                STNT(yc + i + 3 * VW, vf_mul(e3, inv));
+            } else {
+                ST(yc + i, vf_mul(e0, inv));
+                ST(yc + i + VW, vf_mul(e1, inv));
+                ST(yc + i + 2 * VW, vf_mul(e2, inv));
+                ST(yc + i + 3 * VW, vf_mul(e3, inv));
+            }
         }
         for (; i < len; i += VW) {
             size_t k = (size_t)(len - i) < VW ? (size_t)(len - i) : VW;
@@ -520,13 +528,25 @@ static inline __attribute__((always_inline)) void FN(write_soft_x_body)(const SM
         vf e0 = vf_mul(sm16_exp2(sm16_arg(x0, vm, c)), inv), e1 = vf_mul(sm16_exp2(sm16_arg(x1, vm, c)), inv);
         vf e2 = vf_mul(sm16_exp2(sm16_arg(x2, vm, c)), inv), e3 = vf_mul(sm16_exp2(sm16_arg(x3, vm, c)), inv);
 #if SM_PAIRS
-        sm_bf16_store2_nosub(y + i, e0, e1);
-        sm_bf16_store2_nosub(y + i + 2 * VW, e2, e3);
+        if (nt) {
+            sm_bf16_stream2_nosub(y + i, e0, e1);
+            sm_bf16_stream2_nosub(y + i + 2 * VW, e2, e3);
+        } else {
+            sm_bf16_store2_nosub(y + i, e0, e1);
+            sm_bf16_store2_nosub(y + i + 2 * VW, e2, e3);
+        }
 #else
-        SM_ST_NOSUB(y + i, e0);
-        SM_ST_NOSUB(y + i + VW, e1);
-        SM_ST_NOSUB(y + i + 2 * VW, e2);
-        SM_ST_NOSUB(y + i + 3 * VW, e3);
+        if (nt) {
+            SM_STNT_NOSUB(y + i, e0);
+            SM_STNT_NOSUB(y + i + VW, e1);
+            SM_STNT_NOSUB(y + i + 2 * VW, e2);
+            SM_STNT_NOSUB(y + i + 3 * VW, e3);
+        } else {
+            SM_ST_NOSUB(y + i, e0);
+            SM_ST_NOSUB(y + i + VW, e1);
+            SM_ST_NOSUB(y + i + 2 * VW, e2);
+            SM_ST_NOSUB(y + i + 3 * VW, e3);
+        }
 #endif
     }
     for (; i < n; i += VW) {
@@ -537,21 +557,33 @@ static inline __attribute__((always_inline)) void FN(write_soft_x_body)(const SM
 }
 
 /* FN(write_soft_x_body), one compiled loop per kind (see FN(row_sumexp_kind)). */
-static void FN(write_soft_x)(const SM_CT *x, SM_CT *y, int64_t n, float m, double s, const char *pf, int kind)
+static void FN(write_soft_x)(const SM_CT *x, SM_CT *y, int64_t n, float m, double s, const char *pf, int kind, int nt)
 {
+    /* Streaming stores need the row to start on a 64-byte line (the vectors then stay aligned:
+     * the chunks and the 4-vector steps are whole lines); other rows write plainly. */
+    nt = nt && ((uintptr_t)y & 63u) == 0;
 #if SM_IS_F32
-    switch (kind) {
+    switch (kind * 2 + (nt ? 1 : 0)) {
 #ifdef SM_EXP_WIDE
-    case SM_KIND_WIDE:
-        FN(write_soft_x_body)(x, y, n, m, s, pf, SM_KIND_WIDE);
+    case SM_KIND_WIDE * 2:
+        FN(write_soft_x_body)(x, y, n, m, s, pf, SM_KIND_WIDE, 0);
+        return;
+    case SM_KIND_WIDE * 2 + 1:
+        FN(write_soft_x_body)(x, y, n, m, s, pf, SM_KIND_WIDE, 1);
         return;
 #endif
+    case SM_KIND_NARROW * 2 + 1:
+        FN(write_soft_x_body)(x, y, n, m, s, pf, SM_KIND_NARROW, 1);
+        return;
     default:
-        FN(write_soft_x_body)(x, y, n, m, s, pf, SM_KIND_NARROW);
+        FN(write_soft_x_body)(x, y, n, m, s, pf, SM_KIND_NARROW, 0);
         return;
     }
 #else
-    FN(write_soft_x_body)(x, y, n, m, s, pf, kind);
+    if (nt)
+        FN(write_soft_x_body)(x, y, n, m, s, pf, kind, 1);
+    else
+        FN(write_soft_x_body)(x, y, n, m, s, pf, kind, 0);
 #endif
 }
 
@@ -578,17 +610,17 @@ static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, flo
         const int fc = FN(fast_test)(x, n, &m);
 #endif
         if (fc) {
-            const int recompute = !lg && !nt && n * (int64_t)sizeof(SM_CT) >= SM_RECOMPUTE_MIN_BYTES;
+            const int recompute = !lg && n * (int64_t)sizeof(SM_CT) >= SM_RECOMPUTE_MIN_BYTES;
 #if SM_IS_F32
             const int kind = fc == 2 ? SM_KIND_WIDE : SM_KIND_NARROW;
             if (recompute) {
-                FN(write_soft_x)(x, y, n, m, FN(row_sumexp_kind)(x, n, m, NULL, pf, kind), pf, kind);
+                FN(write_soft_x)(x, y, n, m, FN(row_sumexp_kind)(x, n, m, NULL, pf, kind), pf, kind, nt);
                 return;
             }
             s = FN(row_sumexp_kind)(x, n, m, lg ? NULL : scratch, pf, kind);
 #else
             if (recompute) {
-                FN(write_soft_x)(x, y, n, m, FN(row_sumexp_fast)(x, n, m, NULL, pf, 1), pf, 0);
+                FN(write_soft_x)(x, y, n, m, FN(row_sumexp_fast)(x, n, m, NULL, pf, 1), pf, 0, nt);
                 return;
             }
             s = FN(row_sumexp_fast)(x, n, m, lg ? NULL : scratch, pf, SM_PERM(nt, y));

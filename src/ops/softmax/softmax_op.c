@@ -31,9 +31,9 @@
  * shapes): forward fp32 with streaming stores was faster or equal on every shape (softmax
  * [4096,1024] 80 -> 97% of the copy floor at 1 thread, 78 -> 104% at 2; [65536,128] 82 -> 97% at
  * 2; log-softmax [64,16,512,512] 84 -> 96% at 1), so fp32 forward outputs of SM_NT_OUT_BYTES or
- * more use them, except softmax rows long enough to compute their exponentials again in the
- * write pass (SM_RECOMPUTE_MIN_BYTES, plain stores only): [512,32000] was as fast either way
- * (4.44 / 4.39 ms at 1 thread, 2.53 / 2.52 at 2). 16-bit rows gained only when long (bf16 [512,32000], 64 KiB rows: softmax 65
+ * more use them (softmax rows long enough to compute their exponentials again in the write pass,
+ * SM_RECOMPUTE_MIN_BYTES, do so with streaming stores too: [512,32000] 4.47 -> 4.35 ms at 1
+ * thread, 3.59 -> 3.32 at 2, in a slow minute). 16-bit rows gained only when long (bf16 [512,32000], 64 KiB rows: softmax 65
  * -> 71% at 1 thread, 91 -> 108% at 2; log-softmax 72 -> 86%, 111 -> 127%) and lost on rows of
  * 1-2 KiB and less (bf16 [64,16,512,512] 62 -> 49% at 1 thread, [65536,128] log-softmax 64 ->
  * 59%), so they need rows of SM_NT_ROW16_BYTES too. (On Zen 4 plain stores were as fast or
@@ -238,8 +238,7 @@ static aclnnStatus plan(int op, const aclTensor *x, const aclTensor *g, int64_t 
         uint64_t moved = bytes * (bwd ? 3 : 2);
         a.nt = inner == 1 && scatter_off == UINT64_MAX && moved >= SM_NT_BYTES;
         if (!bwd && inner == 1 && scatter_off == UINT64_MAX && bytes >= SM_NT_OUT_BYTES &&
-            (dt == SM_F32 ? op == SM_LOG_SOFTMAX || R * (int64_t)esize < SM_RECOMPUTE_MIN_BYTES
-                          : (dt == SM_BF16 || dt == SM_F16) && R * (int64_t)esize >= SM_NT_ROW16_BYTES))
+            (dt == SM_F32 || ((dt == SM_BF16 || dt == SM_F16) && R * (int64_t)esize >= SM_NT_ROW16_BYTES)))
             a.nt = 1;
         const char *nt_env = getenv("CANNON_SOFTMAX_NT");
         if (nt_env && (nt_env[0] == '0' || nt_env[0] == '1'))
