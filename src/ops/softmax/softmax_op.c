@@ -24,6 +24,9 @@
 
 /* Input bytes per block. */
 #define SM_BLOCK_BYTES (64 * 1024)
+/* Blocks that rows reading ahead (SM_PREFETCH_MIN_BYTES) keep at least, where there are rows
+ * enough. */
+#define SM_MIN_BLOCKS 16
 /* When the output is written with non-temporal stores, which skip the read-for-ownership of
  * each line and leave the caches to the input: a function of the shape and dtype only (the
  * values are the same either way). Measured on Zen 5 (1 and 2 threads, bench_softmax --ab
@@ -228,9 +231,16 @@ static aclnnStatus plan(int op, const aclTensor *x, const aclTensor *g, int64_t 
         const int64_t cols = inner == 1 ? 1 : (inner < SM_TILE_COLS ? inner : SM_TILE_COLS);
         a.units = inner == 1 ? outer : outer * ((inner + SM_TILE_COLS - 1) / SM_TILE_COLS);
         const int64_t unit_bytes = R * cols * (int64_t)esize * (bwd ? 2 : 1);
-        int64_t upb = unit_bytes >= SM_BLOCK_BYTES ? 1 : SM_BLOCK_BYTES / unit_bytes;
-        if (inner == 1 && !bwd && unit_bytes >= SM_PREFETCH_MIN_BYTES)
+        const int64_t upb0 = unit_bytes >= SM_BLOCK_BYTES ? 1 : SM_BLOCK_BYTES / unit_bytes;
+        int64_t upb = upb0;
+        if (inner == 1 && !bwd && unit_bytes >= SM_PREFETCH_MIN_BYTES) {
             upb = unit_bytes >= SM_PREFETCH_BLOCK_BYTES ? 1 : SM_PREFETCH_BLOCK_BYTES / unit_bytes;
+            /* Smaller tensors keep SM_MIN_BLOCKS blocks to share among the workers, though not
+             * smaller than the ordinary ones (a row at the end of a block goes without the
+             * read-ahead; nothing else changes). */
+            if (a.units / upb < SM_MIN_BLOCKS)
+                upb = a.units / SM_MIN_BLOCKS > upb0 ? a.units / SM_MIN_BLOCKS : upb0;
+        }
         while ((a.units + upb - 1) / upb > ((int64_t)1 << 24))
             upb *= 2;
         a.units_per_block = upb;
