@@ -310,7 +310,7 @@ static cn_device *any_device(const ptr_info *a, const ptr_info *b) { return a->d
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
                                          aclrtMemcpyKind kind)
 {
-    ptr_info di, si;
+    ptr_info di = {0}, si = {0}; /* set by check_copy; initialised for gcc -O3, which cannot see it */
     bool noop;
     aclError rc = check_copy("aclrtMemcpy", dst, destMax, src, count, kind, &di, &si, &noop);
     if (rc != ACL_SUCCESS || noop)
@@ -344,7 +344,7 @@ static aclError wait_stream_position(cn_stream *s, const char *api)
 ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
                                               aclrtMemcpyKind kind, aclrtStream stream)
 {
-    ptr_info di, si;
+    ptr_info di = {0}, si = {0}; /* set by check_copy; initialised for gcc -O3, which cannot see it */
     bool noop;
     aclError rc = check_copy("aclrtMemcpyAsync", dst, destMax, src, count, kind, &di, &si, &noop);
     if (rc != ACL_SUCCESS)
@@ -384,7 +384,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void 
         return ACL_SUCCESS;
     /* Validate the whole extents once, then copy row by row. */
     size_t dext = dpitch * (height - 1) + width, sext = spitch * (height - 1) + width;
-    ptr_info di, si;
+    ptr_info di = {0}, si = {0}; /* set by check_copy; initialised for gcc -O3, which cannot see it */
     bool noop;
     aclError rc = check_copy("aclrtMemcpy2d", dst, dext, src, sext < dext ? sext : dext, kind, &di, &si, &noop);
     if (rc == ACL_SUCCESS)

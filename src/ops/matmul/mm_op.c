@@ -317,7 +317,7 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
                                  (long long)g.K, (long long)Kb);
     const int64_t bra = ra > 2 ? ra - 2 : 0, brb = rb > 2 ? rb - 2 : 0;
     g.bnd = bra > brb ? bra : brb;
-    int64_t bshape[MM_MAX_BATCH];
+    int64_t bshape[MM_MAX_BATCH] = {0}; /* the first g.bnd set below; zeroed for gcc -O3, which cannot see it */
     for (int64_t i = 0; i < g.bnd; i++) {
         const int64_t ia = i - (g.bnd - bra), ib = i - (g.bnd - brb);
         const int64_t da = ia >= 0 ? va.shape[ia] : 1, db = ib >= 0 ? vb.shape[ib] : 1;
