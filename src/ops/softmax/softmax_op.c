@@ -34,14 +34,14 @@
  * shapes): forward fp32 with streaming stores was faster or equal on every shape (softmax
  * [4096,1024] 80 -> 97% of the copy floor at 1 thread, 78 -> 104% at 2; [65536,128] 82 -> 97% at
  * 2; log-softmax [64,16,512,512] 84 -> 96% at 1), so fp32 forward outputs of SM_NT_OUT_BYTES or
- * more use them (softmax rows long enough to compute their exponentials again in the write pass,
- * SM_RECOMPUTE_MIN_BYTES, do so with streaming stores too: [512,32000] 4.47 -> 4.35 ms at 1
- * thread, 3.59 -> 3.32 at 2, in a slow minute). 16-bit rows gained only when long (bf16 [512,32000], 64 KiB rows: softmax 65
- * -> 71% at 1 thread, 91 -> 108% at 2; log-softmax 72 -> 86%, 111 -> 127%) and lost on rows of
- * 1-2 KiB and less (bf16 [64,16,512,512] 62 -> 49% at 1 thread, [65536,128] log-softmax 64 ->
- * 59%), so they need rows of SM_NT_ROW16_BYTES too. (On Zen 4 plain stores were as fast or
- * faster from 64 MiB to 512 MiB moved.) The backward ops keep plain stores below SM_NT_BYTES
- * moved. CANNON_SOFTMAX_NT=0/1 forces the choice for experiments. */
+ * more use them. Softmax rows long enough to compute their exponentials again in the write pass
+ * (SM_RECOMPUTE_MIN_BYTES) do so with streaming stores too ([512,32000] 4.47 -> 4.35 ms at 1
+ * thread, 3.59 -> 3.32 at 2, in a slow minute). 16-bit rows gained only when long (bf16
+ * [512,32000], 64 KiB rows: softmax 65 -> 71% at 1 thread, 91 -> 108% at 2; log-softmax 72 -> 86%,
+ * 111 -> 127%) and lost on rows of 1-2 KiB and less (bf16 [64,16,512,512] 62 -> 49% at 1 thread,
+ * [65536,128] log-softmax 64 -> 59%), so they need rows of SM_NT_ROW16_BYTES too. (On Zen 4 plain
+ * stores were as fast or faster from 64 MiB to 512 MiB moved.) The backward ops keep plain stores
+ * below SM_NT_BYTES moved. CANNON_SOFTMAX_NT=0/1 forces the choice for experiments. */
 #define SM_NT_BYTES ((uint64_t)4 << 30)
 #define SM_NT_OUT_BYTES ((uint64_t)8 << 20)
 #define SM_NT_ROW16_BYTES ((int64_t)16 << 10)
