@@ -26,7 +26,9 @@ static void FN(group_rows)(const SM_CT *x, SM_CT *y, int64_t g, int64_t n, int l
         if (!fast[r])
             FN(fwd_row)(x + r * n, y + r * n, n, lg, nt, scratch, NULL);
     for (int64_t r = 0; r < g; r++)
-        s[r] = fast[r] ? FN(row_sumexp_fast)(x + r * n, n, m[r], lg ? NULL : scratch + r * n, NULL, SM_PERM(nt, y + r * n)) : 2.0;
+        s[r] = fast[r] ? FN(row_sumexp_fast)(x + r * n, n, m[r], lg ? NULL : scratch + r * n, NULL,
+                                             SM_PERM(nt, y + r * n))
+                       : 2.0;
     if (lg) {
         for (int64_t r = 0; r < g; r++)
             if (s[r] < SM_FAST_LOG_RESUM)
@@ -344,7 +346,8 @@ VI void FN(fwd_batch)(const SM_CT *x, SM_CT *y, int64_t b, int64_t n, int lg, in
         const char *ahead = pf ? smg_ahead(x, (b + r) * n * (int64_t)sizeof(SM_CT)) : NULL;
         sf[r] = _mm512_castps_si512(((fast >> r) & 1u)
                                         ? FN(smg_sumexp)(x + r * n, n, mv[r], cv[r], lg ? NULL : e + r * n, ahead,
-                                                          pwo ? (const char *)(y + r * n) : NULL, SM_PERM(nt, y + r * n))
+                                                          pwo ? (const char *)(y + r * n) : NULL,
+                                                          SM_PERM(nt, y + r * n))
                                         : vf_set1(0.0625f));
     }
     const vf Sf = _mm512_castsi512_ps(smg_tree16(sf, SMG_ADDPS));
