@@ -11,7 +11,7 @@
  * gets exactly FN(fwd_row)'s arithmetic, so grouping changes no bit of the result. Used where no
  * batch kernel below exists (fp16, and the AVX2 and scalar tiers) and for groups too small for
  * it (see FN(fwd_group_pf)). */
-#if VW == 16 && (SM_IS_F32 || SM_IS_BF16)
+#if VW == 16
 #define SMG_BATCH 1
 #endif
 static void FN(group_rows)(const SM_CT *x, SM_CT *y, int64_t g, int64_t n, int lg, int nt, float *scratch)
@@ -134,13 +134,16 @@ static inline void smg_tree16_pd(const __m512d *v, __m512d out[2])
         out[i] = _mm512_add_pd(_mm512_unpacklo_pd(d[2 * i], d[2 * i + 1]), _mm512_unpackhi_pd(d[2 * i], d[2 * i + 1]));
 }
 /* 32-bit lanes holding two int16 keys of one row -> the larger (or smaller) one, as the fp32
- * value of the bf16 pattern it orders (the key map is its own inverse, see sm16_key1). */
-VI __m512 smg_keys_fold(__m512i v, int is_max)
+ * value of the bf16 (@p bf16) or fp16 pattern it orders (the key map is its own inverse, see
+ * sm16_key1); the pattern is in the low half of each lane. */
+VI __m512 smg_keys_fold(__m512i v, int is_max, int bf16)
 {
     const __m512i hi = _mm512_srai_epi32(v, 16), lo = _mm512_srai_epi32(_mm512_slli_epi32(v, 16), 16);
     const __m512i k = is_max ? _mm512_max_epi32(hi, lo) : _mm512_min_epi32(hi, lo);
     const __m512i b = _mm512_xor_si512(k, _mm512_and_si512(_mm512_srai_epi32(k, 31), _mm512_set1_epi32(0x7fff)));
-    return _mm512_castsi512_ps(_mm512_slli_epi32(b, 16));
+    if (bf16)
+        return _mm512_castsi512_ps(_mm512_slli_epi32(b, 16));
+    return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(b));
 }
 /* sm_log_sums for the 16 sums of a batch at once (the same values: vf_log of the sums rounded to
  * fp32, libm's double log for sums below 2), without its scalar conversion loops and the stall
@@ -241,7 +244,7 @@ VI __m512d FN(smg_sumexp)(const float *x, int64_t n, float m, float *e, const ch
     }
     return _mm512_add_pd(a.lo, a.hi);
 }
-#else /* bf16 */
+#else /* bf16, fp16 */
 /* Vertical max and min of one row's keys, 32 per op (softmax_vec.h). */
 VI void FN(smg_minmax)(const uint16_t *x, int64_t n, __m512i *mx, __m512i *mn) { sm16_minmax_vec(x, n, mx, mn); }
 
@@ -316,7 +319,8 @@ VI void FN(fwd_batch)(const SM_CT *x, SM_CT *y, int64_t b, int64_t n, int lg, in
     const vf M = _mm512_castsi512_ps(smg_tree16(mx, SMG_MAXPS)), L = _mm512_castsi512_ps(smg_tree16(mn, SMG_MINPS));
     __mmask16 fast = _mm512_cmp_ps_mask(_mm512_sub_ps(M, L), vf_set1(SM_FAST_RANGE), _CMP_LE_OQ);
 #else
-    const vf M = smg_keys_fold(smg_tree16(mx, SMG_MAXW), 1), L = smg_keys_fold(smg_tree16(mn, SMG_MINW), 0);
+    const vf M = smg_keys_fold(smg_tree16(mx, SMG_MAXW), 1, SM_IS_BF16),
+             L = smg_keys_fold(smg_tree16(mn, SMG_MINW), 0, SM_IS_BF16);
     __mmask16 fast = _mm512_cmp_ps_mask(_mm512_sub_ps(M, L), vf_set1(SM_FAST_RANGE), _CMP_LE_OQ) &
                      _mm512_cmp_ps_mask(M, vf_set1(SM16_MAX_ABS_MAX), _CMP_LE_OQ) &
                      _mm512_cmp_ps_mask(M, vf_set1(-SM16_MAX_ABS_MAX), _CMP_GE_OQ);
