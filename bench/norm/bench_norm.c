@@ -4,7 +4,8 @@
  * case (CANNON_CPU_THREADS sets the threads). run_norm_bench.py adds the peers (torch, oneDNN).
  *
  *   bench_norm [--ns N] [--cases bn,ln,rms] [--layouts nchw,nhwc] [--shapes 32x64x56x56,64x256x14x14]
- *              [--ab NAME]   (batch norm: each sample also with NAME=1, interleaved; one more line)
+ *              [--ab NAME[=VALUE]]   (each sample also with NAME set, default value 1, interleaved;
+ *                                     one more line per case)
  *
  * One JSON line per case: median ms per fwd+bwd (and of fwd and bwd alone), the median copy
  * bandwidth of the samples taken between them, and floors = bytes of the passes / copy GB/s.
@@ -183,15 +184,16 @@ typedef struct timing {
 /* --ab NAME: every sample is taken twice in turn, NAME unset and NAME=1, for an A/B in one
  * process (for variables read when an operator is planned; the plans are made per call). */
 static const char *g_ab;
+static char g_ab_name[128], g_ab_value[64] = "1";
 
 static void ab_set(int on)
 {
     if (!g_ab)
         return;
     if (on)
-        setenv(g_ab, "1", 1);
+        setenv(g_ab_name, g_ab_value, 1);
     else
-        unsetenv(g_ab);
+        unsetenv(g_ab_name);
 }
 
 /* Copy, fwd+bwd, fwd and bwd samples in turn, ns times; medians of each. */
@@ -258,7 +260,7 @@ int main(int argc, char **argv)
     static const char *const names[] = {"--ns", "--cases", "--layouts", "--shapes", "--ab", NULL};
     const int bad = bench_check_args(argc, argv, names,
                                      "usage: bench_norm [--ns N] [--cases bn,ln,rms] [--layouts nchw,nhwc]\n"
-                                     "                  [--shapes 32x64x56x56,64x256x14x14] [--ab NAME]\n"
+                                     "                  [--shapes 32x64x56x56,64x256x14x14] [--ab NAME[=VALUE]]\n"
                                      "CANNON_CPU_THREADS sets the threads; one JSON line per case (see the source's header).\n");
     if (bad >= 0)
         return bad;
@@ -271,8 +273,15 @@ int main(int argc, char **argv)
             layouts = argv[i + 1];
         else if (!strcmp(argv[i], "--shapes"))
             shapes_sel = argv[i + 1];
-        else if (!strcmp(argv[i], "--ab"))
+        else if (!strcmp(argv[i], "--ab")) {
             g_ab = argv[i + 1];
+            snprintf(g_ab_name, sizeof g_ab_name, "%s", g_ab);
+            char *eq = strchr(g_ab_name, '=');
+            if (eq) {
+                *eq = 0;
+                snprintf(g_ab_value, sizeof g_ab_value, "%s", eq + 1);
+            }
+        }
     }
     if (ns < 1)
         ns = 1;
@@ -385,6 +394,10 @@ int main(int argc, char **argv)
                "\"pct_of_floor5\":%.1f,\"fwd_min\":%.3f,\"bwd_min\":%.3f,\"copy_max_gbs\":%.2f}\n",
                rms ? "rms_norm" : "layer_norm", threads, t.ms, t.ms_min, t.fwd_ms, t.bwd_ms, 5 * bytes / (t.ms * 1e6),
                t.copy_gbs, f5, 100 * f5 / t.ms, t.fwd_min, t.bwd_min, t.copy_max);
+        if (g_ab)
+            printf("{\"ab\":\"%s\",\"case\":\"%s_fwd_bwd\",\"shape\":\"8192x4096\",\"threads\":%u,\"ms\":%.3f,"
+                   "\"ms_min\":%.3f,\"fwd_ms\":%.3f,\"bwd_ms\":%.3f}\n",
+                   g_ab, rms ? "rms_norm" : "layer_norm", threads, t.ab_ms, t.ab_min, t.ab_fwd, t.ab_bwd);
         fflush(stdout);
         aclTensor *all[14] = {c.x, c.dy, c.y, c.dx, c.w, c.b, c.gw, c.gb, c.mean, c.rstd};
         void *allp[10] = {bx, bdy, by, bdx, pw, pb, pgw, pgb, pm, pr};
