@@ -181,20 +181,9 @@ typedef struct timing {
     double ab_ms, ab_min, ab_fwd, ab_bwd; /* --ab: the same with the variable set */
 } timing;
 
-/* --ab NAME: every sample is taken twice in turn, NAME unset and NAME=1, for an A/B in one
+/* --ab NAME[=VALUE]: every sample is taken twice in turn, NAME unset and set, for an A/B in one
  * process (for variables read when an operator is planned; the plans are made per call). */
-static const char *g_ab;
-static char g_ab_name[128], g_ab_value[64] = "1";
-
-static void ab_set(int on)
-{
-    if (!g_ab)
-        return;
-    if (on)
-        setenv(g_ab_name, g_ab_value, 1);
-    else
-        unsetenv(g_ab_name);
-}
+static bench_ab g_ab;
 
 /* Copy, fwd+bwd, fwd and bwd samples in turn, ns times; medians of each. */
 static timing measure(void (*fn)(void *), void *ctx, int *what, int ns)
@@ -212,8 +201,8 @@ static timing measure(void (*fn)(void *), void *ctx, int *what, int ns)
     double ab[3][64];
     for (int i = 0; i < ns; i++) {
         cp[i] = 2.0 * (double)g_copy.n * 8 / (sample(run_copy, NULL, kc) * 1e-3) / 1e9;
-        for (int v = 0; v < (g_ab ? 2 : 1); v++) {
-            ab_set(v);
+        for (int v = 0; v < (g_ab.name[0] ? 2 : 1); v++) {
+            bench_ab_set(&g_ab, v);
             *what = 3;
             (v ? ab[0] : both)[i] = sample(fn, ctx, kb);
             *what = 1;
@@ -221,11 +210,11 @@ static timing measure(void (*fn)(void *), void *ctx, int *what, int ns)
             *what = 2;
             (v ? ab[2] : bw)[i] = sample(fn, ctx, kw);
         }
-        ab_set(0);
+        bench_ab_set(&g_ab, 0);
     }
     timing t;
     memset(&t, 0, sizeof t);
-    if (g_ab) {
+    if (g_ab.name[0]) {
         t.ab_ms = median(ab[0], ns);
         t.ab_min = ab[0][0];
         t.ab_fwd = median(ab[1], ns);
@@ -273,15 +262,8 @@ int main(int argc, char **argv)
             layouts = argv[i + 1];
         else if (!strcmp(argv[i], "--shapes"))
             shapes_sel = argv[i + 1];
-        else if (!strcmp(argv[i], "--ab")) {
-            g_ab = argv[i + 1];
-            snprintf(g_ab_name, sizeof g_ab_name, "%s", g_ab);
-            char *eq = strchr(g_ab_name, '=');
-            if (eq) {
-                *eq = 0;
-                snprintf(g_ab_value, sizeof g_ab_value, "%s", eq + 1);
-            }
-        }
+        else if (!strcmp(argv[i], "--ab"))
+            bench_ab_parse(&g_ab, argv[i + 1]);
     }
     if (ns < 1)
         ns = 1;
@@ -346,10 +328,10 @@ int main(int argc, char **argv)
                    nhwc ? "NHWC" : "NCHW", shape_names[s], threads, t.ms, t.ms_min, t.fwd_ms, t.bwd_ms,
                    5 * bytes / (t.ms * 1e6), t.copy_gbs, f5, 100 * f5 / t.ms, f8, 100 * f8 / t.ms, t.fwd_min,
                    t.bwd_min, t.copy_max);
-            if (g_ab)
+            if (g_ab.name[0])
                 printf("{\"ab\":\"%s\",\"layout\":\"%s\",\"shape\":\"%s\",\"threads\":%u,\"ms\":%.3f,\"ms_min\":%.3f,"
                        "\"fwd_ms\":%.3f,\"bwd_ms\":%.3f}\n",
-                       g_ab, nhwc ? "NHWC" : "NCHW", shape_names[s], threads, t.ab_ms, t.ab_min, t.ab_fwd, t.ab_bwd);
+                       g_ab.arg, nhwc ? "NHWC" : "NCHW", shape_names[s], threads, t.ab_ms, t.ab_min, t.ab_fwd, t.ab_bwd);
             fflush(stdout);
             aclTensor *all[4] = {c.x, c.dy, c.y, c.dx};
             void *allp[4] = {bx, bdy, by, bdx};
@@ -394,10 +376,10 @@ int main(int argc, char **argv)
                "\"pct_of_floor5\":%.1f,\"fwd_min\":%.3f,\"bwd_min\":%.3f,\"copy_max_gbs\":%.2f}\n",
                rms ? "rms_norm" : "layer_norm", threads, t.ms, t.ms_min, t.fwd_ms, t.bwd_ms, 5 * bytes / (t.ms * 1e6),
                t.copy_gbs, f5, 100 * f5 / t.ms, t.fwd_min, t.bwd_min, t.copy_max);
-        if (g_ab)
+        if (g_ab.name[0])
             printf("{\"ab\":\"%s\",\"case\":\"%s_fwd_bwd\",\"shape\":\"8192x4096\",\"threads\":%u,\"ms\":%.3f,"
                    "\"ms_min\":%.3f,\"fwd_ms\":%.3f,\"bwd_ms\":%.3f}\n",
-                   g_ab, rms ? "rms_norm" : "layer_norm", threads, t.ab_ms, t.ab_min, t.ab_fwd, t.ab_bwd);
+                   g_ab.arg, rms ? "rms_norm" : "layer_norm", threads, t.ab_ms, t.ab_min, t.ab_fwd, t.ab_bwd);
         fflush(stdout);
         aclTensor *all[14] = {c.x, c.dy, c.y, c.dx, c.w, c.b, c.gw, c.gb, c.mean, c.rstd};
         void *allp[10] = {bx, bdy, by, bdx, pw, pb, pgw, pgb, pm, pr};

@@ -33,6 +33,36 @@ static inline int bench_check_args(int argc, char **argv, const char *const *nam
     return -1;
 }
 
+/* --ab NAME[=VALUE]: a variable (VALUE default "1") that a bench sets around one side of an
+ * in-process A/B, for switches operators read when they are planned. arg is the option as given
+ * (empty: no A/B). */
+typedef struct bench_ab {
+    char arg[192], name[128], value[64];
+} bench_ab;
+
+static inline void bench_ab_parse(bench_ab *ab, const char *arg)
+{
+    snprintf(ab->arg, sizeof ab->arg, "%s", arg);
+    snprintf(ab->name, sizeof ab->name, "%s", arg);
+    snprintf(ab->value, sizeof ab->value, "1");
+    char *eq = strchr(ab->name, '=');
+    if (eq) {
+        *eq = 0;
+        snprintf(ab->value, sizeof ab->value, "%s", eq + 1);
+    }
+}
+
+/* Set (on) or unset the variable; nothing without an A/B. */
+static inline void bench_ab_set(const bench_ab *ab, int on)
+{
+    if (!ab->name[0])
+        return;
+    if (on)
+        setenv(ab->name, ab->value, 1);
+    else
+        unsetenv(ab->name);
+}
+
 static inline double bench_now(void)
 {
     struct timespec ts;

@@ -120,13 +120,13 @@ static void run_sm(void *p)
 
 /* --ab: the variable run_sm_ab sets around each call (operators read it when planned, and
  * run_sm plans every call). */
-static char g_ab_name[128], g_ab_value[64] = "1";
+static bench_ab g_ab;
 
 static void run_sm_ab(void *p)
 {
-    setenv(g_ab_name, g_ab_value, 1);
+    bench_ab_set(&g_ab, 1);
     run_sm(p);
-    unsetenv(g_ab_name);
+    bench_ab_set(&g_ab, 0);
 }
 
 static int parse_shape(const char *s, int64_t *dims)
@@ -164,14 +164,8 @@ int main(int argc, char **argv)
             shapes = argv[i + 1];
         else if (!strcmp(argv[i], "--data"))
             normal = !strcmp(argv[i + 1], "normal");
-        else if (!strcmp(argv[i], "--ab")) {
-            snprintf(g_ab_name, sizeof g_ab_name, "%s", argv[i + 1]);
-            char *eq = strchr(g_ab_name, '=');
-            if (eq) {
-                *eq = 0;
-                snprintf(g_ab_value, sizeof g_ab_value, "%s", eq + 1);
-            }
-        }
+        else if (!strcmp(argv[i], "--ab"))
+            bench_ab_parse(&g_ab, argv[i + 1]);
     }
     if (aclInit(NULL) != 0 || aclrtSetDevice(0) != 0) {
         fprintf(stderr, "ACL init failed: %s\n", aclGetRecentErrMsg());
@@ -262,13 +256,13 @@ int main(int argc, char **argv)
                        o, d, s, normal ? "normal" : "uniform", threads, br.med_ms, br.min_ms, br.max_ms, moved / (br.med_ms * 1e-3) / 1e9,
                        copy_gbs, floor_ms, 100.0 * floor_ms / br.med_ms, c.failed ? "false" : "true");
                 fflush(stdout);
-                if (g_ab_name[0]) {
+                if (g_ab.name[0]) {
                     /* The A/B: plain and with the variable, sample by sample. */
                     bench_result ra, rb;
                     bench_time2(run_sm, &c, run_sm_ab, &c, ns, &ra, &rb);
                     printf("{\"case\":\"ab\",\"ab\":\"%s=%s\",\"op\":\"%s\",\"dtype\":\"%s\",\"shape\":\"%s\",\"threads\":%u,"
                            "\"ms\":%.4f,\"ab_ms\":%.4f,\"pct_of_floor\":%.1f,\"ab_pct_of_floor\":%.1f,\"ok\":%s}\n",
-                           g_ab_name, g_ab_value, o, d, s, threads, ra.med_ms, rb.med_ms, 100.0 * floor_ms / ra.med_ms,
+                           g_ab.name, g_ab.value, o, d, s, threads, ra.med_ms, rb.med_ms, 100.0 * floor_ms / ra.med_ms,
                            100.0 * floor_ms / rb.med_ms, c.failed ? "false" : "true");
                     fflush(stdout);
                 }

@@ -683,10 +683,9 @@ static int fused_ok(const bn_plan *pl, int with_g)
  * processes run alternately (median of 100 calls each, load 1-2): [32,64,56,56] 3.41-3.55 ->
  * 2.72-2.73 ms at 1 thread, 1.57-1.59 -> 1.42-1.49 ms at 2 (in one process, the plan switched
  * between samples: 3.55-3.70 -> 3.02-3.13 ms at 1 thread); [64,64,56,56] 6.86 -> 5.85 and
- * 3.94 -> 3.52. Not
- * taken where the fused kernel measured faster: slices of 400 KB or less ([16,64,56,56]: 2
- * threads 0.45 against 0.57 ms; [32,128,28,28], [64,256,14,14]: 1.3-1.8x) and runs of 50 KB
- * ([32,32,112,112]: 5.8 against 6.6 ms at 1 thread). */
+ * 3.94 -> 3.52. Not taken where the fused kernel measured faster: slices of 400 KB or less
+ * ([16,64,56,56]: 2 threads 0.45 against 0.57 ms; [32,128,28,28], [64,256,14,14]: 1.3-1.8x) and
+ * runs of 50 KB ([32,32,112,112]: 5.8 against 6.6 ms at 1 thread). */
 #define BN_SPLIT_RUN_MAX ((int64_t)32 << 10)
 #define BN_SPLIT_DATA_MIN ((int64_t)16 << 20)
 static int bwd_split(const bn_plan *pl)

@@ -49,6 +49,18 @@
 static const char *const op_api[] = {"aclnnSoftmax", "aclnnLogSoftmax", "aclnnSoftmaxBackward",
                                      "aclnnLogSoftmaxBackward"};
 
+/* The rule above for a tensor of @p bytes with rows of @p row_bytes. */
+static int streaming(int bwd, int dt, int64_t row_bytes, uint64_t bytes)
+{
+    const char *env = getenv("CANNON_SOFTMAX_NT");
+    if (env && (env[0] == '0' || env[0] == '1'))
+        return env[0] == '1';
+    if (bytes * (bwd ? 3 : 2) >= SM_NT_BYTES)
+        return 1;
+    return !bwd && bytes >= SM_NT_OUT_BYTES &&
+           (dt == SM_F32 || ((dt == SM_BF16 || dt == SM_F16) && row_bytes >= SM_NT_ROW16_BYTES));
+}
+
 static int sm_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
     const sm_args *a0 = (const sm_args *)args;
@@ -245,14 +257,8 @@ static aclnnStatus plan(int op, const aclTensor *x, const aclTensor *g, int64_t 
             upb *= 2;
         a.units_per_block = upb;
         const uint32_t block_dim = (uint32_t)((a.units + upb - 1) / upb);
-        uint64_t moved = bytes * (bwd ? 3 : 2);
-        a.nt = inner == 1 && scatter_off == UINT64_MAX && moved >= SM_NT_BYTES;
-        if (!bwd && inner == 1 && scatter_off == UINT64_MAX && bytes >= SM_NT_OUT_BYTES &&
-            (dt == SM_F32 || ((dt == SM_BF16 || dt == SM_F16) && R * (int64_t)esize >= SM_NT_ROW16_BYTES)))
-            a.nt = 1;
-        const char *nt_env = getenv("CANNON_SOFTMAX_NT");
-        if (nt_env && (nt_env[0] == '0' || nt_env[0] == '1'))
-            a.nt = inner == 1 && scatter_off == UINT64_MAX && nt_env[0] == '1';
+        /* Streaming stores need contiguous rows written in place (no scatter of a strided output). */
+        a.nt = inner == 1 && scatter_off == UINT64_MAX && streaming(bwd, dt, R * (int64_t)esize, bytes);
 
         st = cannonExecutorAddKernel(e, api, sm_kernel, block_dim, &a, sizeof a, refs, nrefs);
         if (st != ACLNN_SUCCESS)
