@@ -2,12 +2,8 @@
  * bench_softmax_kern: the softmax kernels alone, one thread, no runtime. Calls a tier's units
  * function over a whole shape ITERS times and reports thread CPU time per element (ns and, at
  * the given GHz, cycles), a measure far less sensitive to other processes than wall time.
- * Built by hand for kernel tuning (not part of the CMake build), each tier with its own flags:
- *   cc -O2 -c src/ops/softmax/softmax_scalar.c -o s.o
- *   cc -O2 -mavx2 -mfma -mf16c -c src/ops/softmax/softmax_avx2.c -o a2.o
- *   cc -O2 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mfma -mf16c \
- *      -c src/ops/softmax/softmax_avx512.c -o a5.o
- *   cc -O2 -Isrc/ops/softmax bench/ops/bench_softmax_kern.c s.o a2.o a5.o -lm -o bench_softmax_kern
+ * Built with the benches (build/bin/bench_softmax_kern, linked to the static opapi so that the
+ * per-tier entry points are reachable); the tiers' own flags come from src/ops/CMakeLists.txt.
  *   bench_softmax_kern TIER(scalar|avx2|avx512) OP(0..3) DT(f32|f16|bf16) ROWS R ITERS [NT] [GHZ]
  * NT: 1 writes with non-temporal stores; GHZ converts ns to cycles (no cycle counter in the VM).
  * SM_BENCH_DATA=normal in the environment: standard normal inputs instead of U(-4, 4).
@@ -128,6 +124,13 @@ int main(int argc, char **argv)
                                                                             : cannon_softmax_units_avx512;
     fn(&a, 0, rows);
     kcopy(y, x, n * es);
+    /* Each sample repeats the call (and the copy) enough times to cover about 2^21 elements:
+     * reading the thread CPU clock is a system call (about a microsecond in these VMs), which
+     * one call on cache-resident rows would otherwise carry in full. SM_BENCH_REPS overrides. */
+    const char *reps_env = getenv("SM_BENCH_REPS");
+    int reps = reps_env ? atoi(reps_env) : (int)((1u << 21) / (n ? n : 1));
+    if (reps < 1)
+        reps = 1;
     double best = 1e30, tot = 0, ks[256], cs[256];
     if (iters > 256)
         iters = 256;
@@ -135,11 +138,13 @@ int main(int argc, char **argv)
         iters = 1;
     for (int it = 0; it < iters; it++) {
         double t0 = cpu_now();
-        kcopy(y, x, n * es);
-        cs[it] = cpu_now() - t0;
+        for (int k = 0; k < reps; k++)
+            kcopy(y, x, n * es);
+        cs[it] = (cpu_now() - t0) / reps;
         t0 = cpu_now();
-        fn(&a, 0, rows);
-        double t = cpu_now() - t0;
+        for (int k = 0; k < reps; k++)
+            fn(&a, 0, rows);
+        double t = (cpu_now() - t0) / reps;
         ks[it] = t;
         tot += t;
         if (t < best)

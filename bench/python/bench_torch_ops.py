@@ -3,12 +3,13 @@
 
     CANNON_LIB_DIR=build/lib /usr/bin/python3 bench/python/bench_torch_ops.py [--threads 1,2]
         [--caps default,avx512] [--samples 7] [--cases softmax,bn,ln,emb] [--no-big] [--json FILE]
+        [--settle-ms 20]
 
 For every (thread count, torch CPU capability) pair the script starts one worker process (both
 settings must be fixed before torch and cannon initialise: torch.set_num_threads +
 ATEN_CPU_CAPABILITY, CANNON_CPU_THREADS). A worker measures, per case, torch and cannon
 alternately sample by sample: 2 warm-up calls, then samples of k calls (k chosen so a sample lasts
->= 50 ms), NS samples each; it reports the median time per call, effective GB/s (the minimum bytes
+>= 50 ms, each after a 20 ms pause, see SETTLE_S), NS samples each; it reports the median time per call, effective GB/s (the minimum bytes
 the operation must move, as in /work/shared/reference/peer-figures.md) and the ratio
 torch / cannon (> 1: cannon is faster). It also measures a copy floor (torch copy_ of 256 MiB,
 same threads) and reports floor ms = bytes / copy bandwidth.
@@ -66,8 +67,19 @@ def measure(pairs, samples):
     res = {n: [] for n in pairs}
     for _ in range(samples):
         for n, f in pairs.items():
+            if SETTLE_S > 0:
+                time.sleep(SETTLE_S)
             res[n].append(_sample(f, ks[n]))
     return res
+
+
+# Pause before every sample (--settle-ms): torch's OpenMP threads keep spinning for a few
+# milliseconds after each parallel region (libgomp's default GOMP_SPINCOUNT, 300000 pauses), so on
+# 2 cores a sample that starts right after a torch sample shares a core with a spinning thread for
+# its first calls. cannon's threads spin 30 us, so without the pause only cannon paid: BatchNorm
+# backward [32,64,56,56] at 2 threads, cannon right after torch 1.93-2.25 ms, after a 30 ms pause
+# 1.90-2.12 (same process, medians of 9).
+SETTLE_S = 0.02
 
 
 def zipf_indices(V, n, seed=0):
@@ -80,6 +92,8 @@ def zipf_indices(V, n, seed=0):
 
 
 def worker(args):
+    global SETTLE_S
+    SETTLE_S = args.settle_ms / 1e3
     import torch
     torch.set_num_threads(args.threads)
     sys.path.insert(0, os.path.join(REPO, "python"))
@@ -214,6 +228,8 @@ def main():
     ap.add_argument("--no-big", action="store_true", help="skip softmax [64,16,512,512] (1 GiB in, 1 GiB out)")
     ap.add_argument("--big-alloc", action="store_true", help="also the allocating rows of [64,16,512,512]")
     ap.add_argument("--default-malloc", action="store_true")
+    ap.add_argument("--settle-ms", type=float, default=20.0,
+                    help="pause before every sample, so that neither side starts beside the other's spinning threads")
     ap.add_argument("--json", help="write all rows to this file")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--cap", default="default", help=argparse.SUPPRESS)
@@ -236,7 +252,7 @@ def main():
                 env.setdefault("MALLOC_TRIM_THRESHOLD_", str(1 << 40))
             print(f"threads={th} torch capability={cap} load={os.getloadavg()[0]:.2f}", file=sys.stderr, flush=True)
             cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--threads", str(th), "--cap", cap,
-                   "--samples", str(args.samples), "--cases", args.cases] + (["--no-big"] if args.no_big else []) + (
+                   "--samples", str(args.samples), "--cases", args.cases, "--settle-ms", str(args.settle_ms)] + (["--no-big"] if args.no_big else []) + (
                 ["--big-alloc"] if args.big_alloc else [])
             out = subprocess.run(cmd, env=env, check=True, stdout=subprocess.PIPE, text=True).stdout
             results.append(json.loads(out))
