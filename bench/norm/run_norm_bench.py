@@ -119,8 +119,13 @@ def main():
     build = os.path.abspath(a.build)
     bench = os.path.join(build, "bin", "bench_norm")
     dnnl = os.path.join(build, "bin", "bench_norm_dnnl")
+    # The peers' blocks all come from glibc's heap and are reused (MALLOC_MMAP_MAX_=0): blocks above
+    # 32 MiB are otherwise mapped per call and unmapped when freed, which on these VMs costs torch
+    # page faults on every call and the next memory-bound call a 10x slowdown (see
+    # bench/python/bench_torch_ops.py).
     base = dict(os.environ, CANNON_DRIVER_PATH=os.path.join(build, "lib", "cannon", "drivers"),
-                MALLOC_MMAP_THRESHOLD_=str(32 << 20), MALLOC_TRIM_THRESHOLD_=str(1 << 40))
+                MALLOC_MMAP_THRESHOLD_=str(32 << 20), MALLOC_MMAP_MAX_="0",
+                MALLOC_TRIM_THRESHOLD_=str(1 << 40))
     cases = []
     for c in a.cases.split(","):
         if c == "bn":

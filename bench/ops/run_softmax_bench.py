@@ -90,8 +90,13 @@ def main():
     build = os.path.abspath(a.build)
     bench = os.path.join(build, "bin", "bench_softmax")
     dnnl = os.path.join(build, "bin", "bench_softmax_dnnl")
+    # The peers' blocks all come from glibc's heap and are reused (MALLOC_MMAP_MAX_=0): blocks above
+    # 32 MiB are otherwise mapped per call and unmapped when freed, which on these VMs costs torch
+    # page faults on every call and the next memory-bound call a 10x slowdown (see
+    # bench/python/bench_torch_ops.py).
     base = dict(os.environ, CANNON_DRIVER_PATH=os.path.join(build, "lib", "cannon", "drivers"),
-                MALLOC_MMAP_THRESHOLD_=str(32 << 20), MALLOC_TRIM_THRESHOLD_=str(1 << 40))
+                MALLOC_MMAP_THRESHOLD_=str(32 << 20), MALLOC_MMAP_MAX_="0",
+                MALLOC_TRIM_THRESHOLD_=str(1 << 40))
     rows = []
     # The machine is shared: record its load, which the figures depend on.
     load0 = os.getloadavg()

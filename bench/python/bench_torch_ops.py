@@ -18,9 +18,17 @@ Both sides allocate their outputs per call, as a user's call does ("alloc"); sof
 into preallocated outputs ("out": torch's aten._softmax.out against cannon's softmax.out), and
 embedding backward also against torch's kernel alone ("kern": zero_() + index_add_ into an
 existing dense gradient; cannon's row is its ordinary call). Workers
-run with MALLOC_MMAP_THRESHOLD_=32 MiB and a large MALLOC_TRIM_THRESHOLD_ (as the published peer
-figures), so torch reuses freed blocks up to 32 MiB instead of page-faulting them again;
---default-malloc keeps glibc's defaults. cannon's outputs come from its caching device allocator.
+run with MALLOC_MMAP_THRESHOLD_=32 MiB, MALLOC_MMAP_MAX_=0 and a large MALLOC_TRIM_THRESHOLD_, so
+torch takes every block from the heap and reuses it instead of page-faulting it again (the
+published peer figures set the first and the last only, and glibc then still maps every block
+above 32 MiB and unmaps it when freed). That matters twice on these VMs: torch's own allocating
+calls on 128 MiB outputs ran 10-15x slower (layer_norm [8192,4096] fwd at 1 thread: about 400 ms
+against 27-29 ms once its blocks are reused), and right after such an unmapping the next
+memory-bound call in the process ran about 10x slower, all of it user time, with no page fault
+counted (cannon's layer_norm after a torch op that freed a 128 MiB result: 80-180 ms instead of
+10-14 ms; after one that kept it, 15-17 ms. The hypervisor rebuilding its view of the page
+tables, presumably). --default-malloc
+keeps glibc's defaults. cannon's outputs come from its caching device allocator.
 """
 import argparse
 import json
@@ -249,6 +257,7 @@ def main():
                 env["ATEN_CPU_CAPABILITY"] = cap
             if not args.default_malloc:
                 env.setdefault("MALLOC_MMAP_THRESHOLD_", str(32 << 20))
+                env.setdefault("MALLOC_MMAP_MAX_", "0")
                 env.setdefault("MALLOC_TRIM_THRESHOLD_", str(1 << 40))
             print(f"threads={th} torch capability={cap} load={os.getloadavg()[0]:.2f}", file=sys.stderr, flush=True)
             cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--threads", str(th), "--cap", cap,
