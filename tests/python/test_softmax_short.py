@@ -97,3 +97,30 @@ def test_short_rows_tiny_and_near_zero(L, isa, dtype, n):
     for op in ("softmax", "log_softmax"):
         ours = decode(run_forward(L, op, xq, dtype, -1), dtype)
         check(ours, ref_forward(xv, -1, op), dtype, f"{op} {dtype} {n} {isa}")
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32"])
+@pytest.mark.parametrize("n", [513, 700, 1024, 2048, 4096, 4100])
+def test_long_rows_independent(L, isa, dtype, n):
+    """Rows past the short-row path, one at a time (FN(fwd_row)): 16-bit rows of up to 8 KiB run
+    the next row's fast test between their sum and their write pass and hand it on, so a row's
+    bits must not depend on whether its predecessor was on the fast path (NaN, inf, -inf and wide
+    rows next to ordinary ones, across the block boundaries of 37 rows), nor on where the tensor
+    starts; and the special rows must still be right."""
+    xq, xv = quantize(_special_rows(n, dtype), dtype)
+    for op in ("softmax", "log_softmax"):
+        full = run_forward(L, op, xq, dtype, -1)
+        for k in (1, 6, 9, 30):
+            part = run_forward(L, op, np.ascontiguousarray(xq[k:]), dtype, -1)
+            assert np.array_equal(part.view(np.uint8), full[k:].view(np.uint8)), f"{op} {dtype} n={n} from row {k}"
+        for r in (0, 4, 7, 9, 36):
+            one = run_forward(L, op, np.ascontiguousarray(xq[r:r + 1]), dtype, -1)
+            assert np.array_equal(one.view(np.uint8), full[r:r + 1].view(np.uint8)), f"{op} {dtype} n={n} row {r}"
+        ours = decode(full, dtype)
+        t = torch.from_numpy(xv)
+        tref = (torch.softmax(t, -1) if op == "softmax" else torch.log_softmax(t, -1)).numpy()
+        fin = np.isfinite(tref)
+        what = f"{op} {dtype} n={n} {isa}"
+        assert np.array_equal(np.isnan(ours), np.isnan(tref)), what
+        assert np.array_equal(ours[~fin & ~np.isnan(tref)], tref[~fin & ~np.isnan(tref)]), what
+        check(ours[fin], ref_forward(xv, -1, op)[fin], dtype, what)

@@ -432,14 +432,21 @@ static inline void FN(write_log)(const SM_CT *x, SM_CT *y, int64_t n, int nt, fl
                  vf_sub(vf_fma(LDN(xt + i, k, 0.0f), one, nm), ls));
 }
 
+/* @p k: log s (log-softmax) or 1/s (softmax), from FN(fast_scalar). */
 static inline void FN(fast_write)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, const float *scratch, float m,
-                                  double s)
+                                  float k)
 {
     if (lg) {
-        FN(write_log)(x, y, n, nt, m, sm_log_sum1(s));
+        FN(write_log)(x, y, n, nt, m, k);
     } else {
-        FN(write_soft)(y, n, nt, scratch, (float)(1.0 / s), SM_PERM(nt, y));
+        FN(write_soft)(y, n, nt, scratch, k, SM_PERM(nt, y));
     }
+}
+
+/* The fast write passes' scalar: log s for log-softmax, 1/s for softmax. */
+static inline float FN(fast_scalar)(int lg, double s)
+{
+    return lg ? sm_log_sum1(s) : (float)(1.0 / s);
 }
 
 /* FN(fast_write) in chunks of SM_PF_WRITE_CHUNK elements, each preceded by the prefetch of its
@@ -447,13 +454,9 @@ static inline void FN(fast_write)(const SM_CT *x, SM_CT *y, int64_t n, int lg, i
  * next row's reads overlap both passes of this one. The same element operations as
  * FN(fast_write): chunks start at multiples of 4 VW (bf16 pair layout). */
 static inline void FN(fast_write_pf)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, const float *scratch,
-                                     float m, double s, const char *pf)
+                                     float m, float k, const char *pf)
 {
-    float l = 0.0f, invf = 0.0f;
-    if (lg)
-        l = sm_log_sum1(s);
-    else
-        invf = (float)(1.0 / s);
+    const float l = k, invf = k;
     const char *p2 = pf + ((size_t)n * sizeof(SM_CT) * SM_PF_EXP_K / 4);
     for (int64_t c = 0; c < n; c += SM_PF_WRITE_CHUNK) {
         const int64_t len = n - c < SM_PF_WRITE_CHUNK ? n - c : SM_PF_WRITE_CHUNK;
@@ -593,10 +596,27 @@ static void FN(write_soft_x)(const SM_CT *x, SM_CT *y, int64_t n, float m, doubl
  * with the exact exponential and fp64 accumulation (they are in cache, and rare). */
 #define SM_FAST_LOG_RESUM 2.0
 
-static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, float *scratch, const char *pf)
+#ifndef SM_LOOK_DEFINED
+#define SM_LOOK_DEFINED
+/* The fast test of the next row, done by FN(fwd_row) between a row's sum and its write pass
+ * (have: fc and m hold it). */
+typedef struct sm_look {
+    int have, fc;
+    float m;
+} sm_look;
+/* 16-bit rows up to this size test the next row early (see FN(units)). */
+#define SM_LOOK_MAX_BYTES 8192
+#endif
+
+/* One row. @p nx, @p lk (16-bit types, NULL elsewhere): the next row, whose fast test this row
+ * runs between its sum and its write pass and leaves in *lk for that row's call, which then skips
+ * its own. The test is the same function of the same row either way, so the results are too. */
+static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, float *scratch, const char *pf,
+                        const SM_CT *nx, sm_look *lk)
 {
     float m;
     double s;
+    (void)nx;
     if (n <= SM_SCRATCH_MAX) {
         /* Fast path when the row's spread max - min is at most SM_FAST_RANGE (NaN or infinite
          * max/min fail the test): exp(x - m) then needs neither clamps nor, for fp32, the
@@ -604,11 +624,18 @@ static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, flo
          * below the 1e-6 relative target; 16-bit types use a cheaper exp (softmax_vec.h). fp32
          * rows of spread up to SM_WIDE_RANGE take the wide fast path on AVX-512 (an exp that
          * never forms x - m); its write passes are the fast path's. */
+        int fc;
+        if (lk && lk->have) {
+            fc = lk->fc;
+            m = lk->m;
+            lk->have = 0;
+        } else {
 #if SM_IS_F32
-        const int fc = FN(fast_class)(x, n, &m);
+            fc = FN(fast_class)(x, n, &m);
 #else
-        const int fc = FN(fast_test)(x, n, &m);
+            fc = FN(fast_test)(x, n, &m);
 #endif
+        }
         if (fc) {
             const int recompute = !lg && n * (int64_t)sizeof(SM_CT) >= SM_RECOMPUTE_MIN_BYTES;
 #if SM_IS_F32
@@ -627,10 +654,20 @@ static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, flo
 #endif
             if (lg && s < SM_FAST_LOG_RESUM)
                 s = FN(row_sumexp)(x, n, m, NULL);
+            const float k = FN(fast_scalar)(lg, s);
+#if !SM_IS_F32
+            /* The next row's max and min while log s (a chain of about 15 dependent vector ops)
+             * or 1/s is computed: without independent work there, the write pass waited for it
+             * (about 60 cycles of a 1024-element bf16 row's ~400). */
+            if (nx && lk) {
+                lk->fc = FN(fast_test)(nx, n, &lk->m);
+                lk->have = 1;
+            }
+#endif
             if (pf && SM_PF_EXP_K < 4)
-                FN(fast_write_pf)(x, y, n, lg, nt, scratch, m, s, pf);
+                FN(fast_write_pf)(x, y, n, lg, nt, scratch, m, k, pf);
             else
-                FN(fast_write)(x, y, n, lg, nt, scratch, m, s);
+                FN(fast_write)(x, y, n, lg, nt, scratch, m, k);
             return;
         }
         s = FN(row_sumexp)(x, n, m, lg ? NULL : scratch);
@@ -784,11 +821,17 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
                 FN(fwd_group_pf)(x + u * R, o + u * R, g, R, a->op == SM_LOG_SOFTMAX, a->nt, scratch,
                                  a->pf_cross || u + g < u1);
             }
+        /* 16-bit rows of up to SM_LOOK_MAX_BYTES test the next row of their block early (see
+         * FN(fwd_row)); their exp pass prefetches the whole next row (SM_PF_EXP_K == 4), so that
+         * test reads from cache. */
+        const int look_on = !SM_IS_F32 && fwd && R * (int64_t)sizeof(SM_CT) <= SM_LOOK_MAX_BYTES;
+        sm_look lk = {0, 0, 0.0f};
         for (; u < u1; u++) {
             const int64_t off = u * R;
             const char *pf = pf_on && u + 1 < pf_end ? (const char *)(x + off + R) : NULL;
             if (a->op == SM_SOFTMAX || a->op == SM_LOG_SOFTMAX)
-                FN(fwd_row)(x + off, o + off, R, a->op == SM_LOG_SOFTMAX, a->nt, scratch, pf);
+                FN(fwd_row)(x + off, o + off, R, a->op == SM_LOG_SOFTMAX, a->nt, scratch, pf,
+                            look_on && u + 1 < u1 ? x + off + R : NULL, look_on ? &lk : NULL);
             else
                 FN(bwd_row)(x + off, g + off, o + off, R, a->op == SM_LOG_SOFTMAX_BWD, a->nt);
         }

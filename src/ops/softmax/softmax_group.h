@@ -24,7 +24,7 @@ static void FN(group_rows)(const SM_CT *x, SM_CT *y, int64_t g, int64_t n, int l
     /* Rows off the fast path (rare) are done first and alone: FN(fwd_row) uses the scratch. */
     for (int64_t r = 0; r < g; r++)
         if (!fast[r])
-            FN(fwd_row)(x + r * n, y + r * n, n, lg, nt, scratch, NULL);
+            FN(fwd_row)(x + r * n, y + r * n, n, lg, nt, scratch, NULL, NULL, NULL);
     for (int64_t r = 0; r < g; r++)
         s[r] = fast[r] ? FN(row_sumexp_fast)(x + r * n, n, m[r], lg ? NULL : scratch + r * n, NULL,
                                              SM_PERM(nt, y + r * n))
@@ -332,7 +332,7 @@ VI void FN(fwd_batch)(const SM_CT *x, SM_CT *y, int64_t b, int64_t n, int lg, in
     /* Rows off the fast path (rare) are done first and alone: FN(fwd_row) uses the scratch. */
     for (int64_t r = 0; r < b; r++)
         if (!((fast >> r) & 1u))
-            FN(fwd_row)(x + r * n, y + r * n, n, lg, nt, e, NULL);
+            FN(fwd_row)(x + r * n, y + r * n, n, lg, nt, e, NULL, NULL, NULL);
     /* The sums of the fast rows (the others get a dummy 1; lanes >= b are unused). */
 #if SM_IS_F32
     __m512d sd[16], S[2];
