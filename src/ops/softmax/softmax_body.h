@@ -452,20 +452,19 @@ static inline float FN(fast_scalar)(int lg, double s)
 /* FN(fast_write) in chunks of SM_PF_WRITE_CHUNK elements, each preceded by the prefetch of its
  * share of the part of the next row (@p pf) that the exp pass left (SM_PF_EXP_K), so that the
  * next row's reads overlap both passes of this one. The same element operations as
- * FN(fast_write): chunks start at multiples of 4 VW (bf16 pair layout). */
+ * FN(fast_write): chunks start at multiples of 4 VW (bf16 pair layout). @p k as there. */
 static inline void FN(fast_write_pf)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, const float *scratch,
                                      float m, float k, const char *pf)
 {
-    const float l = k, invf = k;
     const char *p2 = pf + ((size_t)n * sizeof(SM_CT) * SM_PF_EXP_K / 4);
     for (int64_t c = 0; c < n; c += SM_PF_WRITE_CHUNK) {
         const int64_t len = n - c < SM_PF_WRITE_CHUNK ? n - c : SM_PF_WRITE_CHUNK;
         for (size_t b = 0; b < ((size_t)len * sizeof(SM_CT) * (4 - SM_PF_EXP_K) / 4); b += 64)
             __builtin_prefetch(p2 + ((size_t)c * sizeof(SM_CT) * (4 - SM_PF_EXP_K) / 4) + b, 0, 2);
         if (lg)
-            FN(write_log)(x + c, y + c, len, nt, m, l);
+            FN(write_log)(x + c, y + c, len, nt, m, k);
         else
-            FN(write_soft)(y + c, len, nt, scratch + c, invf, SM_PERM(nt, y));
+            FN(write_soft)(y + c, len, nt, scratch + c, k, SM_PERM(nt, y));
     }
 }
 
