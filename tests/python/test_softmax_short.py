@@ -49,19 +49,35 @@ def _special_rows(n, dtype):
     return x
 
 
+def _check_specials(ours, xv, op, dtype, what):
+    """NaNs and infinities where torch has them, the finite outputs against float64."""
+    t = torch.from_numpy(xv)
+    tref = (torch.softmax(t, -1) if op == "softmax" else torch.log_softmax(t, -1)).numpy()
+    fin = np.isfinite(tref)
+    assert np.array_equal(np.isnan(ours), np.isnan(tref)), what
+    assert np.array_equal(ours[~fin & ~np.isnan(tref)], tref[~fin & ~np.isnan(tref)]), what
+    check(ours[fin], ref_forward(xv, -1, op)[fin], dtype, what)
+
+
+def _check_independent(L, op, xq, dtype, n, starts, rows):
+    """The bits of the rows from each of @p starts on, and of each of @p rows alone, equal the
+    whole tensor's; returns the whole tensor's output."""
+    full = run_forward(L, op, xq, dtype, -1)
+    for k in starts:
+        part = run_forward(L, op, np.ascontiguousarray(xq[k:]), dtype, -1)
+        assert np.array_equal(part.view(np.uint8), full[k:].view(np.uint8)), f"{op} {dtype} n={n} from row {k}"
+    for r in rows:
+        one = run_forward(L, op, np.ascontiguousarray(xq[r:r + 1]), dtype, -1)
+        assert np.array_equal(one.view(np.uint8), full[r:r + 1].view(np.uint8)), f"{op} {dtype} n={n} row {r}"
+    return full
+
+
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 @pytest.mark.parametrize("n", [5, 128, 200, 256, 512])
 def test_short_rows_specials(L, isa, op, dtype, n):
     xq, xv = quantize(_special_rows(n, dtype), dtype)
-    ours = decode(run_forward(L, op, xq, dtype, -1), dtype)
-    t = torch.from_numpy(xv)
-    tref = (torch.softmax(t, -1) if op == "softmax" else torch.log_softmax(t, -1)).numpy()
-    fin = np.isfinite(tref)
-    what = f"{op} {dtype} n={n} {isa}"
-    assert np.array_equal(np.isnan(ours), np.isnan(tref)), what
-    assert np.array_equal(ours[~fin & ~np.isnan(tref)], tref[~fin & ~np.isnan(tref)]), what
-    check(ours[fin], ref_forward(xv, -1, op)[fin], dtype, what)
+    _check_specials(decode(run_forward(L, op, xq, dtype, -1), dtype), xv, op, dtype, f"{op} {dtype} n={n} {isa}")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
@@ -70,13 +86,7 @@ def test_short_rows_independent(L, isa, dtype, n):
     """Each row's bits are the same alone, in a batch, and at any offset of the batch grid."""
     xq, _ = quantize(_special_rows(n, dtype), dtype)
     for op in ("softmax", "log_softmax"):
-        full = run_forward(L, op, xq, dtype, -1)
-        for k in (1, 5, 16, 21):
-            part = run_forward(L, op, np.ascontiguousarray(xq[k:]), dtype, -1)
-            assert np.array_equal(part.view(np.uint8), full[k:].view(np.uint8)), f"{op} {dtype} n={n} from row {k}"
-        for r in (0, 3, 11, 36):
-            one = run_forward(L, op, np.ascontiguousarray(xq[r:r + 1]), dtype, -1)
-            assert np.array_equal(one.view(np.uint8), full[r:r + 1].view(np.uint8)), f"{op} {dtype} n={n} row {r}"
+        _check_independent(L, op, xq, dtype, n, (1, 5, 16, 21), (0, 3, 11, 36))
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float32", "float16"])
@@ -109,18 +119,5 @@ def test_long_rows_independent(L, isa, dtype, n):
     starts; and the special rows must still be right."""
     xq, xv = quantize(_special_rows(n, dtype), dtype)
     for op in ("softmax", "log_softmax"):
-        full = run_forward(L, op, xq, dtype, -1)
-        for k in (1, 6, 9, 30):
-            part = run_forward(L, op, np.ascontiguousarray(xq[k:]), dtype, -1)
-            assert np.array_equal(part.view(np.uint8), full[k:].view(np.uint8)), f"{op} {dtype} n={n} from row {k}"
-        for r in (0, 4, 7, 9, 36):
-            one = run_forward(L, op, np.ascontiguousarray(xq[r:r + 1]), dtype, -1)
-            assert np.array_equal(one.view(np.uint8), full[r:r + 1].view(np.uint8)), f"{op} {dtype} n={n} row {r}"
-        ours = decode(full, dtype)
-        t = torch.from_numpy(xv)
-        tref = (torch.softmax(t, -1) if op == "softmax" else torch.log_softmax(t, -1)).numpy()
-        fin = np.isfinite(tref)
-        what = f"{op} {dtype} n={n} {isa}"
-        assert np.array_equal(np.isnan(ours), np.isnan(tref)), what
-        assert np.array_equal(ours[~fin & ~np.isnan(tref)], tref[~fin & ~np.isnan(tref)]), what
-        check(ours[fin], ref_forward(xv, -1, op)[fin], dtype, what)
+        full = _check_independent(L, op, xq, dtype, n, (1, 6, 9, 30), (0, 4, 7, 9, 36))
+        _check_specials(decode(full, dtype), xv, op, dtype, f"{op} {dtype} n={n} {isa}")

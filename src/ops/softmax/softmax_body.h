@@ -468,6 +468,32 @@ static inline void FN(fast_write_pf)(const SM_CT *x, SM_CT *y, int64_t n, int lg
     }
 }
 
+/* A vector store for bodies compiled with a constant @p nt: streaming (nt) or plain; the _nosub
+ * forms as SM_ST_NOSUB and sm_bf16_store2_nosub. */
+VI void FN(st_any)(SM_CT *p, vf v, int nt)
+{
+    if (nt)
+        STNT(p, v);
+    else
+        ST(p, v);
+}
+VI void FN(st_nosub_any)(SM_CT *p, vf v, int nt)
+{
+    if (nt)
+        SM_STNT_NOSUB(p, v);
+    else
+        SM_ST_NOSUB(p, v);
+}
+#if SM_PAIRS
+VI void FN(st2_nosub_any)(uint16_t *p, vf ev, vf od, int nt)
+{
+    if (nt)
+        sm_bf16_stream2_nosub(p, ev, od);
+    else
+        sm_bf16_store2_nosub(p, ev, od);
+}
+#endif
+
 /* Softmax write pass of a long fast-path row (SM_RECOMPUTE_MIN_BYTES) from x instead of a
  * scratch: exp(x - m) computed again exactly as FN(row_sumexp_body) / FN(row_sumexp_fast) did
  * (the same exp of each element, lane by lane, so the same values whatever the grouping into
@@ -494,17 +520,10 @@ static inline __attribute__((always_inline)) void FN(write_soft_x_body)(const SM
         for (; i + 4 * VW <= len; i += 4 * VW) {
             vf e0 = SM_EXP_ROW(LD(xc + i)), e1 = SM_EXP_ROW(LD(xc + i + VW));
             vf e2 = SM_EXP_ROW(LD(xc + i + 2 * VW)), e3 = SM_EXP_ROW(LD(xc + i + 3 * VW));
-            if (nt) {
-                STNT(yc + i, vf_mul(e0, inv));
-                STNT(yc + i + VW, vf_mul(e1, inv));
-                STNT(yc + i + 2 * VW, vf_mul(e2, inv));
-                STNT(yc + i + 3 * VW, vf_mul(e3, inv));
-            } else {
-                ST(yc + i, vf_mul(e0, inv));
-                ST(yc + i + VW, vf_mul(e1, inv));
-                ST(yc + i + 2 * VW, vf_mul(e2, inv));
-                ST(yc + i + 3 * VW, vf_mul(e3, inv));
-            }
+            FN(st_any)(yc + i, vf_mul(e0, inv), nt);
+            FN(st_any)(yc + i + VW, vf_mul(e1, inv), nt);
+            FN(st_any)(yc + i + 2 * VW, vf_mul(e2, inv), nt);
+            FN(st_any)(yc + i + 3 * VW, vf_mul(e3, inv), nt);
         }
         for (; i < len; i += VW) {
             size_t k = (size_t)(len - i) < VW ? (size_t)(len - i) : VW;
@@ -530,25 +549,13 @@ static inline __attribute__((always_inline)) void FN(write_soft_x_body)(const SM
         vf e0 = vf_mul(sm16_exp2(sm16_arg(x0, vm, c)), inv), e1 = vf_mul(sm16_exp2(sm16_arg(x1, vm, c)), inv);
         vf e2 = vf_mul(sm16_exp2(sm16_arg(x2, vm, c)), inv), e3 = vf_mul(sm16_exp2(sm16_arg(x3, vm, c)), inv);
 #if SM_PAIRS
-        if (nt) {
-            sm_bf16_stream2_nosub(y + i, e0, e1);
-            sm_bf16_stream2_nosub(y + i + 2 * VW, e2, e3);
-        } else {
-            sm_bf16_store2_nosub(y + i, e0, e1);
-            sm_bf16_store2_nosub(y + i + 2 * VW, e2, e3);
-        }
+        FN(st2_nosub_any)(y + i, e0, e1, nt);
+        FN(st2_nosub_any)(y + i + 2 * VW, e2, e3, nt);
 #else
-        if (nt) {
-            SM_STNT_NOSUB(y + i, e0);
-            SM_STNT_NOSUB(y + i + VW, e1);
-            SM_STNT_NOSUB(y + i + 2 * VW, e2);
-            SM_STNT_NOSUB(y + i + 3 * VW, e3);
-        } else {
-            SM_ST_NOSUB(y + i, e0);
-            SM_ST_NOSUB(y + i + VW, e1);
-            SM_ST_NOSUB(y + i + 2 * VW, e2);
-            SM_ST_NOSUB(y + i + 3 * VW, e3);
-        }
+        FN(st_nosub_any)(y + i, e0, nt);
+        FN(st_nosub_any)(y + i + VW, e1, nt);
+        FN(st_nosub_any)(y + i + 2 * VW, e2, nt);
+        FN(st_nosub_any)(y + i + 3 * VW, e3, nt);
 #endif
     }
     for (; i < n; i += VW) {
