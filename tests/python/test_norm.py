@@ -493,26 +493,32 @@ def test_errors():
     assert L is not None
 
 
-# Channels-last passes hand units to workers by share (worker w first takes the rows of share w,
-# then helps with the rest; see nm_bn_add_aff): the bits must not depend on the worker count,
-# including counts that do not divide the units and more workers than shares (20 > 16).
+# The three-kernel path's passes over 1 MiB or more hand units to workers by share (worker w first
+# takes the rows, or for channel-first data the O-ranges, of share w, then helps with the rest;
+# see nm_bn_add_aff): the bits must not depend on the worker count, including counts that do not
+# divide the units and more workers than shares (20 > 16). Channels-last shapes; channel-first
+# ones that the fused kernel does not take (fewer than 8 channels): 3 O-ranges of 4, 4 and 1
+# samples with runs of 5325 floats, and 8 O-ranges of 2 samples; and one whose backward the fused
+# kernel takes channel by channel on 1 worker and the three kernels take on more (bwd_split:
+# streamed output, runs of 377 floats that start inside cache lines, 8 O-ranges of 6 samples).
 CL_AFF_SCRIPT = r"""
 import hashlib, os, sys
 sys.path.insert(0, %r)
 import numpy as np
 import cannon_testlib as ct
-from norm_helpers import FMT_NHWC, bool_array, call, dbl, empty, flag, tensor
+from norm_helpers import FMT_NCHW, FMT_NHWC, bool_array, call, dbl, empty, flag, tensor
 h = hashlib.sha256()
 rng = np.random.default_rng(11)
-for shape in ((3, 20, 36, 200), (2, 30, 30, 48)):
-    C = shape[3]
-    x = tensor(rng.normal(3.0, 2.0, shape).astype(np.float32), ct.ACL_FLOAT, FMT_NHWC)
-    dy = tensor(rng.normal(0, 1, shape).astype(np.float32), ct.ACL_FLOAT, FMT_NHWC)
+for shape, fmt in (((3, 20, 36, 200), FMT_NHWC), ((2, 30, 30, 48), FMT_NHWC), ((9, 6, 75, 71), FMT_NCHW),
+                   ((16, 4, 96, 96), FMT_NCHW), ((48, 128, 13, 29), FMT_NCHW)):
+    C = shape[3] if fmt == FMT_NHWC else shape[1]
+    x = tensor(rng.normal(3.0, 2.0, shape).astype(np.float32), ct.ACL_FLOAT, fmt)
+    dy = tensor(rng.normal(0, 1, shape).astype(np.float32), ct.ACL_FLOAT, fmt)
     w, b = tensor(rng.uniform(0.5, 1.5, C)), tensor(rng.normal(0, 1, C))
     rm, rv = tensor(np.zeros(C)), tensor(np.ones(C))
-    y, sm, si = empty(shape, ct.ACL_FLOAT, FMT_NHWC), empty((C,)), empty((C,))
+    y, sm, si = empty(shape, ct.ACL_FLOAT, fmt), empty((C,)), empty((C,))
     call("aclnnBatchNorm", x, w, b, rm, rv, flag(True), dbl(0.1), dbl(1e-5), y, sm, si)
-    dx, gw, gb = empty(shape, ct.ACL_FLOAT, FMT_NHWC), empty((C,)), empty((C,))
+    dx, gw, gb = empty(shape, ct.ACL_FLOAT, fmt), empty((C,)), empty((C,))
     call("aclnnBatchNormBackward", dy, x, w, rm, rv, sm, si, flag(True), dbl(1e-5), bool_array([True, True, True]),
          dx, gw, gb)
     m, i = empty((C,)), empty((C,))
@@ -528,7 +534,7 @@ print(h.hexdigest())
 """
 
 
-def test_batch_norm_channels_last_same_bits_any_workers():
+def test_batch_norm_shared_passes_same_bits_any_workers():
     here = os.path.dirname(os.path.abspath(__file__))
     digests = set(outputs_per_thread_count(CL_AFF_SCRIPT % here, ("1", "2", "3", "20"), 600))
     assert len(digests) == 1, digests
@@ -537,8 +543,10 @@ def test_batch_norm_channels_last_same_bits_any_workers():
 def test_batch_norm_fused_nt_unaligned_runs(isa):
     """Channel-first, output >= 8 MiB (streaming stores), runs of 130*129 floats, so every run but
     the first starts inside a cache line: the fused kernel's pipelined forward writes each run's
-    unaligned head first and streams the rest, its backward goes channel by channel. Results
-    against the reference, and the sums bit for bit equal to the SyncBN pieces'."""
+    unaligned head first and streams the rest; its backward goes channel by channel on 1 worker
+    and through the three kernels on more (bwd_split; the per-thread-count digests above show both
+    give the same bits). Results against the reference, and the sums bit for bit equal to the
+    SyncBN pieces'."""
     rng = np.random.default_rng(29)
     shape = (8, 16, 130, 129)
     x, w, b = rand_bn(shape, 1, ACL_FLOAT, rng, loc=2.0)
@@ -611,6 +619,25 @@ def test_batch_norm_plane_order_reduction(isa):
         dy = data()
         _, gw_t, gb_t = _bn_backward(x, dy, w, sm, si, dt)
         _bn_sums_equal_pieces(x, dy, w, sm, si, dt, gw_t, gb_t)
+
+
+def test_batch_norm_shared_nchw_passes(isa):
+    """Channel-first data of 1 MiB or more that the fused kernel does not take (6 channels): every
+    pass goes by worker share (nm_bn_add_aff; 3 O-ranges of 4, 4 and 1 samples, runs of 5325
+    floats, claims of several units). Forward and backward against the float64 reference, and the
+    SyncBN pieces bit for bit equal to the whole operators."""
+    rng = np.random.default_rng(41)
+    shape = (9, 6, 75, 71)
+    C = shape[1]
+    x, w, b = rand_bn(shape, 1, ACL_FLOAT, rng, loc=3.0)
+    y, sm, si, _, _ = run_bn(x, w, b, np.zeros(C, np.float32), np.ones(C, np.float32), ACL_FLOAT, FMT_NCHW)
+    gy, gm, gi, _, _ = bn_ref(x, w, b, np.zeros(C), np.ones(C), 0.1, 1e-5, 1)
+    close(y, gy, ACL_FLOAT, "y")
+    close(sm, gm, ACL_FLOAT, "saveMean")
+    close(si, gi, ACL_FLOAT, "saveInvstd")
+    dy = quantize(rng.normal(0, 1, shape), ACL_FLOAT)
+    gw_t, gb_t = _bn_backward_against_reference(x, dy, w, sm, si)
+    _bn_sums_equal_pieces(x, dy, w, sm, si, ACL_FLOAT, gw_t, gb_t)
 
 
 def test_batch_norm_backward_split_path(isa):

@@ -389,6 +389,7 @@ static cannon_arg_ref ws_ref(uint64_t ws_off, size_t off)
 }
 
 /* Reserve the workspace: partials, coefficients (+ gate), centers. */
+#define BN_MIN_RANGES 8
 static void plan_ws(bn_plan *pl)
 {
     const int64_t C = pl->C;
@@ -401,21 +402,32 @@ static void plan_ws(bn_plan *pl)
         pl->red_span = 1;
     while ((pl->O + pl->red_span - 1) / pl->red_span > 4096)
         pl->red_span *= 2;
+    /* Channel-first data: at least BN_MIN_RANGES O-ranges, so that the worker-affine passes
+     * (nm_bn_add_aff), whose shares are whole O-ranges, have enough to share among a few workers
+     * ([64,256,14,14] would otherwise be one range of 64 runs per channel). The partials stay
+     * fp64 sums of contiguous runs; a function of the shape only. */
+    if (pl->I > 1 && pl->O >= BN_MIN_RANGES && (pl->O + pl->red_span - 1) / pl->red_span < BN_MIN_RANGES)
+        pl->red_span = (pl->O + BN_MIN_RANGES - 1) / BN_MIN_RANGES;
     pl->P = (pl->O + pl->red_span - 1) / pl->red_span;
     pl->ws_part = cannonExecutorReserveWorkspace(pl->e, (uint64_t)(pl->P * 2 * C) * sizeof(double) + 8);
     pl->ws_co = cannonExecutorReserveWorkspace(pl->e, (uint64_t)(6 * C + 1) * sizeof(float));
     pl->ws_center = cannonExecutorReserveWorkspace(pl->e, (uint64_t)C * sizeof(float) + 4);
 }
 
-/* Whether a channels-last pass goes worker-affine (nm_bn_add_aff): only for data larger than a
- * core's L2, where a line the other core read would come from its cache or from memory. Smaller
- * data fits in the caches either way, and the affine pass costs a second launch (the cursor
- * reset): in the 4-rank SyncBN demo ([256,256] per rank) that made steps 0.2-0.7 ms slower. A
- * function of the shape only; both kinds of pass give the same bits. */
+/* Whether a pass of the three-kernel path goes worker-affine (nm_bn_add_aff): only for data of
+ * BN_AFF_MIN_BYTES or more, larger than a core's L2, where a line the other core read would come
+ * from its cache or from memory. Smaller data fits in the caches either way, and the affine pass
+ * costs a second launch (the cursor reset): in the 4-rank SyncBN demo ([256,256] per rank) that
+ * made steps 0.2-0.7 ms slower. Channels-last data since round 5; channel-first data (the split
+ * backward, and what the fused kernel does not take) since the worker's share became whole
+ * O-ranges: the split backward of fp32 [32,64,56,56] at 2 threads, bench_norm --ab, 2.37-2.50 ->
+ * 1.90-1.93 ms (about 26 MB of x and dy per core, re-read from the core's own last-level cache
+ * instead of half of it from the other core's), 1 thread unchanged. A function of the shape
+ * only; both kinds of pass give the same bits. */
 #define BN_AFF_MIN_BYTES ((int64_t)1 << 20)
 static int bn_affine(const bn_plan *pl, int64_t units)
 {
-    return pl->I == 1 && units > 1 && pl->N * pl->C * (int64_t)nm_esize(pl->dtype) >= BN_AFF_MIN_BYTES;
+    return units > 1 && pl->N * pl->C * (int64_t)nm_esize(pl->dtype) >= BN_AFF_MIN_BYTES;
 }
 
 #define BN_PLANE_BYTES ((int64_t)256 << 10)
@@ -457,9 +469,9 @@ static aclnnStatus add_reduce(bn_plan *pl, int mode)
         refs[n++] = ws_ref(pl->ws_center, offsetof(nb_args, center));
     }
     refs[n++] = ws_ref(pl->ws_part, offsetof(nb_args, part));
-    /* Channels-last: worker-affine units (each worker sums the rows it will normalise). */
+    /* Large data: worker-affine units (each worker sums the rows it will normalise). */
     if (bn_affine(pl, a.units))
-        return nm_bn_add_aff(pl->e, pl->api, &a, 0, refs, n);
+        return nm_bn_add_aff(pl->e, pl->api, &a, 0, pl->red_span, refs, n);
     return cannonExecutorAddKernel(pl->e, pl->api, nm_bn_reduce_kernel, bd, &a, sizeof a, refs, n);
 }
 
@@ -495,9 +507,9 @@ static aclnnStatus add_apply(bn_plan *pl, int use_x, int use_g, int gated, int r
     refs[n++] = ws_ref(pl->ws_co, offsetof(nb_args, co));
     if (gated)
         refs[n++] = ws_ref(pl->ws_co + (uint64_t)(6 * pl->C) * sizeof(float), offsetof(nb_args, gate));
-    /* Channels-last: the rows each worker summed (see nm_bn_add_aff). */
+    /* Large data: the rows each worker summed (see nm_bn_add_aff). */
     aclnnStatus st = bn_affine(pl, a.units)
-                         ? nm_bn_add_aff(pl->e, pl->api, &a, 1, refs, n)
+                         ? nm_bn_add_aff(pl->e, pl->api, &a, 1, pl->red_span, refs, n)
                          : cannonExecutorAddKernel(pl->e, pl->api, nm_bn_apply_kernel, bd, &a, sizeof a, refs, n);
     if (st == ACLNN_SUCCESS && pl->scatter_off != UINT64_MAX)
         st = cannonExecutorAddScatter(pl->e, pl->slot_o, pl->scatter_off);
@@ -674,6 +686,17 @@ static int fused_ok(const bn_plan *pl, int with_g)
     return pl->I > 1 && slice <= FZ_SLICE_MAX && (pl->C >= 8 || pl->N * pl->C * es <= ((int64_t)1 << 20));
 }
 
+/* Whether the fused kernel's backward would go channel by channel (fz_serial_block) rather
+ * than pipelined: runs that start and end inside cache lines, with the output streamed. There
+ * the pipelined loop took 10-30% longer than channel by channel ([64,256,14,14],
+ * [128,256,14,14], [64,512,14,14]; fp32, 2 threads, both loops interleaved in one process),
+ * where elsewhere it took 3-27% less (forward [32,64,56,56] 27% less). */
+static int bwd_serial(const bn_plan *pl, int use_x, int use_g)
+{
+    const int64_t es = (int64_t)nm_esize(pl->dtype);
+    return use_g && use_x && pl->N * pl->C * es >= NM_NT_BYTES && (pl->I * es) % 64 != 0;
+}
+
 /* Whether a training-shaped backward that the fused kernel could take goes through the three
  * kernels instead (the same bits either way): when a channel's slice of x and dy is larger than
  * the pipeline's L2 budget, so that the two slices it holds spill out of L2, its runs are short,
@@ -684,14 +707,25 @@ static int fused_ok(const bn_plan *pl, int with_g)
  * 2.72-2.73 ms at 1 thread, 1.57-1.59 -> 1.42-1.49 ms at 2 (in one process, the plan switched
  * between samples: 3.55-3.70 -> 3.02-3.13 ms at 1 thread); [64,64,56,56] 6.86 -> 5.85 and
  * 3.94 -> 3.52. Not taken where the fused kernel measured faster: slices of 400 KB or less
- * ([16,64,56,56]: 2 threads 0.45 against 0.57 ms; [32,128,28,28], [64,256,14,14]: 1.3-1.8x) and
- * runs of 50 KB ([32,32,112,112]: 5.8 against 6.6 ms at 1 thread). */
+ * ([16,64,56,56]: 2 threads 0.45 against 0.57 ms) and runs of 50 KB ([32,32,112,112]: 5.8
+ * against 6.6 ms at 1 thread).
+ * Also taken where the fused kernel would go channel by channel (bwd_serial) and there are
+ * several workers, or the runs are shorter than BN_SPLIT_SHORT_RUN: since the three-kernel
+ * path's passes go by worker share (whole O-ranges, at least BN_MIN_RANGES of them), each core
+ * re-reads the x and dy it summed from its own last-level cache, while the channel-by-channel
+ * loop reads many short runs a channel apart. fp32, bench_norm --ab, backward alone:
+ * [64,256,14,14] 1.01-1.17 -> 0.72-0.92 ms at 2 threads (1.66-1.76 -> 2.13-2.25 at 1: not
+ * taken); [128,256,14,14] 3.41 -> 2.88 at 2; [64,512,7,7] 1.56 -> 0.58 at 2, 2.74 -> 1.43 at 1.
+ * The worker count is the current device's at phase 1; a function of the shape and the device. */
 #define BN_SPLIT_RUN_MAX ((int64_t)32 << 10)
 #define BN_SPLIT_DATA_MIN ((int64_t)16 << 20)
-static int bwd_split(const bn_plan *pl)
+#define BN_SPLIT_SHORT_RUN ((int64_t)512)
+static int bwd_split(const bn_plan *pl, int training)
 {
     const int64_t es = (int64_t)nm_esize(pl->dtype);
-    return pl->N * es * 2 > FZ_PF_BUDGET && pl->I * es < BN_SPLIT_RUN_MAX && pl->N * pl->C * es * 2 > BN_SPLIT_DATA_MIN;
+    if (pl->N * es * 2 > FZ_PF_BUDGET && pl->I * es < BN_SPLIT_RUN_MAX && pl->N * pl->C * es * 2 > BN_SPLIT_DATA_MIN)
+        return 1;
+    return bwd_serial(pl, training, 1) && (cannonGetWorkerCount() >= 2 || pl->I * es < BN_SPLIT_SHORT_RUN);
 }
 
 static aclnnStatus add_fused(bn_plan *pl, ch_args *ca, const chan_set *cs, int mode, int pre_op, int fin_op,
@@ -711,11 +745,8 @@ static aclnnStatus add_fused(bn_plan *pl, ch_args *ca, const chan_set *cs, int m
     a->use_x = use_x;
     a->use_g = use_g;
     a->nt = pl->N * pl->C * es >= NM_NT_BYTES;
-    /* The pipelined loop, except for a backward whose runs start and end inside cache lines and
-     * whose output is streamed: there it took 10-30% longer than channel by channel
-     * ([64,256,14,14], [128,256,14,14], [64,512,14,14]; fp32, 2 threads, both loops interleaved
-     * in one process), where elsewhere it took 3-27% less (forward [32,64,56,56] 27% less). */
-    f.pipe = !(use_g && use_x && a->nt && (pl->I * es) % 64 != 0);
+    /* The pipelined loop, except where bwd_serial says channel by channel. */
+    f.pipe = !bwd_serial(pl, use_x, use_g);
     if (!f.pipe) {
         /* The reduction prefetches the first runs of the next channel while L2 has room for them
          * next to this channel's slice (at most half of them: the rest stream in during the
@@ -971,7 +1002,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormBackwardGetWorkspaceSize(
     ca.eps = eps;
     ca.training = training;
     ca.want_co = mask[0];
-    if (numel > 0 && fused_ok(&pl, 1) && !bwd_split(&pl))
+    if (numel > 0 && fused_ok(&pl, 1) && !bwd_split(&pl, training))
         return finish(&pl, add_fused(&pl, &ca, &cs, NB_RED_GRAD, CH_CENTER, CH_BWD_FIN, mask[0], training, 1),
                       workspaceSize, executor);
     ca.op = CH_CENTER;

@@ -251,7 +251,7 @@ void nm_bn_app_chan(const nb_args *a, int64_t c0, int64_t c1)
     NM_DISPATCH(bn_app_chan, a, c0, c1)
 }
 
-/* ---- worker-affine channels-last passes (see norm_op.h) ---- */
+/* ---- worker-affine passes of the three-kernel path (see norm_op.h) ---- */
 typedef struct nm_zero_args {
     int64_t *p;
     int64_t n;
@@ -266,13 +266,25 @@ static int nm_zero_kernel(const cannon_kernel_ctx *ctx, void *args)
     return 0;
 }
 
-/* First unit of share @p s of @p S: the unit holding row O*s/S (rounded up), so the reduction's
- * units (about 128 KiB) and the elementwise pass's (about 64 KiB) cut the rows at nearly the
- * same places and a worker meets its own rows again. */
-static int64_t aff_lo(const nb_args *a, int64_t s, int64_t S)
+/* First unit of share @p s of @p S. Channels-last: the unit holding row O*s/S (rounded up), so
+ * the reduction's units (about 128 KiB) and the elementwise pass's (about 64 KiB) cut the rows at
+ * nearly the same places and a worker meets its own rows again. */
+static int64_t aff_lo(const nb_aff_args *f, int64_t s, int64_t S)
 {
+    const nb_args *a = &f->a;
     if (s >= S)
         return a->units;
+    if (a->I > 1) {
+        /* Channel-first data: share s is the O-ranges [P*s/S, P*(s+1)/S) of the reduction, all
+         * channels (its units p*C + c); the elementwise pass's units are spans of runs (o, c) in
+         * address order, cut at the first run of the same O-range. */
+        const int64_t P = (a->O + f->rspan - 1) / f->rspan, p = P * s / S;
+        if (!f->apply)
+            return p * a->C;
+        const int64_t o = p * f->rspan < a->O ? p * f->rspan : a->O;
+        const int64_t u = (o * a->C + a->span - 1) / a->span;
+        return u < a->units ? u : a->units;
+    }
     const int64_t row = a->O / S * s + a->O % S * s / S;
     const int64_t u = (row + a->span - 1) / a->span;
     return u < a->units ? u : a->units;
@@ -296,35 +308,39 @@ static int nm_bn_aff_kernel(const cannon_kernel_ctx *ctx, void *args)
 #endif
     w %= S;
     for (int64_t k = 0; k < S; k++) {
-        const int64_t s = (w + k) % S, lo = aff_lo(a, s, S), hi = aff_lo(a, s + 1, S);
+        const int64_t s = (w + k) % S, lo = aff_lo(f, s, S), hi = aff_lo(f, s + 1, S);
         int64_t *cur = f->claim + s * NB_AFF_PAD;
         /* After a reduction over the same rows, the share's last units are what the core read
          * last (in its L2): start with them, then wrap to the share's start, each part walked
          * forwards (as nm_bn_apply_kernel does over all blocks). */
         int64_t rot = 0;
         if (f->apply && a->rev && hi > lo) {
-            const int64_t per_unit = a->span * a->C * (int64_t)nm_esize(a->dtype) *
+            const int64_t per_unit = a->span * (a->I > 1 ? a->I : a->C) * (int64_t)nm_esize(a->dtype) *
                                      (int64_t)((a->use_x ? 1 : 0) + (a->use_g ? 1 : 0));
             rot = per_unit > 0 ? (NM_REV_BYTES / S + per_unit - 1) / per_unit : 0;
             rot = rot < hi - lo ? rot : hi - lo;
         }
-        /* Claims are cheap to check: a finished share costs one atomic add. */
+        /* Claims are cheap to check: a finished share costs one atomic add. A claim takes
+         * `step` units: the reduction of channel-first data walks a block's channels of an
+         * O-range in address order (red_plane), so it claims as many as a plain block holds. */
+        const int64_t n = hi - lo, step = !f->apply && a->I > 1 && a->units_per_block > 1 ? a->units_per_block : 1;
         for (;;) {
-            const int64_t i = __atomic_fetch_add(cur, 1, __ATOMIC_RELAXED);
-            if (i >= hi - lo)
+            const int64_t i = __atomic_fetch_add(cur, 1, __ATOMIC_RELAXED) * step;
+            if (i >= n)
                 break;
-            const int64_t u = lo + (i + (hi - lo) - rot) % (hi - lo);
             if (f->apply) {
+                const int64_t u = lo + (i + n - rot) % n;
                 NM_DISPATCH(bn_apply, a, u, u + 1)
             } else {
-                NM_DISPATCH(bn_reduce, a, u, u + 1)
+                const int64_t u = lo + i, u1 = n - i < step ? hi : u + step;
+                NM_DISPATCH(bn_reduce, a, u, u1)
             }
         }
     }
     return 0;
 }
 
-aclnnStatus nm_bn_add_aff(aclOpExecutor *e, const char *api, const nb_args *args, int apply,
+aclnnStatus nm_bn_add_aff(aclOpExecutor *e, const char *api, const nb_args *args, int apply, int64_t rspan,
                           const cannon_arg_ref *refs, size_t n_refs)
 {
     const uint64_t bytes = (uint64_t)NB_AFF_MAX * NB_AFF_PAD * sizeof(int64_t);
@@ -338,6 +354,7 @@ aclnnStatus nm_bn_add_aff(aclOpExecutor *e, const char *api, const nb_args *args
     memset(&f, 0, sizeof f);
     f.a = *args;
     f.apply = apply;
+    f.rspan = rspan > 0 ? rspan : 1;
     cannon_arg_ref r[16];
     size_t n = 0;
     if (n_refs >= sizeof r / sizeof r[0])

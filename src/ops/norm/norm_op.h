@@ -67,28 +67,30 @@ void nm_blocks(int64_t units, int64_t unit_bytes, int64_t *upb, uint32_t *block_
 /* 1-D per-channel tensor check: NULL is fine when @p optional; else numel C, rank 1, float dtype. */
 aclnnStatus nm_check_chan(const char *api, const char *name, const aclTensor *t, int64_t C, bool optional);
 
-/* ---- channels-last batch norm: worker-affine passes (norm_common.c) ----
+/* ---- batch norm's three-kernel path: worker-affine passes (norm_common.c) ----
  * On these VMs the two cores do not share their caches, and a line another core holds comes
  * slower than one from memory (12.8 MB re-read on the core that read it: 45-62 GB/s; on the other
  * core: 13-26 GB/s; from memory: 20-34 GB/s, load ~4). The reduction and the elementwise pass
- * therefore hand each core the same rows: the rows are cut into one share per worker, a block
- * running on core c takes the units of share c mod S first (in order, through an atomic cursor per
- * share), then helps with the others' remaining units. A unit is summed / applied exactly as by the plain kernels, and
- * each unit once, so the bits do not depend on who ran it. The cursors live in the workspace and
- * a one-block kernel zeroes them before each pass. */
+ * therefore hand each core the same data: it is cut into one share per worker (channels-last:
+ * rows; channel-first: whole O-ranges of the reduction, every channel, which are contiguous
+ * memory), a block running on core c takes the units of share c mod S first (in order, through an
+ * atomic cursor per share), then helps with the others' remaining units. A unit is summed /
+ * applied exactly as by the plain kernels, and each unit once, so the bits do not depend on who
+ * ran it. The cursors live in the workspace and a one-block kernel zeroes them before each pass. */
 #define NB_AFF_MAX 16 /* shares (more workers share them) */
 #define NB_AFF_PAD 8  /* int64 words per cursor: one cache line each */
 
 typedef struct nb_aff_args {
     nb_args a;      /* as for nm_bn_reduce_kernel / nm_bn_apply_kernel (a.units, a.span) */
     int64_t *claim; /* NB_AFF_MAX * NB_AFF_PAD words, zeroed before the launch */
+    int64_t rspan;  /* channel-first data (a.I > 1): the reduction's O-range span (rows per partial) */
     int32_t apply;  /* 0: reduction units, 1: elementwise units */
     int32_t pad;
 } nb_aff_args;
 
 /* Record the zeroing kernel and the worker-affine pass for @p args (its refs at their nb_args
  * offsets, as for the plain kernels), reserving the cursors in the workspace. */
-aclnnStatus nm_bn_add_aff(aclOpExecutor *e, const char *api, const nb_args *args, int apply,
+aclnnStatus nm_bn_add_aff(aclOpExecutor *e, const char *api, const nb_args *args, int apply, int64_t rspan,
                           const cannon_arg_ref *refs, size_t n_refs);
 
 #endif /* CANNON_OPS_NORM_OP_H_ */
