@@ -1,5 +1,5 @@
 """LayerNorm / RmsNorm kernel paths not reached by test_norm.py's shapes: the backward's whole
-4-row blocks with and without weight, rows whose length leaves a tail after the two-vector steps,
+4-row blocks with and without weight, rows whose length leaves a tail after the vector steps,
 a last partial block, outputMask subsets (no gradInput: the general loop; gradWeight alone),
 several units and groups of column partials, and rows far from 0 or with outliers. Same
 precision standard as test_norm.py (CANN's mixed tolerance against float64 references from the
@@ -46,7 +46,7 @@ def ln_case(rows, R, dt, use_w, use_b, mask, rng):
         close(read(gb), dy.sum(axis=0), ACL_FLOAT, "db")
 
 
-# R = 2053: a tail after the two-vector steps on every tier; 37 rows: units of 32 rows, the last
+# R = 2053: a tail after the vector steps on every tier; 37 rows: units of 32 rows, the last
 # block of each unit partial. R = 512, 300 rows: whole blocks only, several units.
 @pytest.mark.parametrize("dt", DTYPES)
 @pytest.mark.parametrize("rows,R", [(37, 2053), (300, 512)])
