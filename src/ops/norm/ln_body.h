@@ -117,12 +117,11 @@ static void FN(ln_fwd_row)(const nl_args *a, int64_t row, int rms, int nt, const
     }
 }
 
-/* Backward of the rows [rb, rb + nb) (nb <= LN_BWD_BLOCK). pfx/pfg: the next block's x and dy
- * (or this block's when there is none), the first quarter of each row requested during the
- * first pass and the rest during the second, which takes about twice as long, so memory reads
- * at a steady rate (with halves, the short first pass bunched its requests: RmsNorm's backward
- * was slower). pw/pb: the fp32 column sums of the current group of blocks (pb NULL for
- * RmsNorm, which has no bias). */
+/* Backward of the rows [rb, rb + nb) (nb <= LN_BWD_BLOCK) in general: partial blocks, no
+ * weight, no column sums or no dx (whole blocks with all of them go through ln_bwd_block).
+ * pfx/pfg: the next block's x and dy (or this block's when there is none), the first quarter of
+ * each row requested during the first pass and each row whole during the second. pw/pb: the
+ * fp32 column sums of the current group of blocks (pb NULL for RmsNorm, which has no bias). */
 static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, float *pw, float *pb, int rms, int nt,
                             const NCT *pfx, const NCT *pfg)
 {
@@ -194,56 +193,6 @@ static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, float *pw,
     NCT *out = (NCT *)a->out;
     const int want_dx = a->want_dx;
     int64_t j = 0;
-#if LN_BWD_BLOCK == 4
-    if (rms && nb == 4 && w && pw && want_dx) {
-        /* RmsNorm's whole blocks (nearly all of them; LayerNorm's go through ln_bwd_block): the
-         * per-row constants stay in registers and the loop has no branches. Same operations, in
-         * the same order, as the general loop below. */
-        const NCT *x = (const NCT *)a->x + rb * R, *g = (const NCT *)a->g + rb * R;
-        NCT *o = out + rb * R;
-        const vf r0 = vf_set1(rrow[0]), r1 = vf_set1(rrow[1]), r2 = vf_set1(rrow[2]), r3 = vf_set1(rrow[3]);
-        const vf b0 = vf_set1(k1row[0]), b1 = vf_set1(k1row[1]), b2 = vf_set1(k1row[2]), b3 = vf_set1(k1row[3]);
-        const NCT *pfx2 = pfx + R / 4, *pfg2 = pfg + R / 4;
-#define LN_ROW_RMS(K, STM)                                                                                             \
-    do {                                                                                                               \
-        const int64_t q = K * R + j;                                                                                   \
-        const vf v = LD(x, q), gr = vf_mul(LD(g, q), r##K);                                                            \
-        STM(o, q, vf_fma(v, b##K, vf_mul(gr, wv)));                                                                    \
-        sc = vf_fma(gr, v, sc);                                                                                        \
-    } while (0)
-#define LN_BWD_COL(ROWM, STM)                                                                                          \
-    do {                                                                                                               \
-        const vf wv = vf_load_f32(w + j);                                                                              \
-        vf sc = z;                                                                                                     \
-        ROWM(0, STM);                                                                                                  \
-        ROWM(1, STM);                                                                                                  \
-        ROWM(2, STM);                                                                                                  \
-        ROWM(3, STM);                                                                                                  \
-        vf_store_f32(pw + j, vf_add(vf_load_f32(pw + j), sc));                                                         \
-    } while (0)
-/* Two column vectors per step: the last three quarters of the next block's rows, 1.5 lines of
- * each per step (two requests half a vector apart, so no line is skipped). */
-#define LN_BWD_LOOP(ROWM, STM)                                                                                         \
-    for (; j + 2 * VW <= R; j += VW) {                                                                                 \
-        for (int k = 0; k < 4; k++) {                                                                                  \
-            __builtin_prefetch(pfx2 + k * R + j * 3 / 4, 0, 2);                                                        \
-            __builtin_prefetch(pfg2 + k * R + j * 3 / 4, 0, 2);                                                        \
-            __builtin_prefetch(pfx2 + k * R + j * 3 / 4 + VW / 2, 0, 2);                                               \
-            __builtin_prefetch(pfg2 + k * R + j * 3 / 4 + VW / 2, 0, 2);                                               \
-        }                                                                                                              \
-        LN_BWD_COL(ROWM, STM);                                                                                         \
-        j += VW;                                                                                                       \
-        LN_BWD_COL(ROWM, STM);                                                                                         \
-    }
-        if (nt)
-            LN_BWD_LOOP(LN_ROW_RMS, SS)
-        else
-            LN_BWD_LOOP(LN_ROW_RMS, ST)
-#undef LN_BWD_LOOP
-#undef LN_BWD_COL
-#undef LN_ROW_RMS
-    }
-#endif
     for (; j < R; j += VW) {
         const size_t n = (size_t)(R - j < VW ? R - j : VW);
         const vf wv = w ? co_load(w + j, n) : one;
@@ -287,14 +236,16 @@ static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, float *pw,
     }
 }
 
-/* LayerNorm backward of one whole block of LN_BWD_BLOCK rows with weight, column sums and dx
- * (nearly every block): the same operations in the same order as ln_bwd_rows' general loops,
- * written as one plain loop nest per pass (row sums row after row; then one column vector per
- * step, the block's rows inside it), with no software prefetch. The hardware prefetchers alone
- * then keep memory busier: fp32 [8192,4096] at 1 thread, this block against ln_bwd_rows' fast
- * path (2 column vectors a step, the next block prefetched over both passes), interleaved in one
- * process on malloc'd buffers: 14.7-15.2 against 16.4-17.0 ms per backward, the same bits. */
-static void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb, int nt)
+/* Backward of one whole block of LN_BWD_BLOCK rows with weight, column sums and dx (nearly
+ * every block): the same operations in the same order as ln_bwd_rows' general loops, written
+ * as one plain loop nest per pass (the rows' sums row after row; then one column vector a step,
+ * the block's rows inside it), with no software prefetch. The hardware prefetchers alone keep
+ * memory busier than the earlier block loop (two column vectors a step, the next block
+ * prefetched over both passes) did: fp32 [8192,4096] at 1 thread, both called directly in one
+ * process, interleaved, on malloc'd buffers: LayerNorm 16.3-16.5 -> 14.5-14.7 ms, RmsNorm
+ * 14.1-14.8 -> 12.8-13.3 ms, the same bits. Inlined into one function per norm (ln_bwd_block_ln,
+ * ln_bwd_block_rms): inlined into ln_unit instead, LayerNorm's block ran at the old speed. */
+VI void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb, const int rms, int nt)
 {
     const int64_t R = a->R, R4 = R / (4 * VW) * (4 * VW);
     const NCT *x0 = (const NCT *)a->x + rb * R, *g0 = (const NCT *)a->g + rb * R;
@@ -304,7 +255,8 @@ static void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb,
     float mr[LN_BWD_BLOCK], rr[LN_BWD_BLOCK], k0[LN_BWD_BLOCK], k1[LN_BWD_BLOCK];
     for (int k = 0; k < LN_BWD_BLOCK; k++) {
         const NCT *x = x0 + k * R, *g = g0 + k * R;
-        const float m = cannon_norm_ld(a->mean, rb + k, a->stat_dtype), r = cannon_norm_ld(a->rstd, rb + k, a->stat_dtype);
+        const float m = rms ? 0.0f : cannon_norm_ld(a->mean, rb + k, a->stat_dtype);
+        const float r = cannon_norm_ld(a->rstd, rb + k, a->stat_dtype);
         const vf mv = vf_set1(m);
         vd s1a = vd_zero(), s2a = vd_zero();
         int64_t j = 0;
@@ -316,16 +268,24 @@ static void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb,
                 const vf gw1 = vf_mul(LD(g, j + VW), vf_load_f32(w + j + VW));
                 const vf gw2 = vf_mul(LD(g, j + 2 * VW), vf_load_f32(w + j + 2 * VW));
                 const vf gw3 = vf_mul(LD(g, j + 3 * VW), vf_load_f32(w + j + 3 * VW));
-                t0 = vf_add(t0, gw0);
-                t1 = vf_add(t1, gw1);
-                t2 = vf_add(t2, gw2);
-                t3 = vf_add(t3, gw3);
-                u0 = vf_fma(gw0, vf_sub(LD(x, j), mv), u0);
-                u1 = vf_fma(gw1, vf_sub(LD(x, j + VW), mv), u1);
-                u2 = vf_fma(gw2, vf_sub(LD(x, j + 2 * VW), mv), u2);
-                u3 = vf_fma(gw3, vf_sub(LD(x, j + 3 * VW), mv), u3);
+                if (rms) {
+                    u0 = vf_fma(gw0, LD(x, j), u0);
+                    u1 = vf_fma(gw1, LD(x, j + VW), u1);
+                    u2 = vf_fma(gw2, LD(x, j + 2 * VW), u2);
+                    u3 = vf_fma(gw3, LD(x, j + 3 * VW), u3);
+                } else {
+                    t0 = vf_add(t0, gw0);
+                    t1 = vf_add(t1, gw1);
+                    t2 = vf_add(t2, gw2);
+                    t3 = vf_add(t3, gw3);
+                    u0 = vf_fma(gw0, vf_sub(LD(x, j), mv), u0);
+                    u1 = vf_fma(gw1, vf_sub(LD(x, j + VW), mv), u1);
+                    u2 = vf_fma(gw2, vf_sub(LD(x, j + 2 * VW), mv), u2);
+                    u3 = vf_fma(gw3, vf_sub(LD(x, j + 3 * VW), mv), u3);
+                }
             }
-            s1a = vd_add(s1a, vf_add(vf_add(t0, t1), vf_add(t2, t3)));
+            if (!rms)
+                s1a = vd_add(s1a, vf_add(vf_add(t0, t1), vf_add(t2, t3)));
             s2a = vd_add(s2a, vf_add(vf_add(u0, u1), vf_add(u2, u3)));
         }
         for (; j < R; j += VW) {
@@ -338,7 +298,7 @@ static void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb,
         const double c1 = vd_hsum(s1a) / (double)R, c2 = vd_hsum(s2a) / (double)R;
         mr[k] = m;
         rr[k] = r;
-        k1[k] = -(float)((double)r * r * c2);
+        k1[k] = rms ? -(float)((double)r * r * r * c2) : -(float)((double)r * r * c2);
         k0[k] = -(float)((double)r * c1);
     }
     int64_t j = 0;
@@ -347,17 +307,28 @@ static void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb,
         vf sc = z, sg = z;
         for (int k = 0; k < LN_BWD_BLOCK; k++) {
             const int64_t q = k * R + j;
-            const vf gv = LD(g0, q), xh = vf_mul(vf_sub(LD(x0, q), vf_set1(mr[k])), vf_set1(rr[k]));
-            const vf t = vf_fma(vf_mul(gv, wv), vf_set1(rr[k]), vf_fma(xh, vf_set1(k1[k]), vf_set1(k0[k])));
-            if (nt)
-                SS(o0, q, t);
-            else
-                ST(o0, q, t);
-            sc = vf_fma(gv, xh, sc);
-            sg = vf_add(sg, gv);
+            if (rms) {
+                const vf v = LD(x0, q), gr = vf_mul(LD(g0, q), vf_set1(rr[k]));
+                const vf t = vf_fma(v, vf_set1(k1[k]), vf_mul(gr, wv));
+                if (nt)
+                    SS(o0, q, t);
+                else
+                    ST(o0, q, t);
+                sc = vf_fma(gr, v, sc);
+            } else {
+                const vf gv = LD(g0, q), xh = vf_mul(vf_sub(LD(x0, q), vf_set1(mr[k])), vf_set1(rr[k]));
+                const vf t = vf_fma(vf_mul(gv, wv), vf_set1(rr[k]), vf_fma(xh, vf_set1(k1[k]), vf_set1(k0[k])));
+                if (nt)
+                    SS(o0, q, t);
+                else
+                    ST(o0, q, t);
+                sc = vf_fma(gv, xh, sc);
+                sg = vf_add(sg, gv);
+            }
         }
         vf_store_f32(pw + j, vf_add(vf_load_f32(pw + j), sc));
-        vf_store_f32(pb + j, vf_add(vf_load_f32(pb + j), sg));
+        if (!rms)
+            vf_store_f32(pb + j, vf_add(vf_load_f32(pb + j), sg));
     }
     if (j < R) {
         /* The last partial vector, as ln_bwd_rows' general loop does it. */
@@ -368,14 +339,33 @@ static void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb,
             const int64_t q = k * R + j;
             const vf rv = vf_set1(rr[k]);
             const vf v = vf_keep(LDN(x0, q, n), n), gv = LDN(g0, q, n);
-            const vf xh = vf_keep(vf_mul(vf_sub(v, vf_set1(mr[k])), rv), n);
-            STN(o0, q, vf_fma(vf_mul(gv, wv), rv, vf_fma(xh, vf_set1(k1[k]), vf_set1(k0[k]))), n);
-            sc = vf_fma(gv, xh, sc);
-            sg = vf_add(sg, gv);
+            vf t;
+            if (rms) {
+                const vf gr = vf_mul(gv, rv);
+                t = vf_fma(v, vf_set1(k1[k]), vf_mul(gr, wv));
+                sc = vf_fma(gr, v, sc);
+            } else {
+                const vf xh = vf_keep(vf_mul(vf_sub(v, vf_set1(mr[k])), rv), n);
+                t = vf_fma(vf_mul(gv, wv), rv, vf_fma(xh, vf_set1(k1[k]), vf_set1(k0[k])));
+                sc = vf_fma(gv, xh, sc);
+                sg = vf_add(sg, gv);
+            }
+            STN(o0, q, t, n);
         }
         vf_store_f32(pw + j, vf_add(vf_load_f32(pw + j), sc));
-        vf_store_f32(pb + j, vf_add(vf_load_f32(pb + j), sg));
+        if (!rms)
+            vf_store_f32(pb + j, vf_add(vf_load_f32(pb + j), sg));
     }
+}
+
+static __attribute__((noinline)) void FN(ln_bwd_block_ln)(const nl_args *a, int64_t rb, float *pw, float *pb, int nt)
+{
+    FN(ln_bwd_block)(a, rb, pw, pb, 0, nt);
+}
+
+static __attribute__((noinline)) void FN(ln_bwd_block_rms)(const nl_args *a, int64_t rb, float *pw, int nt)
+{
+    FN(ln_bwd_block)(a, rb, pw, NULL, 1, nt);
 }
 
 static void FN(ln_unit)(const nl_args *a, int64_t u)
@@ -416,10 +406,14 @@ static void FN(ln_unit)(const nl_args *a, int64_t u)
             /* The next block when it is whole and in this unit (the next unit may run on another
              * worker), else this block again (already cached: no memory traffic). */
             const int64_t pr = rb + 2 * nb <= row1 ? rb + nb : rb;
-            if (!rms && nb == LN_BWD_BLOCK && a->w && cw && a->want_dx)
-                FN(ln_bwd_block)(a, rb, cw, cb, nt);
-            else
+            if (nb == LN_BWD_BLOCK && a->w && cw && a->want_dx) {
+                if (rms)
+                    FN(ln_bwd_block_rms)(a, rb, cw, nt);
+                else
+                    FN(ln_bwd_block_ln)(a, rb, cw, cb, nt);
+            } else {
                 FN(ln_bwd_rows)(a, rb, nb, cw, rms ? NULL : cb, rms, nt, x + pr * R, g + pr * R);
+            }
             const int64_t done = rb + nb - row0;
             if (cw && (done % (LN_BWD_BLOCK * LN_COL_BLOCKS) == 0 || rb + nb == row1)) {
                 for (int64_t j = 0; j < Rp; j += VW) {
