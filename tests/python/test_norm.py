@@ -497,8 +497,8 @@ def test_errors():
 # takes the rows, or for channel-first data the O-ranges, of share w, then helps with the rest;
 # see nm_bn_add_aff): the bits must not depend on the worker count, including counts that do not
 # divide the units and more workers than shares (20 > 16). Channels-last shapes; channel-first
-# ones that the fused kernel does not take (fewer than 8 channels): 3 O-ranges of 4, 4 and 1
-# samples with runs of 5325 floats, and 8 O-ranges of 2 samples; and one whose backward the fused
+# ones that the fused kernel does not take (fewer than 8 channels): 5 O-ranges of 2, 2, 2, 2 and
+# 1 samples with runs of 5325 floats, and 8 O-ranges of 2 samples; and one whose backward the fused
 # kernel takes channel by channel on 1 worker and the three kernels take on more (bwd_split:
 # streamed output, runs of 377 floats that start inside cache lines, 8 O-ranges of 6 samples).
 CL_AFF_SCRIPT = r"""
@@ -547,18 +547,7 @@ def test_batch_norm_fused_nt_unaligned_runs(isa):
     and through the three kernels on more (bwd_split; the per-thread-count digests above show both
     give the same bits). Results against the reference, and the sums bit for bit equal to the
     SyncBN pieces'."""
-    rng = np.random.default_rng(29)
-    shape = (8, 16, 130, 129)
-    x, w, b = rand_bn(shape, 1, ACL_FLOAT, rng, loc=2.0)
-    C = shape[1]
-    y, sm, si, _, _ = run_bn(x, w, b, np.zeros(C, np.float32), np.ones(C, np.float32), ACL_FLOAT, FMT_NCHW)
-    gy, gm, gi, _, _ = bn_ref(x, w, b, np.zeros(C), np.ones(C), 0.1, 1e-5, 1)
-    close(y, gy, ACL_FLOAT, "y")
-    close(sm, gm, ACL_FLOAT, "saveMean")
-    close(si, gi, ACL_FLOAT, "saveInvstd")
-    dy = quantize(rng.normal(0, 1, shape), ACL_FLOAT)
-    gw_t, gb_t = _bn_backward_against_reference(x, dy, w, sm, si)
-    _bn_sums_equal_pieces(x, dy, w, sm, si, ACL_FLOAT, gw_t, gb_t)
+    _bn_train_against_reference((8, 16, 130, 129), 29, 2.0)
 
 
 def _bn_backward(x, dy, w, sm, si, dt):
@@ -593,14 +582,30 @@ def _bn_sums_equal_pieces(x, dy, w, sm, si, dt, gw_t, gb_t):
     assert np.array_equal(read(gw), gw_t) and np.array_equal(read(gb), gb_t), dt
 
 
+def _bn_train_against_reference(shape, seed, loc):
+    """Training BatchNorm and its backward (fp32, NCHW) against the float64 reference, and the
+    SyncBN pieces' sums bit for bit equal to the whole operators'."""
+    rng = np.random.default_rng(seed)
+    x, w, b = rand_bn(shape, 1, ACL_FLOAT, rng, loc=loc)
+    C = shape[1]
+    y, sm, si, _, _ = run_bn(x, w, b, np.zeros(C, np.float32), np.ones(C, np.float32), ACL_FLOAT, FMT_NCHW)
+    gy, gm, gi, _, _ = bn_ref(x, w, b, np.zeros(C), np.ones(C), 0.1, 1e-5, 1)
+    close(y, gy, ACL_FLOAT, "y")
+    close(sm, gm, ACL_FLOAT, "saveMean")
+    close(si, gi, ACL_FLOAT, "saveInvstd")
+    dy = quantize(rng.normal(0, 1, shape), ACL_FLOAT)
+    gw_t, gb_t = _bn_backward_against_reference(x, dy, w, sm, si)
+    _bn_sums_equal_pieces(x, dy, w, sm, si, ACL_FLOAT, gw_t, gb_t)
+
+
 def test_batch_norm_plane_order_reduction(isa):
     """The channel-first reduction of the three-kernel path walks each block's channels of an
     O-range in address order (red_plane): here 45 channels (a chunk of 32 and one of 13), runs of
-    300 elements (vector tails), 3 O-ranges of 55 runs, and blocks of 8 units that straddle the
+    300 elements (vector tails), 8 O-ranges of 15 runs, and blocks of 22 units that straddle the
     O-ranges. Its sums must have the bits of the fused kernel's, which reads channel by channel.
     The order of the runs must show in those bits, and with N(0,1) data it does not (the fp64 sums
     are exact, or round the same way, and the fp32 results hide the rest): every channel of x and
-    dy also holds +H in its first run and -H in the 51st, in the same lane of the first O-range,
+    dy also holds +H in its first run and -H in the 15th, in the same lane of the first O-range,
     so that the terms in between are added to +-H and rounded (H = 2^50; fp16 cannot hold it and
     keeps plain data). Summing the runs in another order fails this test."""
     rng = np.random.default_rng(31)
@@ -610,7 +615,7 @@ def test_batch_norm_plane_order_reduction(isa):
         def data():
             v = rng.normal(0, 1, shape)
             if dt != ACL_FLOAT16:
-                v[0, :, 0, 5], v[50, :, 0, 5] = 2.0 ** 50, -2.0 ** 50
+                v[0, :, 0, 5], v[14, :, 0, 5] = 2.0 ** 50, -2.0 ** 50
             return quantize(v, dt)
         x = data()
         w = rng.uniform(0.5, 1.5, C).astype(np.float32).astype(np.float64)
@@ -623,21 +628,10 @@ def test_batch_norm_plane_order_reduction(isa):
 
 def test_batch_norm_shared_nchw_passes(isa):
     """Channel-first data of 1 MiB or more that the fused kernel does not take (6 channels): every
-    pass goes by worker share (nm_bn_add_aff; 3 O-ranges of 4, 4 and 1 samples, runs of 5325
+    pass goes by worker share (nm_bn_add_aff; 5 O-ranges of 2, 2, 2, 2 and 1 samples, runs of 5325
     floats, claims of several units). Forward and backward against the float64 reference, and the
     SyncBN pieces bit for bit equal to the whole operators."""
-    rng = np.random.default_rng(41)
-    shape = (9, 6, 75, 71)
-    C = shape[1]
-    x, w, b = rand_bn(shape, 1, ACL_FLOAT, rng, loc=3.0)
-    y, sm, si, _, _ = run_bn(x, w, b, np.zeros(C, np.float32), np.ones(C, np.float32), ACL_FLOAT, FMT_NCHW)
-    gy, gm, gi, _, _ = bn_ref(x, w, b, np.zeros(C), np.ones(C), 0.1, 1e-5, 1)
-    close(y, gy, ACL_FLOAT, "y")
-    close(sm, gm, ACL_FLOAT, "saveMean")
-    close(si, gi, ACL_FLOAT, "saveInvstd")
-    dy = quantize(rng.normal(0, 1, shape), ACL_FLOAT)
-    gw_t, gb_t = _bn_backward_against_reference(x, dy, w, sm, si)
-    _bn_sums_equal_pieces(x, dy, w, sm, si, ACL_FLOAT, gw_t, gb_t)
+    _bn_train_against_reference((9, 6, 75, 71), 41, 3.0)
 
 
 def test_batch_norm_backward_split_path(isa):

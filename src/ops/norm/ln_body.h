@@ -117,6 +117,76 @@ static void FN(ln_fwd_row)(const nl_args *a, int64_t row, int rms, int nt, const
     }
 }
 
+/* The backward's per-row constants of @p row: its mean m (0 for RmsNorm), r = rstd, and the two
+ * coefficients of dx,
+ *   LayerNorm: dx = r*dy*w + k1*xhat + k0, k1 = -r*c2, k0 = -r*c1 (c1 = mean(dy*w),
+ *              c2 = mean(dy*w*xhat));
+ *   RmsNorm:   dx = r*dy*w + k1*x, k1 = -r^3 * mean(dy*w*x)
+ * (a->w NULL: w = 1). With pf, the first quarter of the next block's row (pfx/pfg) is requested
+ * along the way. Always inlined with constant rms and pf. */
+VI void FN(ln_bwd_coef)(const nl_args *a, int64_t row, const int rms, const int pf, const NCT *pfx, const NCT *pfg,
+                        float *mo, float *ro, float *k0o, float *k1o)
+{
+    const int64_t R = a->R;
+    const NCT *x = (const NCT *)a->x + row * R, *g = (const NCT *)a->g + row * R;
+    const float *w = a->w;
+    const float m = rms ? 0.0f : cannon_norm_ld(a->mean, row, a->stat_dtype);
+    const float r = cannon_norm_ld(a->rstd, row, a->stat_dtype);
+    const vf one = vf_set1(1.0f), z = vf_set1(0.0f), mv = vf_set1(m);
+    /* s1 = sum(dy*w), s2 = sum(dy*w*(x - mean)) (RmsNorm: sum(dy*w*x)); runs of LN_RUN vectors
+     * in fp32 (four chains), each run added to the fp64 sums. c1 and c2 are rounded to fp32. */
+    vd s1a = vd_zero(), s2a = vd_zero();
+    int64_t j = 0;
+    if (w) {
+        while (j + 4 * VW <= R) {
+            const int64_t je = j + LN_RUN * VW < R ? j + LN_RUN * VW : R;
+            vf t0 = z, t1 = z, t2 = z, t3 = z, u0 = z, u1 = z, u2 = z, u3 = z;
+            for (; j + 4 * VW <= je; j += 4 * VW) {
+                if (pf) {
+                    __builtin_prefetch(pfx + j / 4, 0, 2);
+                    __builtin_prefetch(pfg + j / 4, 0, 2);
+                }
+                const vf gw0 = vf_mul(LD(g, j), vf_load_f32(w + j));
+                const vf gw1 = vf_mul(LD(g, j + VW), vf_load_f32(w + j + VW));
+                const vf gw2 = vf_mul(LD(g, j + 2 * VW), vf_load_f32(w + j + 2 * VW));
+                const vf gw3 = vf_mul(LD(g, j + 3 * VW), vf_load_f32(w + j + 3 * VW));
+                if (rms) {
+                    u0 = vf_fma(gw0, LD(x, j), u0);
+                    u1 = vf_fma(gw1, LD(x, j + VW), u1);
+                    u2 = vf_fma(gw2, LD(x, j + 2 * VW), u2);
+                    u3 = vf_fma(gw3, LD(x, j + 3 * VW), u3);
+                } else {
+                    t0 = vf_add(t0, gw0);
+                    t1 = vf_add(t1, gw1);
+                    t2 = vf_add(t2, gw2);
+                    t3 = vf_add(t3, gw3);
+                    u0 = vf_fma(gw0, vf_sub(LD(x, j), mv), u0);
+                    u1 = vf_fma(gw1, vf_sub(LD(x, j + VW), mv), u1);
+                    u2 = vf_fma(gw2, vf_sub(LD(x, j + 2 * VW), mv), u2);
+                    u3 = vf_fma(gw3, vf_sub(LD(x, j + 3 * VW), mv), u3);
+                }
+            }
+            if (!rms)
+                s1a = vd_add(s1a, vf_add(vf_add(t0, t1), vf_add(t2, t3)));
+            s2a = vd_add(s2a, vf_add(vf_add(u0, u1), vf_add(u2, u3)));
+        }
+    }
+    /* The last vectors (all of them without weight), exact fp64 products. */
+    for (; j < R; j += VW) {
+        const size_t n = (size_t)(R - j < VW ? R - j : VW);
+        const vf xm = vf_keep(vf_sub(n == VW ? LD(x, j) : LDN(x, j, n), mv), n);
+        const vf gv = n == VW ? LD(g, j) : LDN(g, j, n);
+        const vf gw = vf_mul(gv, w ? co_load(w + j, n) : one);
+        s1a = vd_add(s1a, gw);
+        s2a = vd_add_mul(s2a, gw, xm);
+    }
+    const double c1 = vd_hsum(s1a) / (double)R, c2 = vd_hsum(s2a) / (double)R;
+    *mo = m;
+    *ro = r;
+    *k1o = rms ? -(float)((double)r * r * r * c2) : -(float)((double)r * r * c2);
+    *k0o = -(float)((double)r * c1);
+}
+
 /* Backward of the rows [rb, rb + nb) (nb <= LN_BWD_BLOCK) in general: partial blocks, no
  * weight, no column sums or no dx (whole blocks with all of them go through ln_bwd_block).
  * pfx/pfg: the next block's x and dy (or this block's when there is none), the first quarter of
@@ -128,68 +198,10 @@ static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, float *pw,
     const int64_t R = a->R;
     const vf one = vf_set1(1.0f), z = vf_set1(0.0f);
     const float *w = a->w;
-    /* Per row: mean (LayerNorm), r = rstd, and the two coefficients of dx:
-     *   LayerNorm: dx = r*dy*w + k1*xhat + k0, k1 = -r*c2, k0 = -r*c1 (c1 = mean(dy*w),
-     *              c2 = mean(dy*w*xhat));
-     *   RmsNorm:   dx = r*dy*w + k1*x, k1 = -r^3 * mean(dy*w*x). */
+    /* Per row: mean, rstd and the coefficients of dx (see ln_bwd_coef). */
     float mrow[LN_BWD_BLOCK], rrow[LN_BWD_BLOCK], k1row[LN_BWD_BLOCK], k0row[LN_BWD_BLOCK];
-    for (int64_t k = 0; k < nb; k++) {
-        const int64_t row = rb + k;
-        const NCT *x = (const NCT *)a->x + row * R, *g = (const NCT *)a->g + row * R;
-        const float m = rms ? 0.0f : cannon_norm_ld(a->mean, row, a->stat_dtype);
-        const float r = cannon_norm_ld(a->rstd, row, a->stat_dtype);
-        const vf mv = vf_set1(m);
-        /* s1 = sum(dy*w), s2 = sum(dy*w*(x - mean)) (RmsNorm: sum(dy*w*x)); runs of LN_RUN vectors
-         * in fp32 (four chains), each run added to the fp64 sums. c1 and c2 are rounded to fp32. */
-        vd s1a = vd_zero(), s2a = vd_zero();
-        int64_t j = 0;
-        if (w) {
-            while (j + 4 * VW <= R) {
-                const int64_t je = j + LN_RUN * VW < R ? j + LN_RUN * VW : R;
-                vf t0 = z, t1 = z, t2 = z, t3 = z, u0 = z, u1 = z, u2 = z, u3 = z;
-                for (; j + 4 * VW <= je; j += 4 * VW) {
-                    __builtin_prefetch(pfx + k * R + j / 4, 0, 2);
-                    __builtin_prefetch(pfg + k * R + j / 4, 0, 2);
-                    const vf gw0 = vf_mul(LD(g, j), vf_load_f32(w + j));
-                    const vf gw1 = vf_mul(LD(g, j + VW), vf_load_f32(w + j + VW));
-                    const vf gw2 = vf_mul(LD(g, j + 2 * VW), vf_load_f32(w + j + 2 * VW));
-                    const vf gw3 = vf_mul(LD(g, j + 3 * VW), vf_load_f32(w + j + 3 * VW));
-                    if (rms) {
-                        u0 = vf_fma(gw0, LD(x, j), u0);
-                        u1 = vf_fma(gw1, LD(x, j + VW), u1);
-                        u2 = vf_fma(gw2, LD(x, j + 2 * VW), u2);
-                        u3 = vf_fma(gw3, LD(x, j + 3 * VW), u3);
-                    } else {
-                        t0 = vf_add(t0, gw0);
-                        t1 = vf_add(t1, gw1);
-                        t2 = vf_add(t2, gw2);
-                        t3 = vf_add(t3, gw3);
-                        u0 = vf_fma(gw0, vf_sub(LD(x, j), mv), u0);
-                        u1 = vf_fma(gw1, vf_sub(LD(x, j + VW), mv), u1);
-                        u2 = vf_fma(gw2, vf_sub(LD(x, j + 2 * VW), mv), u2);
-                        u3 = vf_fma(gw3, vf_sub(LD(x, j + 3 * VW), mv), u3);
-                    }
-                }
-                if (!rms)
-                    s1a = vd_add(s1a, vf_add(vf_add(t0, t1), vf_add(t2, t3)));
-                s2a = vd_add(s2a, vf_add(vf_add(u0, u1), vf_add(u2, u3)));
-            }
-        }
-        /* The last vectors (all of them without weight), exact fp64 products. */
-        for (; j < R; j += VW) {
-            const size_t n = (size_t)(R - j < VW ? R - j : VW);
-            const vf xm = vf_keep(vf_sub(n == VW ? LD(x, j) : LDN(x, j, n), mv), n);
-            const vf gv = n == VW ? LD(g, j) : LDN(g, j, n);
-            const vf gw = vf_mul(gv, w ? co_load(w + j, n) : one);
-            s1a = vd_add(s1a, gw);
-            s2a = vd_add_mul(s2a, gw, xm);
-        }
-        const double c1 = vd_hsum(s1a) / (double)R, c2 = vd_hsum(s2a) / (double)R;
-        mrow[k] = m;
-        rrow[k] = r;
-        k1row[k] = rms ? -(float)((double)r * r * r * c2) : -(float)((double)r * r * c2);
-        k0row[k] = -(float)((double)r * c1);
-    }
+    for (int64_t k = 0; k < nb; k++)
+        FN(ln_bwd_coef)(a, rb + k, rms, 1, pfx + k * R, pfg + k * R, &mrow[k], &rrow[k], &k0row[k], &k1row[k]);
     NCT *out = (NCT *)a->out;
     const int want_dx = a->want_dx;
     int64_t j = 0;
@@ -242,65 +254,20 @@ static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, float *pw,
  * the block's rows inside it), with no software prefetch. The hardware prefetchers alone keep
  * memory busier than the earlier block loop (two column vectors a step, the next block
  * prefetched over both passes) did: fp32 [8192,4096] at 1 thread, both called directly in one
- * process, interleaved, on malloc'd buffers: LayerNorm 16.3-16.5 -> 14.5-14.7 ms, RmsNorm
- * 14.1-14.8 -> 12.8-13.3 ms, the same bits. Inlined into one function per norm (ln_bwd_block_ln,
+ * process, interleaved, on malloc'd buffers: LayerNorm 16.3-16.9 -> 14.1-14.7 ms in every run,
+ * RmsNorm 14.1-14.8 -> 12.1-12.4 ms in the first runs but only 1-2% faster in later ones; the
+ * same bits. Inlined into one function per norm (ln_bwd_block_ln,
  * ln_bwd_block_rms): inlined into ln_unit instead, LayerNorm's block ran at the old speed. */
 VI void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb, const int rms, int nt)
 {
-    const int64_t R = a->R, R4 = R / (4 * VW) * (4 * VW);
+    const int64_t R = a->R;
     const NCT *x0 = (const NCT *)a->x + rb * R, *g0 = (const NCT *)a->g + rb * R;
     NCT *o0 = (NCT *)a->out + rb * R;
     const float *w = a->w;
     const vf z = vf_set1(0.0f);
     float mr[LN_BWD_BLOCK], rr[LN_BWD_BLOCK], k0[LN_BWD_BLOCK], k1[LN_BWD_BLOCK];
-    for (int k = 0; k < LN_BWD_BLOCK; k++) {
-        const NCT *x = x0 + k * R, *g = g0 + k * R;
-        const float m = rms ? 0.0f : cannon_norm_ld(a->mean, rb + k, a->stat_dtype);
-        const float r = cannon_norm_ld(a->rstd, rb + k, a->stat_dtype);
-        const vf mv = vf_set1(m);
-        vd s1a = vd_zero(), s2a = vd_zero();
-        int64_t j = 0;
-        while (j < R4) {
-            const int64_t je = j + LN_RUN * VW < R4 ? j + LN_RUN * VW : R4;
-            vf t0 = z, t1 = z, t2 = z, t3 = z, u0 = z, u1 = z, u2 = z, u3 = z;
-            for (; j < je; j += 4 * VW) {
-                const vf gw0 = vf_mul(LD(g, j), vf_load_f32(w + j));
-                const vf gw1 = vf_mul(LD(g, j + VW), vf_load_f32(w + j + VW));
-                const vf gw2 = vf_mul(LD(g, j + 2 * VW), vf_load_f32(w + j + 2 * VW));
-                const vf gw3 = vf_mul(LD(g, j + 3 * VW), vf_load_f32(w + j + 3 * VW));
-                if (rms) {
-                    u0 = vf_fma(gw0, LD(x, j), u0);
-                    u1 = vf_fma(gw1, LD(x, j + VW), u1);
-                    u2 = vf_fma(gw2, LD(x, j + 2 * VW), u2);
-                    u3 = vf_fma(gw3, LD(x, j + 3 * VW), u3);
-                } else {
-                    t0 = vf_add(t0, gw0);
-                    t1 = vf_add(t1, gw1);
-                    t2 = vf_add(t2, gw2);
-                    t3 = vf_add(t3, gw3);
-                    u0 = vf_fma(gw0, vf_sub(LD(x, j), mv), u0);
-                    u1 = vf_fma(gw1, vf_sub(LD(x, j + VW), mv), u1);
-                    u2 = vf_fma(gw2, vf_sub(LD(x, j + 2 * VW), mv), u2);
-                    u3 = vf_fma(gw3, vf_sub(LD(x, j + 3 * VW), mv), u3);
-                }
-            }
-            if (!rms)
-                s1a = vd_add(s1a, vf_add(vf_add(t0, t1), vf_add(t2, t3)));
-            s2a = vd_add(s2a, vf_add(vf_add(u0, u1), vf_add(u2, u3)));
-        }
-        for (; j < R; j += VW) {
-            const size_t n = (size_t)(R - j < VW ? R - j : VW);
-            const vf xm = vf_keep(vf_sub(n == VW ? LD(x, j) : LDN(x, j, n), mv), n);
-            const vf gw = vf_mul(n == VW ? LD(g, j) : LDN(g, j, n), co_load(w + j, n));
-            s1a = vd_add(s1a, gw);
-            s2a = vd_add_mul(s2a, gw, xm);
-        }
-        const double c1 = vd_hsum(s1a) / (double)R, c2 = vd_hsum(s2a) / (double)R;
-        mr[k] = m;
-        rr[k] = r;
-        k1[k] = rms ? -(float)((double)r * r * r * c2) : -(float)((double)r * r * c2);
-        k0[k] = -(float)((double)r * c1);
-    }
+    for (int k = 0; k < LN_BWD_BLOCK; k++)
+        FN(ln_bwd_coef)(a, rb + k, rms, 0, NULL, NULL, &mr[k], &rr[k], &k0[k], &k1[k]);
     int64_t j = 0;
     for (; j + VW <= R; j += VW) {
         const vf wv = vf_load_f32(w + j);

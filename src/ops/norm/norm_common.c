@@ -213,6 +213,13 @@ int nm_bn_reduce_kernel(const cannon_kernel_ctx *ctx, void *args)
     return 0;
 }
 
+/* Input bytes one elementwise unit reads (x and/or dy), for the rotated start after a reduction. */
+static int64_t app_unit_bytes(const nb_args *a)
+{
+    return a->span * (a->I > 1 ? a->I : a->C) * (int64_t)nm_esize(a->dtype) *
+           (int64_t)((a->use_x ? 1 : 0) + (a->use_g ? 1 : 0));
+}
+
 int nm_bn_apply_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
     const nb_args *a = (const nb_args *)args;
@@ -225,8 +232,7 @@ int nm_bn_apply_kernel(const cannon_kernel_ctx *ctx, void *args)
      * (channels-last, 1 thread, from memory). Which block does which unit changes nothing else. */
     uint32_t b = ctx->block_idx;
     if (a->rev && ctx->block_dim > 1) {
-        const int64_t per_unit = a->span * (a->I > 1 ? a->I : a->C) * (int64_t)nm_esize(a->dtype) *
-                                 (int64_t)((a->use_x ? 1 : 0) + (a->use_g ? 1 : 0));
+        const int64_t per_unit = app_unit_bytes(a);
         const int64_t bb = per_unit * a->units_per_block > 0 ? per_unit * a->units_per_block : 1;
         int64_t k = (NM_REV_BYTES + bb - 1) / bb;
         if (k > (int64_t)ctx->block_dim)
@@ -315,8 +321,7 @@ static int nm_bn_aff_kernel(const cannon_kernel_ctx *ctx, void *args)
          * forwards (as nm_bn_apply_kernel does over all blocks). */
         int64_t rot = 0;
         if (f->apply && a->rev && hi > lo) {
-            const int64_t per_unit = a->span * (a->I > 1 ? a->I : a->C) * (int64_t)nm_esize(a->dtype) *
-                                     (int64_t)((a->use_x ? 1 : 0) + (a->use_g ? 1 : 0));
+            const int64_t per_unit = app_unit_bytes(a);
             rot = per_unit > 0 ? (NM_REV_BYTES / S + per_unit - 1) / per_unit : 0;
             rot = rot < hi - lo ? rot : hi - lo;
         }
