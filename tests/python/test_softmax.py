@@ -348,6 +348,37 @@ def test_long_rows_recomputed_exp(L, isa, op, dtype):
                 f"{op} {dtype} n={n} row {r} {isa}"
 
 
+# ---------------------------------------------------------------- pipelined 16-bit rows
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_pipelined_rows_same_bits(L, isa, op, dtype):
+    """On AVX-512, 16-bit rows of 576 to 2048 elements (log-softmax 4096), multiples of 64, in
+    blocks of 3 rows or more go through the software-pipelined forward (softmax_body.h,
+    FN(fwd_pipe)): a row's max/min, exponentials and output passes run interleaved with its
+    neighbours'. A row alone takes the row-by-row path. Every row must have the same bits both
+    ways, next to rows off the fast path (spread > 64, |max| > 1024, NaN, +inf, all -inf) at the
+    pipeline's start, middle and end, and log-softmax rows whose sum is redone exactly (one
+    dominant element); lengths just outside the range (512: batch kernel, 1000, 8192) too."""
+    rng = np.random.default_rng(41)
+    for n in (576, 640, 1024, 2048, 4096, 512, 1000):
+        x = rng.standard_normal((11, n)) * 3
+        x[0, 5] = 300.0             # spread > 64 (first row: the pipeline's prologue)
+        x[3, :] += 2000.0           # |max| > 1024
+        x[4, 7] = 60.0              # one dominant element: log-softmax sum below 2
+        x[5, 9] = np.nan
+        x[6, 3] = np.inf
+        x[7, :] = -np.inf
+        x[10, 11] = -300.0          # last row (the epilogue)
+        xq, xv = quantize(x, dtype)
+        out = run_forward(L, op, xq, dtype, -1)
+        with np.errstate(all="ignore"):
+            check(decode(out, dtype), ref_forward(xv, -1, op), dtype, f"{op} {dtype} n={n} {isa}")
+        for r in range(x.shape[0]):
+            alone = run_forward(L, op, np.ascontiguousarray(xq[r:r + 1]), dtype, -1)
+            assert np.array_equal(alone.view(np.uint16), np.ascontiguousarray(out[r:r + 1]).view(np.uint16)), \
+                f"{op} {dtype} n={n} row {r} {isa}"
+
+
 # ---------------------------------------------------------------- streaming stores
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])

@@ -709,6 +709,155 @@ static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, flo
     }
 }
 
+#if !SM_IS_F32 && VW == 16
+#define SM_PIPE 1
+/* The fast test from a row's vertical key maxima and minima (sm16_minmax_vec's), as
+ * FN(fast_test) does it from the row. */
+static inline int FN(fast_test_keys)(__m512i mx, __m512i mn, float *m)
+{
+    int16_t hi, lo;
+    sm16_keys_reduce(mx, mn, &hi, &lo);
+    const float fh = sm16_key_value(hi, SM_IS_BF16), fl = sm16_key_value(lo, SM_IS_BF16);
+    *m = fh;
+    return fh - fl <= SM_FAST_RANGE && fh <= SM16_MAX_ABS_MAX && fh >= -SM16_MAX_ABS_MAX;
+}
+
+/* One 4-vector step (64 elements at @p i) of up to three rows' passes, software-pipelined (see
+ * FN(fwd_pipe)): A the keys of row xa into ka (max) / kb (min), prefetching the same part of
+ * row pfa (the next row; NULL: none), B the exponentials of row xb into the sums sb (and the
+ * scratch eb), C the output of row xc (softmax from the scratch ec times kc = 1/s; log-softmax
+ * (x - m) - kc, kc = log s). Each pass's own operations as in FN(fwd_row). Always inlined with
+ * constant dA, dB, dC, lg. */
+VI void FN(pipe_step)(int64_t i, const int dA, const int dB, const int dC, const int lg, const SM_CT *pfa,
+                      const SM_CT *xa, __m512i *ka, __m512i *kb, const SM_CT *xb, vf vmb, vf cb, float *eb, vf *sb,
+                      const SM_CT *xc, SM_CT *yc, const float *ec, float mc, float kc)
+{
+    if (dA) {
+        if (pfa) {
+            __builtin_prefetch(pfa + i, 0, 2);
+            __builtin_prefetch(pfa + i + 32, 0, 2);
+        }
+        const __m512i k0 = sm16_key(_mm512_loadu_si512(xa + i)), k1 = sm16_key(_mm512_loadu_si512(xa + i + 32));
+        ka[0] = _mm512_max_epi16(ka[0], k0);
+        ka[1] = _mm512_max_epi16(ka[1], k1);
+        kb[0] = _mm512_min_epi16(kb[0], k0);
+        kb[1] = _mm512_min_epi16(kb[1], k1);
+    }
+    if (dB)
+        FN(sum16_step4)(xb, i, vmb, cb, lg ? NULL : eb, 1, sb);
+    if (dC) {
+        if (lg)
+            FN(write_log)(xc + i, yc + i, 4 * VW, 0, mc, kc);
+        else
+            FN(write_soft)(yc + i, 4 * VW, 0, ec + i, kc, 1);
+    }
+}
+
+/* One pass over the 4-vector steps of a row length @p n with the stages @p dA, @p dB, @p dC. */
+VI void FN(pipe_pass)(int64_t n, const int dA, const int dB, const int dC, const int lg, const SM_CT *pfa,
+                      const SM_CT *xa, __m512i *ka, __m512i *kb, const SM_CT *xb, vf vmb, vf cb, float *eb, vf *sb,
+                      const SM_CT *xc, SM_CT *yc, const float *ec, float mc, float kc)
+{
+    for (int64_t i = 0; i < n; i += 4 * VW)
+        FN(pipe_step)(i, dA, dB, dC, lg, pfa, xa, ka, kb, xb, vmb, cb, eb, sb, xc, yc, ec, mc, kc);
+}
+
+/* Fast-path rows [u0, u1) of length n (a multiple of 4 VW, SM_PIPE_MIN_R .. SM_PIPE_MAX_R),
+ * plain stores, software-pipelined across rows: the step loop of row t's output (pass C) also
+ * takes row t + 1's exponentials (B) and row t + 2's max and min (A). Row by row, the passes
+ * take turns: the max/min pass waits on memory while the core has little to compute, the exp
+ * pass computes while memory is idle, and each row's chain (horizontal max, 1/s or log s)
+ * stalls both; in one loop the three overlap. Each row goes through the same operations in the
+ * same order as in FN(fwd_row) (the max and min are exact whatever their order): the same
+ * bits. A row whose fast test fails is done by FN(fwd_row) when its turn at C comes (it skips
+ * B and C in the pipeline). Row t + 3 is prefetched during A (from memory, log-softmax 10-25%
+ * faster; see docs/ops.md). @p pe: 2 n floats (the scratch of rows t and t + 1),
+ * @p scratch: FN(fwd_row)'s. */
+static void FN(fwd_pipe)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int64_t n, int lg, float *scratch,
+                         float *pe)
+{
+    int fc[3] = {0, 0, 0};
+    float mm[3] = {0.0f, 0.0f, 0.0f}, kk[3] = {0.0f, 0.0f, 0.0f};
+    const vf z = vf_set1(0.0f);
+    for (int64_t t = u0 - 2; t < u1; t++) {
+        const int64_t ra = t + 2, rb = t + 1, rc = t;
+        const int dA = ra < u1;
+        const int dB = rb >= u0 && rb < u1 && fc[(rb - u0) % 3];
+        const int dC = rc >= u0 && fc[(rc - u0) % 3];
+        __m512i ka[2] = {_mm512_set1_epi16(INT16_MIN), _mm512_set1_epi16(INT16_MIN)};
+        __m512i kb[2] = {_mm512_set1_epi16(INT16_MAX), _mm512_set1_epi16(INT16_MAX)};
+        vf sb[4] = {z, z, z, z};
+        const float mb = dB ? mm[(rb - u0) % 3] : 0.0f;
+        const vf vmb = vf_set1(mb), cb = vf_set1(-(mb * CANNON_LOG2E));
+        const SM_CT *xa = x + ra * n, *xb = x + rb * n, *xc = x + rc * n;
+        const SM_CT *pfa = ra + 1 < u1 ? xa + n : NULL;
+        SM_CT *yc = y + rc * n;
+        float *eb = pe + ((rb - u0) & 1) * n;
+        const float *ec = pe + ((rc - u0) & 1) * n;
+        const float mc = dC ? mm[(rc - u0) % 3] : 0.0f, kc = dC ? kk[(rc - u0) % 3] : 0.0f;
+#define SM_PIPE_PASS(A, B, C, L)                                                                                       \
+    FN(pipe_pass)(n, A, B, C, L, pfa, xa, ka, kb, xb, vmb, cb, eb, sb, xc, yc, ec, mc, kc)
+        /* One loop per combination of stages, each compiled with its stages as constants. */
+        switch ((dA << 3) | (dB << 2) | (dC << 1) | lg) {
+        case 14:
+            SM_PIPE_PASS(1, 1, 1, 0);
+            break;
+        case 15:
+            SM_PIPE_PASS(1, 1, 1, 1);
+            break;
+        case 12:
+            SM_PIPE_PASS(1, 1, 0, 0);
+            break;
+        case 13:
+            SM_PIPE_PASS(1, 1, 0, 1);
+            break;
+        case 10:
+            SM_PIPE_PASS(1, 0, 1, 0);
+            break;
+        case 11:
+            SM_PIPE_PASS(1, 0, 1, 1);
+            break;
+        case 8:
+        case 9:
+            SM_PIPE_PASS(1, 0, 0, 0);
+            break;
+        case 6:
+            SM_PIPE_PASS(0, 1, 1, 0);
+            break;
+        case 7:
+            SM_PIPE_PASS(0, 1, 1, 1);
+            break;
+        case 4:
+            SM_PIPE_PASS(0, 1, 0, 0);
+            break;
+        case 5:
+            SM_PIPE_PASS(0, 1, 0, 1);
+            break;
+        case 2:
+            SM_PIPE_PASS(0, 0, 1, 0);
+            break;
+        case 3:
+            SM_PIPE_PASS(0, 0, 1, 1);
+            break;
+        default:
+            break;
+        }
+#undef SM_PIPE_PASS
+        if (dA)
+            fc[(ra - u0) % 3] = FN(fast_test_keys)(_mm512_max_epi16(ka[0], ka[1]), _mm512_min_epi16(kb[0], kb[1]),
+                                                   &mm[(ra - u0) % 3]);
+        if (dB) {
+            double s = sm_hsum(vf_add(vf_add(sb[0], sb[1]), vf_add(sb[2], sb[3])));
+            if (lg && s < SM_FAST_LOG_RESUM)
+                s = FN(row_sumexp)(xb, n, mb, NULL);
+            kk[(rb - u0) % 3] = FN(fast_scalar)(lg, s);
+        }
+        if (rc >= u0 && !fc[(rc - u0) % 3])
+            FN(fwd_row)(xc, yc, n, lg, 0, scratch, NULL, NULL, NULL);
+    }
+}
+#endif
+
 /* Backward over a row: y is the forward output, g the incoming gradient.
  *   softmax:     out = y * (g - sum(g * y))
  *   log_softmax: out = g - exp(y) * sum(g)                                                   */
@@ -819,6 +968,15 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
          * that row into this core's L2 (see sm_args.pf_cross). */
         const int64_t pf_end = a->pf_cross ? a->outer : u1;
         int64_t u = u0;
+#ifdef SM_PIPE
+        /* 16-bit rows of 576 to 2048 elements (log-softmax: 4096) go through the pipeline. */
+        if (fwd && !a->nt && R % (4 * VW) == 0 && R >= SM_PIPE_MIN_R &&
+            R <= (a->op == SM_LOG_SOFTMAX ? SM_PIPE_MAX_R : SM_PIPE_SOFT_MAX_R) && u1 - u0 >= 3) {
+            float pbuf[2 * SM_PIPE_SOFT_MAX_R] __attribute__((aligned(64)));
+            FN(fwd_pipe)(x, o, u0, u1, R, a->op == SM_LOG_SOFTMAX, scratch, pbuf);
+            return;
+        }
+#endif
         if (fwd && R <= SM_GROUP_R_MAX)
             for (; u < u1; u += grp) {
                 const int64_t g = u1 - u < grp ? u1 - u : grp;
@@ -853,6 +1011,7 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
 }
 
 #undef SM_EXP_DIFF
+#undef SM_PIPE
 #undef SM_FAST_LOG_RESUM
 #undef SM_PAIRS
 #undef SM_PERM

@@ -25,6 +25,14 @@ enum sm_dtype { SM_F32 = 0, SM_F16 = 1, SM_BF16 = 2, SM_F64 = 3 };
 #define SM_SCRATCH_MAX 32768
 /* Rows up to this many elements are processed in groups (see FN(fwd_group) in softmax_body.h). */
 #define SM_GROUP_R_MAX 512
+/* 16-bit rows that the AVX-512 forward software-pipelines (FN(fwd_pipe) in softmax_body.h):
+ * lengths that are multiples of 64 from SM_PIPE_MIN_R (shorter rows: the batch kernel, whose
+ * per-row steps are shared by 16 rows, was faster) to SM_PIPE_SOFT_MAX_R for softmax (rows of
+ * 4096 were 13-35% slower pipelined: two rows' fp32 exponentials, 32 KiB, no longer fit in L1
+ * next to the rows) and SM_PIPE_MAX_R for log-softmax, which keeps no exponentials. */
+#define SM_PIPE_MIN_R 576
+#define SM_PIPE_SOFT_MAX_R 2048
+#define SM_PIPE_MAX_R 4096
 /* A group holds up to this many elements (its exponentials fill an fp32 scratch of this size),
  * and between 2 and SM_GROUP_ROWS rows. */
 #define SM_GROUP_ELEMS 4096

@@ -67,15 +67,21 @@ static inline void sm16_minmax_vec(const uint16_t *x, int64_t n, __m512i *mx, __
     *mn = _mm512_min_epi16(mn0, mn1);
 }
 
+/* Largest and smallest of the keys in @p mx0 / @p mn0. */
+static inline void sm16_keys_reduce(__m512i mx0, __m512i mn0, int16_t *hi, int16_t *lo)
+{
+    __m256i mx = _mm256_max_epi16(_mm512_castsi512_si256(mx0), _mm512_extracti64x4_epi64(mx0, 1));
+    __m256i mn = _mm256_min_epi16(_mm512_castsi512_si256(mn0), _mm512_extracti64x4_epi64(mn0, 1));
+    sm16_hreduce(_mm_max_epi16(_mm256_castsi256_si128(mx), _mm256_extracti128_si256(mx, 1)),
+                 _mm_min_epi16(_mm256_castsi256_si128(mn), _mm256_extracti128_si256(mn, 1)), hi, lo);
+}
+
 /* Largest and smallest key of a row of n >= 1 16-bit floats. */
 static inline void sm16_minmax_keys(const uint16_t *x, int64_t n, int16_t *hi, int16_t *lo)
 {
     __m512i mx0, mn0;
     sm16_minmax_vec(x, n, &mx0, &mn0);
-    __m256i mx = _mm256_max_epi16(_mm512_castsi512_si256(mx0), _mm512_extracti64x4_epi64(mx0, 1));
-    __m256i mn = _mm256_min_epi16(_mm512_castsi512_si256(mn0), _mm512_extracti64x4_epi64(mn0, 1));
-    sm16_hreduce(_mm_max_epi16(_mm256_castsi256_si128(mx), _mm256_extracti128_si256(mx, 1)),
-                 _mm_min_epi16(_mm256_castsi256_si128(mn), _mm256_extracti128_si256(mn, 1)), hi, lo);
+    sm16_keys_reduce(mx0, mn0, hi, lo);
 }
 
 /* u = (x - m) * log2(e) as x*log2(e) + c with c = -m*log2(e) (see SM16_MAX_ABS_MAX). */
