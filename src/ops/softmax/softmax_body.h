@@ -227,14 +227,20 @@ static double FN(row_sumexp_fast)(const SM_CT *x, int64_t n, float m, float *e, 
 
 #else
 /* 16-bit version of the test: max and min found on the integer keys of the bit patterns (one
- * 512-bit op covers 32 elements, no widening), and |max| bounded for sm16_arg's error. */
+ * 512-bit op covers 32 elements, no widening), and |max| bounded for sm16_arg's error. The test
+ * from the largest and smallest key (shared with FN(fwd_pipe)'s FN(fast_test_keys)): */
+static inline int FN(fast_test_hilo)(int16_t hi, int16_t lo, float *m)
+{
+    const float fh = sm16_key_value(hi, SM_IS_BF16), fl = sm16_key_value(lo, SM_IS_BF16);
+    *m = fh;
+    return fh - fl <= SM_FAST_RANGE && fh <= SM16_MAX_ABS_MAX && fh >= -SM16_MAX_ABS_MAX;
+}
+
 static inline int FN(fast_test)(const SM_CT *x, int64_t n, float *m)
 {
     int16_t hi, lo;
     sm16_minmax_keys(x, n, &hi, &lo);
-    const float fh = sm16_key_value(hi, SM_IS_BF16), fl = sm16_key_value(lo, SM_IS_BF16);
-    *m = fh;
-    return fh - fl <= SM_FAST_RANGE && fh <= SM16_MAX_ABS_MAX && fh >= -SM16_MAX_ABS_MAX;
+    return FN(fast_test_hilo)(hi, lo, m);
 }
 
 /* 16-bit version of the fast sum: exp(x - m) as 2^u with sm16_arg/sm16_exp2 (relative error
@@ -711,15 +717,12 @@ static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, flo
 
 #if !SM_IS_F32 && VW == 16
 #define SM_PIPE 1
-/* The fast test from a row's vertical key maxima and minima (sm16_minmax_vec's), as
- * FN(fast_test) does it from the row. */
+/* The fast test from a row's vertical key maxima and minima (sm16_minmax_vec's). */
 static inline int FN(fast_test_keys)(__m512i mx, __m512i mn, float *m)
 {
     int16_t hi, lo;
     sm16_keys_reduce(mx, mn, &hi, &lo);
-    const float fh = sm16_key_value(hi, SM_IS_BF16), fl = sm16_key_value(lo, SM_IS_BF16);
-    *m = fh;
-    return fh - fl <= SM_FAST_RANGE && fh <= SM16_MAX_ABS_MAX && fh >= -SM16_MAX_ABS_MAX;
+    return FN(fast_test_hilo)(hi, lo, m);
 }
 
 /* One 4-vector step (64 elements at @p i) of up to three rows' passes, software-pipelined (see
