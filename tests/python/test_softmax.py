@@ -328,8 +328,9 @@ def test_deterministic_across_threads():
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
 def test_long_rows_recomputed_exp(L, isa, op, dtype):
-    """Fast-path softmax rows of 32 KiB and more keep no exponentials: the write pass computes them
-    again (softmax_body.h, SM_RECOMPUTE_MIN_BYTES). Lengths at and around that size with vector,
+    """Fast-path fp32 softmax rows of 32 KiB and more keep no exponentials: the write pass computes
+    them again (softmax_body.h, SM_RECOMPUTE_MIN_BYTES); 16-bit rows of that size keep their
+    fp32 exponentials (128 KiB of scratch at most). Lengths at and around that size with vector,
     pair-layout and write-chunk tails, several rows (the next row is prefetched), narrow and wide
     (fp32 spread 8-64) rows; the output must also be bit-identical to that of each row alone."""
     rng = np.random.default_rng(31)
@@ -352,15 +353,16 @@ def test_long_rows_recomputed_exp(L, isa, op, dtype):
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
 def test_pipelined_rows_same_bits(L, isa, op, dtype):
-    """On AVX-512, 16-bit rows of 576 to 2048 elements (log-softmax 4096), multiples of 64, in
+    """On AVX-512, 16-bit rows of 512 to 2048 elements (log-softmax 576 to 4096), multiples of 64, in
     blocks of 3 rows or more go through the software-pipelined forward (softmax_body.h,
     FN(fwd_pipe)): a row's max/min, exponentials and output passes run interleaved with its
     neighbours'. A row alone takes the row-by-row path. Every row must have the same bits both
     ways, next to rows off the fast path (spread > 64, |max| > 1024, NaN, +inf, all -inf) at the
     pipeline's start, middle and end, and log-softmax rows whose sum is redone exactly (one
-    dominant element); lengths just outside the range (512: batch kernel, 1000, 8192) too."""
+    dominant element); lengths just outside the range (448, and 512 for log-softmax: batch
+    kernel; 1000) too."""
     rng = np.random.default_rng(41)
-    for n in (576, 640, 1024, 2048, 4096, 512, 1000):
+    for n in (576, 640, 1024, 2048, 4096, 512, 448, 1000):
         x = rng.standard_normal((11, n)) * 3
         x[0, 5] = 300.0             # spread > 64 (first row: the pipeline's prologue)
         x[3, :] += 2000.0           # |max| > 1024

@@ -246,12 +246,10 @@ static inline int FN(fast_test)(const SM_CT *x, int64_t n, float *m)
 /* 16-bit version of the fast sum: exp(x - m) as 2^u with sm16_arg/sm16_exp2 (relative error
  * below 1.3e-4 all told, under a quarter of an fp16 ulp), summed in four fp32 accumulators
  * (at most n/(4 VW) additions per lane: relative error below 2^-24 n/(4 VW) <= 3.1e-5).
- * The exponentials go to the fp32 scratch for rows below SM_RECOMPUTE_MIN_BYTES; longer softmax
- * rows have the write pass compute them again (FN(write_soft_x)): for one bf16 row of 32000
- * already in L2 that was slower (0.22 against 0.19 ns per element), but from memory, with the
- * next row prefetched, 10% faster (bf16 [512,32000], 1 thread, CPU time, median of five
- * interleaved runs, see SM_RECOMPUTE_MIN_BYTES). A prefetch-for-write of the output row during
- * this pass did not help (512x32000, 1 and 2 threads, within the noise). */
+ * The exponentials go to the fp32 scratch for softmax rows of up to SM_SCRATCH_MAX elements
+ * (unlike fp32, no 16-bit row computes them again: see SM_RECOMPUTE_MIN_BYTES). A
+ * prefetch-for-write of the output row during this pass did not help (512x32000, 1 and 2 threads,
+ * within the noise). */
 /* The steps of the 16-bit fast sum, shared with the batch kernel (softmax_group.h), whose rows
  * must get the same bits: the exponentials of x[i, i + 4 VW) (pair layout when @p perm) into the
  * four accumulators @p a, and into @p e unless NULL. */
@@ -500,7 +498,8 @@ VI void FN(st2_nosub_any)(uint16_t *p, vf ev, vf od, int nt)
 }
 #endif
 
-/* Softmax write pass of a long fast-path row (SM_RECOMPUTE_MIN_BYTES) from x instead of a
+#if SM_IS_F32
+/* fp32 softmax write pass of a long fast-path row (SM_RECOMPUTE_MIN_BYTES) from x instead of a
  * scratch: exp(x - m) computed again exactly as FN(row_sumexp_body) / FN(row_sumexp_fast) did
  * (the same exp of each element, lane by lane, so the same values whatever the grouping into
  * vectors, chunks or bf16 pairs), times 1/s, with plain or (@p nt, a row starting on a 64-byte
@@ -510,7 +509,6 @@ static inline __attribute__((always_inline)) void FN(write_soft_x_body)(const SM
                                                                        double s, const char *pf, int kind, int nt)
 {
     const vf vm = vf_set1(m), inv = vf_set1((float)(1.0 / s));
-#if SM_IS_F32
     SM_EXP_FAST_SETUP;
     SM_EXP_WIDE_SETUP(m);
     const int64_t chunk = pf && SM_PF_EXP_K < 4 ? SM_PF_WRITE_CHUNK : n;
@@ -536,39 +534,6 @@ static inline __attribute__((always_inline)) void FN(write_soft_x_body)(const SM
             STN(yc + i, vf_mul(SM_EXP_ROW(LDN(xc + i, k, m)), inv), k);
         }
     }
-#else
-    const vf c = vf_set1(-(m * CANNON_LOG2E));
-    int64_t i = 0;
-    (void)pf;
-    (void)kind;
-    for (; i + 4 * VW <= n; i += 4 * VW) {
-        vf x0, x1, x2, x3;
-#if SM_PAIRS
-        sm_bf16_load2(x + i, &x0, &x1);
-        sm_bf16_load2(x + i + 2 * VW, &x2, &x3);
-#else
-        x0 = LD(x + i);
-        x1 = LD(x + i + VW);
-        x2 = LD(x + i + 2 * VW);
-        x3 = LD(x + i + 3 * VW);
-#endif
-        vf e0 = vf_mul(sm16_exp2(sm16_arg(x0, vm, c)), inv), e1 = vf_mul(sm16_exp2(sm16_arg(x1, vm, c)), inv);
-        vf e2 = vf_mul(sm16_exp2(sm16_arg(x2, vm, c)), inv), e3 = vf_mul(sm16_exp2(sm16_arg(x3, vm, c)), inv);
-#if SM_PAIRS
-        FN(st2_nosub_any)(y + i, e0, e1, nt);
-        FN(st2_nosub_any)(y + i + 2 * VW, e2, e3, nt);
-#else
-        FN(st_nosub_any)(y + i, e0, nt);
-        FN(st_nosub_any)(y + i + VW, e1, nt);
-        FN(st_nosub_any)(y + i + 2 * VW, e2, nt);
-        FN(st_nosub_any)(y + i + 3 * VW, e3, nt);
-#endif
-    }
-    for (; i < n; i += VW) {
-        size_t k = (size_t)(n - i) < VW ? (size_t)(n - i) : VW;
-        STN(y + i, vf_mul(sm16_exp2(sm16_arg(LDN(x + i, k, m), vm, c)), inv), k);
-    }
-#endif
 }
 
 /* FN(write_soft_x_body), one compiled loop per kind (see FN(row_sumexp_kind)). */
@@ -577,7 +542,6 @@ static void FN(write_soft_x)(const SM_CT *x, SM_CT *y, int64_t n, float m, doubl
     /* Streaming stores need the row to start on a 64-byte line (the vectors then stay aligned:
      * the chunks and the 4-vector steps are whole lines); other rows write plainly. */
     nt = nt && ((uintptr_t)y & 63u) == 0;
-#if SM_IS_F32
     switch (kind * 2 + (nt ? 1 : 0)) {
 #ifdef SM_EXP_WIDE
     case SM_KIND_WIDE * 2:
@@ -594,13 +558,8 @@ static void FN(write_soft_x)(const SM_CT *x, SM_CT *y, int64_t n, float m, doubl
         FN(write_soft_x_body)(x, y, n, m, s, pf, SM_KIND_NARROW, 0);
         return;
     }
-#else
-    if (nt)
-        FN(write_soft_x_body)(x, y, n, m, s, pf, kind, 1);
-    else
-        FN(write_soft_x_body)(x, y, n, m, s, pf, kind, 0);
-#endif
 }
+#endif
 
 /* The fast sum is accurate to a small relative error of s, which log(s) turns into an absolute
  * one: harmless while log(s) >= log 2, but log_softmax outputs near 0 (the max of a row whose
@@ -649,8 +608,8 @@ static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, flo
 #endif
         }
         if (fc) {
+            #if SM_IS_F32
             const int recompute = !lg && n * (int64_t)sizeof(SM_CT) >= SM_RECOMPUTE_MIN_BYTES;
-#if SM_IS_F32
             const int kind = fc == 2 ? SM_KIND_WIDE : SM_KIND_NARROW;
             if (recompute) {
                 FN(write_soft_x)(x, y, n, m, FN(row_sumexp_kind)(x, n, m, NULL, pf, kind), pf, kind, nt);
@@ -658,10 +617,6 @@ static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, flo
             }
             s = FN(row_sumexp_kind)(x, n, m, lg ? NULL : scratch, pf, kind);
 #else
-            if (recompute) {
-                FN(write_soft_x)(x, y, n, m, FN(row_sumexp_fast)(x, n, m, NULL, pf, 1), pf, 0, nt);
-                return;
-            }
             s = FN(row_sumexp_fast)(x, n, m, lg ? NULL : scratch, pf, SM_PERM(nt, y));
 #endif
             if (lg && s < SM_FAST_LOG_RESUM)
@@ -765,7 +720,7 @@ VI void FN(pipe_pass)(int64_t n, const int dA, const int dB, const int dC, const
         FN(pipe_step)(i, dA, dB, dC, lg, pfa, xa, ka, kb, xb, vmb, cb, eb, sb, xc, yc, ec, mc, kc);
 }
 
-/* Fast-path rows [u0, u1) of length n (a multiple of 4 VW, SM_PIPE_MIN_R .. SM_PIPE_MAX_R),
+/* Fast-path rows [u0, u1) of length n (a multiple of 4 VW, SM_PIPE_SOFT_MIN_R .. SM_PIPE_MAX_R),
  * plain stores, software-pipelined across rows: the step loop of row t's output (pass C) also
  * takes row t + 1's exponentials (B) and row t + 2's max and min (A). Row by row, the passes
  * take turns: the max/min pass waits on memory while the core has little to compute, the exp
@@ -972,8 +927,8 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
         const int64_t pf_end = a->pf_cross ? a->outer : u1;
         int64_t u = u0;
 #ifdef SM_PIPE
-        /* 16-bit rows of 576 to 2048 elements (log-softmax: 4096) go through the pipeline. */
-        if (fwd && !a->nt && R % (4 * VW) == 0 && R >= SM_PIPE_MIN_R &&
+        /* 16-bit rows of 512 to 2048 elements (log-softmax: 576 to 4096) go through the pipeline. */
+        if (fwd && !a->nt && R % (4 * VW) == 0 && R >= (a->op == SM_LOG_SOFTMAX ? SM_PIPE_MIN_R : SM_PIPE_SOFT_MIN_R) &&
             R <= (a->op == SM_LOG_SOFTMAX ? SM_PIPE_MAX_R : SM_PIPE_SOFT_MAX_R) && u1 - u0 >= 3) {
             float pbuf[2 * SM_PIPE_SOFT_MAX_R] __attribute__((aligned(64)));
             FN(fwd_pipe)(x, o, u0, u1, R, a->op == SM_LOG_SOFTMAX, scratch, pbuf);

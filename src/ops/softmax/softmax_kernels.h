@@ -26,10 +26,17 @@ enum sm_dtype { SM_F32 = 0, SM_F16 = 1, SM_BF16 = 2, SM_F64 = 3 };
 /* Rows up to this many elements are processed in groups (see FN(fwd_group) in softmax_body.h). */
 #define SM_GROUP_R_MAX 512
 /* 16-bit rows that the AVX-512 forward software-pipelines (FN(fwd_pipe) in softmax_body.h):
- * lengths that are multiples of 64 from SM_PIPE_MIN_R (shorter rows: the batch kernel, whose
- * per-row steps are shared by 16 rows, was faster) to SM_PIPE_SOFT_MAX_R for softmax (rows of
- * 4096 were 13-35% slower pipelined: two rows' fp32 exponentials, 32 KiB, no longer fit in L1
- * next to the rows) and SM_PIPE_MAX_R for log-softmax, which keeps no exponentials. */
+ * lengths that are multiples of 64 from SM_PIPE_SOFT_MIN_R (softmax) or SM_PIPE_MIN_R
+ * (log-softmax) to SM_PIPE_SOFT_MAX_R for softmax (rows of 4096 were 13-35% slower pipelined:
+ * two rows' fp32 exponentials, 32 KiB, no longer fit in L1 next to the rows) and SM_PIPE_MAX_R
+ * for log-softmax, which keeps no exponentials. Shorter rows go through the batch kernel, whose
+ * per-row steps are shared by 16 rows. At 512 elements the pipeline wins for softmax (bf16
+ * [64,16,512,512], in-process A/B, 1 thread 63 -> 68% and 55 -> 62% of the floor, 2 threads
+ * 64 -> 71% and 61 -> 64%; fp16 +1-8%) but loses for log-softmax (1 thread 4-11% slower): its
+ * per-row log s is a chain of about 20 vector ops for one lane, where the batch takes 16 logs in
+ * one vector. Rows of 256 were slower pipelined for softmax too (CPU time, 57-61% against
+ * 62-70% of the floor). */
+#define SM_PIPE_SOFT_MIN_R 512
 #define SM_PIPE_MIN_R 576
 #define SM_PIPE_SOFT_MAX_R 2048
 #define SM_PIPE_MAX_R 4096
@@ -47,13 +54,15 @@ enum sm_dtype { SM_F32 = 0, SM_F16 = 1, SM_BF16 = 2, SM_F64 = 3 };
 /* The write pass of such a row prefetches its share of the next row in chunks of this many
  * elements (see FN(fast_write_pf)). */
 #define SM_PF_WRITE_CHUNK 512
-/* Fast-path softmax rows of at least this many bytes keep no exponentials: the write pass
+/* Fast-path fp32 softmax rows of at least this many bytes keep no exponentials: the write pass
  * computes them again (the same function of x, so the same bits). Their fp32 scratch no longer
  * fits in L1 beside the row, and the L2 traffic of storing it (write, its read for ownership, the
- * eviction) and reading it back costs about as much as a second exp, or more for 16-bit rows,
- * whose scratch is twice their size (1 thread, CPU time, interleaved with a copy of the same
- * bytes into the same output buffer, Zen 5, medians of five: bf16 [512,32000] 10% faster, fp32
- * [512,32000] within the noise, 0.99; rows of 1024 fp32 were 30% slower). */
+ * eviction) and reading it back costs about as much as a second exp (1 thread, CPU time,
+ * interleaved with a copy of the same bytes, Zen 5, medians of five: fp32 [512,32000] within the
+ * noise, 0.99; rows of 1024 fp32 were 30% slower). 16-bit rows did so too until session 11, when
+ * keeping the scratch measured faster: bf16 / fp16 [512,32000] softmax, `bench_softmax_kern`
+ * CPU time against an interleaved copy, three alternations, 46-53% -> 54-58% and 46-50% -> 54-56%
+ * of the floor; `bench_softmax` 2 threads fp16 60-66% -> 69-76%, bf16 -3..+14%. */
 #define SM_RECOMPUTE_MIN_BYTES 32768
 /* Such rows go in blocks of about this many input bytes (at least one row), so that most rows
  * have their successor in the same block, i.e. on the same worker. */
