@@ -935,7 +935,11 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
             return;
         }
 #endif
-        if (fwd && R <= SM_GROUP_R_MAX)
+        /* Softmax rows long enough to read their successor ahead (SM_PREFETCH_MIN_BYTES; of
+         * the group lengths, fp32 rows of 512) go row by row instead: from memory the row path
+         * measured faster (see SM_PREFETCH_MIN_BYTES). Log-softmax keeps the groups, whose 16 logs
+         * are one vector where the row path waits on each row's log chain. */
+        if (fwd && R <= SM_GROUP_R_MAX && !(a->op == SM_SOFTMAX && pf_on))
             for (; u < u1; u += grp) {
                 const int64_t g = u1 - u < grp ? u1 - u : grp;
                 /* The last group of a block prefetches no further (its successor may be
