@@ -472,8 +472,8 @@ static inline void FN(fast_write_pf)(const SM_CT *x, SM_CT *y, int64_t n, int lg
     }
 }
 
-/* A vector store for bodies compiled with a constant @p nt: streaming (nt) or plain; the _nosub
- * forms as SM_ST_NOSUB and sm_bf16_store2_nosub. */
+#if SM_IS_F32
+/* A vector store for bodies compiled with a constant @p nt: streaming (nt) or plain. */
 VI void FN(st_any)(SM_CT *p, vf v, int nt)
 {
     if (nt)
@@ -481,24 +481,7 @@ VI void FN(st_any)(SM_CT *p, vf v, int nt)
     else
         ST(p, v);
 }
-VI void FN(st_nosub_any)(SM_CT *p, vf v, int nt)
-{
-    if (nt)
-        SM_STNT_NOSUB(p, v);
-    else
-        SM_ST_NOSUB(p, v);
-}
-#if SM_PAIRS
-VI void FN(st2_nosub_any)(uint16_t *p, vf ev, vf od, int nt)
-{
-    if (nt)
-        sm_bf16_stream2_nosub(p, ev, od);
-    else
-        sm_bf16_store2_nosub(p, ev, od);
-}
-#endif
 
-#if SM_IS_F32
 /* fp32 softmax write pass of a long fast-path row (SM_RECOMPUTE_MIN_BYTES) from x instead of a
  * scratch: exp(x - m) computed again exactly as FN(row_sumexp_body) / FN(row_sumexp_fast) did
  * (the same exp of each element, lane by lane, so the same values whatever the grouping into
@@ -608,7 +591,7 @@ static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, flo
 #endif
         }
         if (fc) {
-            #if SM_IS_F32
+#if SM_IS_F32
             const int recompute = !lg && n * (int64_t)sizeof(SM_CT) >= SM_RECOMPUTE_MIN_BYTES;
             const int kind = fc == 2 ? SM_KIND_WIDE : SM_KIND_NARROW;
             if (recompute) {
@@ -928,8 +911,9 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
         int64_t u = u0;
 #ifdef SM_PIPE
         /* 16-bit rows of 512 to 2048 elements (log-softmax: 576 to 4096) go through the pipeline. */
-        if (fwd && !a->nt && R % (4 * VW) == 0 && R >= (a->op == SM_LOG_SOFTMAX ? SM_PIPE_MIN_R : SM_PIPE_SOFT_MIN_R) &&
-            R <= (a->op == SM_LOG_SOFTMAX ? SM_PIPE_MAX_R : SM_PIPE_SOFT_MAX_R) && u1 - u0 >= 3) {
+        const int lgo = a->op == SM_LOG_SOFTMAX;
+        if (fwd && !a->nt && R % (4 * VW) == 0 && R >= (lgo ? SM_PIPE_MIN_R : SM_PIPE_SOFT_MIN_R) &&
+            R <= (lgo ? SM_PIPE_MAX_R : SM_PIPE_SOFT_MAX_R) && u1 - u0 >= 3) {
             float pbuf[2 * SM_PIPE_SOFT_MAX_R] __attribute__((aligned(64)));
             FN(fwd_pipe)(x, o, u0, u1, R, a->op == SM_LOG_SOFTMAX, scratch, pbuf);
             return;
