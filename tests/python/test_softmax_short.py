@@ -1,8 +1,8 @@
 """Short-row softmax (rows up to 512 elements along the last dim: the batch and group kernels of
 src/ops/softmax/softmax_group.h; which rows take the batch kernel depends on SM_GROUP_ELEMS and
-SM_GROUP_ROWS, so the lengths cover 64 to 512; softmax rows of 512 fp32 take the row path and of 512
-fp16/bf16 the AVX-512 pipeline, which must give the same bits): batch edges, special values inside a batch, and per-row
-determinism (a row's result must not depend on its neighbours or on where a batch starts).
+SM_GROUP_ROWS, so the lengths cover 64 to 512; softmax rows of 512 take the row path (fp32) or the
+AVX-512 pipeline (fp16/bf16), which must give the same bits): batch edges, special values inside a
+batch, and per-row determinism (a row's result must not depend on its neighbours or on where a batch starts).
 Same pass criteria as test_softmax.py, on every instruction-set tier."""
 import numpy as np
 import pytest

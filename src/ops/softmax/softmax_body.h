@@ -915,7 +915,7 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
         if (fwd && !a->nt && R % (4 * VW) == 0 && R >= (lgo ? SM_PIPE_MIN_R : SM_PIPE_SOFT_MIN_R) &&
             R <= (lgo ? SM_PIPE_MAX_R : SM_PIPE_SOFT_MAX_R) && u1 - u0 >= 3) {
             float pbuf[2 * SM_PIPE_SOFT_MAX_R] __attribute__((aligned(64)));
-            FN(fwd_pipe)(x, o, u0, u1, R, a->op == SM_LOG_SOFTMAX, scratch, pbuf);
+            FN(fwd_pipe)(x, o, u0, u1, R, lgo, scratch, pbuf);
             return;
         }
 #endif
