@@ -7,6 +7,10 @@
  *                 [--data uniform|normal]   (bench_softmax_data.h; default uniform)
  *                 [--ab NAME[=VALUE]]   (each case also timed with NAME set, default value 1,
  *                                        interleaved with the plain samples; one more line)
+ *                 [--offset-ab BYTES]   (each case also timed on a second view of the same
+ *                                        storage, BYTES into it (a multiple of 4, at most 4096),
+ *                                        interleaved with the first: does the tensors' page
+ *                                        offset matter? One more line, "offset_ab")
  *
  * Prints one JSON line per case: per-call median/min/max ms, effective GB/s (input read + output
  * written), the copy bandwidth (median of the interleaved copy samples) and the floor (those bytes / copy bandwidth) and pct_of_floor
@@ -145,8 +149,9 @@ static int parse_shape(const char *s, int64_t *dims)
 int main(int argc, char **argv)
 {
     int ns = 7, normal = 0;
+    long offab = -1;
     const char *ops = "softmax,log_softmax", *dtypes = "f32,bf16", *shapes = "4096x1024,512x32000,65536x128,64x16x512x512";
-    static const char *const names[] = {"--ns", "--ops", "--dtypes", "--shapes", "--data", "--ab", NULL};
+    static const char *const names[] = {"--ns", "--ops", "--dtypes", "--shapes", "--data", "--ab", "--offset-ab", NULL};
     const int bad = bench_check_args(argc, argv, names,
                                      "usage: bench_softmax [--ns N] [--ops softmax,log_softmax] [--dtypes f32,bf16,f16]\n"
                                      "                     [--shapes 4096x1024,...] [--data uniform|normal] [--ab NAME[=VALUE]]\n"
@@ -166,6 +171,12 @@ int main(int argc, char **argv)
             normal = !strcmp(argv[i + 1], "normal");
         else if (!strcmp(argv[i], "--ab"))
             bench_ab_parse(&g_ab, argv[i + 1]);
+        else if (!strcmp(argv[i], "--offset-ab"))
+            offab = atol(argv[i + 1]);
+    }
+    if (offab > 4096 || (offab >= 0 && offab % 4 != 0)) {
+        fprintf(stderr, "--offset-ab: a multiple of 4 from 0 to 4096\n");
+        return 2;
     }
     if (aclInit(NULL) != 0 || aclrtSetDevice(0) != 0) {
         fprintf(stderr, "ACL init failed: %s\n", aclGetRecentErrMsg());
@@ -211,8 +222,8 @@ int main(int argc, char **argv)
             size_t es = dt == ACL_FLOAT ? 4 : 2;
             size_t bytes = (size_t)numel * es;
             void *xd = NULL, *yd = NULL;
-            if (aclrtMalloc(&xd, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != 0 ||
-                aclrtMalloc(&yd, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != 0) {
+            if (aclrtMalloc(&xd, bytes + 8192, ACL_MEM_MALLOC_HUGE_FIRST) != 0 ||
+                aclrtMalloc(&yd, bytes + 8192, ACL_MEM_MALLOC_HUGE_FIRST) != 0) {
                 fprintf(stderr, "out of device memory for %s\n", s);
                 return 1;
             }
@@ -237,9 +248,11 @@ int main(int argc, char **argv)
                     }
                 }
                 aclrtMemcpy((char *)xd + off * es, n * es, h, n * es, ACL_MEMCPY_HOST_TO_DEVICE);
+                if (offab >= 0)
+                    aclrtMemcpy((char *)xd + offab + off * es, n * es, h, n * es, ACL_MEMCPY_HOST_TO_DEVICE);
             }
             free(h);
-            aclrtMemset(yd, bytes, 0, bytes);
+            aclrtMemset(yd, bytes + 8192, 0, bytes + 8192);
             aclTensor *x = aclCreateTensor(dims, (uint64_t)nd, dt, NULL, 0, ACL_FORMAT_ND, dims, (uint64_t)nd, xd);
             aclTensor *y = aclCreateTensor(dims, (uint64_t)nd, dt, NULL, 0, ACL_FORMAT_ND, dims, (uint64_t)nd, yd);
             snprintf(opl, sizeof opl, "%s", ops);
@@ -256,6 +269,23 @@ int main(int argc, char **argv)
                        o, d, s, normal ? "normal" : "uniform", threads, br.med_ms, br.min_ms, br.max_ms, moved / (br.med_ms * 1e-3) / 1e9,
                        copy_gbs, floor_ms, 100.0 * floor_ms / br.med_ms, c.failed ? "false" : "true");
                 fflush(stdout);
+                if (offab >= 0) {
+                    const int64_t sdim = numel + 8192 / (int64_t)es;
+                    aclTensor *x2 = aclCreateTensor(dims, (uint64_t)nd, dt, NULL, offab / (long)es, ACL_FORMAT_ND, &sdim, 1, xd);
+                    aclTensor *y2 = aclCreateTensor(dims, (uint64_t)nd, dt, NULL, offab / (long)es, ACL_FORMAT_ND, &sdim, 1, yd);
+                    sm_ctx c2 = c;
+                    c2.x = x2;
+                    c2.y = y2;
+                    bench_result ra, rb;
+                    bench_time2(run_sm, &c, run_sm, &c2, ns, &ra, &rb);
+                    printf("{\"case\":\"offset_ab\",\"offset\":%ld,\"op\":\"%s\",\"dtype\":\"%s\",\"shape\":\"%s\",\"threads\":%u,"
+                           "\"ms\":%.4f,\"off_ms\":%.4f,\"pct_of_floor\":%.1f,\"off_pct_of_floor\":%.1f,\"ok\":%s}\n",
+                           offab, o, d, s, threads, ra.med_ms, rb.med_ms, 100.0 * floor_ms / ra.med_ms,
+                           100.0 * floor_ms / rb.med_ms, c.failed || c2.failed ? "false" : "true");
+                    fflush(stdout);
+                    aclDestroyTensor(x2);
+                    aclDestroyTensor(y2);
+                }
                 if (g_ab.name[0]) {
                     /* The A/B: plain and with the variable, sample by sample. */
                     bench_result ra, rb;

@@ -667,10 +667,11 @@ static inline int FN(fast_test_keys)(__m512i mx, __m512i mn, float *m)
  * FN(fwd_pipe)): A the keys of row xa into ka (max) / kb (min), prefetching the same part of
  * row pfa (the next row; NULL: none), B the exponentials of row xb into the sums sb (and the
  * scratch eb), C the output of row xc (softmax from the scratch ec times kc = 1/s; log-softmax
- * (x - m) - kc, kc = log s). Each pass's own operations as in FN(fwd_row). Always inlined with
- * constant dA, dB, dC, lg. */
+ * (x - m) - kc, kc = log s). Each pass's own operations as in FN(fwd_row). @p xw (NULL: none):
+ * where A also copies row xa, for B to read it from there a loop later (see FN(fwd_pipe)).
+ * Always inlined with constant dA, dB, dC, lg. */
 VI void FN(pipe_step)(int64_t i, const int dA, const int dB, const int dC, const int lg, const SM_CT *pfa,
-                      const SM_CT *xa, __m512i *ka, __m512i *kb, const SM_CT *xb, vf vmb, vf cb, float *eb, vf *sb,
+                      const SM_CT *xa, SM_CT *xw, __m512i *ka, __m512i *kb, const SM_CT *xb, vf vmb, vf cb, float *eb, vf *sb,
                       const SM_CT *xc, SM_CT *yc, const float *ec, float mc, float kc)
 {
     if (dA) {
@@ -678,7 +679,12 @@ VI void FN(pipe_step)(int64_t i, const int dA, const int dB, const int dC, const
             __builtin_prefetch(pfa + i, 0, 2);
             __builtin_prefetch(pfa + i + 32, 0, 2);
         }
-        const __m512i k0 = sm16_key(_mm512_loadu_si512(xa + i)), k1 = sm16_key(_mm512_loadu_si512(xa + i + 32));
+        const __m512i r0 = _mm512_loadu_si512(xa + i), r1 = _mm512_loadu_si512(xa + i + 32);
+        if (xw) {
+            _mm512_store_si512((void *)(xw + i), r0);
+            _mm512_store_si512((void *)(xw + i + 32), r1);
+        }
+        const __m512i k0 = sm16_key(r0), k1 = sm16_key(r1);
         ka[0] = _mm512_max_epi16(ka[0], k0);
         ka[1] = _mm512_max_epi16(ka[1], k1);
         kb[0] = _mm512_min_epi16(kb[0], k0);
@@ -696,11 +702,11 @@ VI void FN(pipe_step)(int64_t i, const int dA, const int dB, const int dC, const
 
 /* One pass over the 4-vector steps of a row length @p n with the stages @p dA, @p dB, @p dC. */
 VI void FN(pipe_pass)(int64_t n, const int dA, const int dB, const int dC, const int lg, const SM_CT *pfa,
-                      const SM_CT *xa, __m512i *ka, __m512i *kb, const SM_CT *xb, vf vmb, vf cb, float *eb, vf *sb,
+                      const SM_CT *xa, SM_CT *xw, __m512i *ka, __m512i *kb, const SM_CT *xb, vf vmb, vf cb, float *eb, vf *sb,
                       const SM_CT *xc, SM_CT *yc, const float *ec, float mc, float kc)
 {
     for (int64_t i = 0; i < n; i += 4 * VW)
-        FN(pipe_step)(i, dA, dB, dC, lg, pfa, xa, ka, kb, xb, vmb, cb, eb, sb, xc, yc, ec, mc, kc);
+        FN(pipe_step)(i, dA, dB, dC, lg, pfa, xa, xw, ka, kb, xb, vmb, cb, eb, sb, xc, yc, ec, mc, kc);
 }
 
 /* Fast-path rows [u0, u1) of length n (a multiple of 4 VW, SM_PIPE_SOFT_MIN_R .. SM_PIPE_MAX_R),
@@ -711,11 +717,16 @@ VI void FN(pipe_pass)(int64_t n, const int dA, const int dB, const int dC, const
  * stalls both; in one loop the three overlap. Each row goes through the same operations in the
  * same order as in FN(fwd_row) (the max and min are exact whatever their order): the same
  * bits. A row whose fast test fails is done by FN(fwd_row) when its turn at C comes (it skips
- * B and C in the pipeline). Row t + 3 is prefetched during A (from memory, log-softmax 10-25%
- * faster; see docs/ops.md). @p pe: 2 n floats (the scratch of rows t and t + 1),
- * @p scratch: FN(fwd_row)'s. */
+ * B and C in the pipeline). Without @p ring, row t + 3 is prefetched during A (from memory,
+ * log-softmax 10-25% faster; see docs/ops.md). @p pe: 2 n floats (the scratch of rows t and t + 1),
+ * @p scratch: FN(fwd_row)'s.
+ * @p ring (softmax only; NULL: none): 2 n elements. Pass A then copies each row it reads into
+ * it, B reads its row from there instead of from x, and no row is prefetched. On Zen 5 the
+ * second read of x one row behind the first (an L1 hit) cost a quarter of the kernel's overlap
+ * of memory and compute: a model of this loop ran at 70-74% of a copy from memory with it and
+ * 83-89% with the copy, 72-76% with the copy and the prefetch (docs/ops.md, session 13). */
 static void FN(fwd_pipe)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int64_t n, int lg, float *scratch,
-                         float *pe)
+                         float *pe, SM_CT *ring)
 {
     int fc[3] = {0, 0, 0};
     float mm[3] = {0.0f, 0.0f, 0.0f}, kk[3] = {0.0f, 0.0f, 0.0f};
@@ -731,13 +742,18 @@ static void FN(fwd_pipe)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int64
         const float mb = dB ? mm[(rb - u0) % 3] : 0.0f;
         const vf vmb = vf_set1(mb), cb = vf_set1(-(mb * CANNON_LOG2E));
         const SM_CT *xa = x + ra * n, *xb = x + rb * n, *xc = x + rc * n;
-        const SM_CT *pfa = ra + 1 < u1 ? xa + n : NULL;
+        SM_CT *xw = NULL;
+        if (ring) {
+            xw = ring + ((ra - u0) & 1) * n;
+            xb = ring + ((rb - u0) & 1) * n;
+        }
+        const SM_CT *pfa = !ring && ra + 1 < u1 ? xa + n : NULL;
         SM_CT *yc = y + rc * n;
         float *eb = pe + ((rb - u0) & 1) * n;
         const float *ec = pe + ((rc - u0) & 1) * n;
         const float mc = dC ? mm[(rc - u0) % 3] : 0.0f, kc = dC ? kk[(rc - u0) % 3] : 0.0f;
 #define SM_PIPE_PASS(A, B, C, L)                                                                                       \
-    FN(pipe_pass)(n, A, B, C, L, pfa, xa, ka, kb, xb, vmb, cb, eb, sb, xc, yc, ec, mc, kc)
+    FN(pipe_pass)(n, A, B, C, L, pfa, xa, xw, ka, kb, xb, vmb, cb, eb, sb, xc, yc, ec, mc, kc)
         /* One loop per combination of stages, each compiled with its stages as constants. */
         switch ((dA << 3) | (dB << 2) | (dC << 1) | lg) {
         case 14:
@@ -794,7 +810,7 @@ static void FN(fwd_pipe)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int64
             kk[(rb - u0) % 3] = FN(fast_scalar)(lg, s);
         }
         if (rc >= u0 && !fc[(rc - u0) % 3])
-            FN(fwd_row)(xc, yc, n, lg, 0, scratch, NULL, NULL, NULL);
+            FN(fwd_row)(x + rc * n, yc, n, lg, 0, scratch, NULL, NULL, NULL);
     }
 }
 #endif
@@ -915,7 +931,8 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
         if (fwd && !a->nt && R % (4 * VW) == 0 && R >= (lgo ? SM_PIPE_MIN_R : SM_PIPE_SOFT_MIN_R) &&
             R <= (lgo ? SM_PIPE_MAX_R : SM_PIPE_SOFT_MAX_R) && u1 - u0 >= 3) {
             float pbuf[2 * SM_PIPE_SOFT_MAX_R] __attribute__((aligned(64)));
-            FN(fwd_pipe)(x, o, u0, u1, R, lgo, scratch, pbuf);
+            SM_CT ring[2 * SM_PIPE_RING_MAX_R] __attribute__((aligned(64)));
+            FN(fwd_pipe)(x, o, u0, u1, R, lgo, scratch, pbuf, !lgo && R <= SM_PIPE_RING_MAX_R ? ring : NULL);
             return;
         }
 #endif

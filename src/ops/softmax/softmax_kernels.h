@@ -40,6 +40,14 @@ enum sm_dtype { SM_F32 = 0, SM_F16 = 1, SM_BF16 = 2, SM_F64 = 3 };
 #define SM_PIPE_MIN_R 576
 #define SM_PIPE_SOFT_MAX_R 2048
 #define SM_PIPE_MAX_R 4096
+/* Softmax rows of up to this many elements go through the pipeline with a ring of two rows and
+ * no prefetch (FN(fwd_pipe)). Zen 5, CPU time against an interleaved copy (bench_softmax_kern,
+ * 3 alternations), % of the floor: bf16 rows of 512 from memory 67-72 -> 80-82, of 1024 74-81
+ * -> 78-88 (log-softmax rows of 1024 within the noise, so log-softmax keeps the reread and the
+ * prefetch); rows of 2048 lost 13-15 points (57-74 -> 44-60), log-softmax rows of 4096 20-30
+ * (83-86 -> 53-65): the ring and the two rows' exponentials crowd L1, and long rows need the
+ * prefetch. */
+#define SM_PIPE_RING_MAX_R 1024
 /* A group holds up to this many elements (its exponentials fill an fp32 scratch of this size),
  * and between 2 and SM_GROUP_ROWS rows. */
 #define SM_GROUP_ELEMS 4096
