@@ -381,6 +381,49 @@ def test_pipelined_rows_same_bits(L, isa, op, dtype):
                 f"{op} {dtype} n={n} row {r} {isa}"
 
 
+# ---------------------------------------------------------------- pipelined fp32 rows
+@pytest.mark.parametrize("nt", ["0", "1"])
+def test_pipelined_f32_rows_same_bits(L, isa, nt, monkeypatch):
+    """On AVX-512, fp32 softmax rows of 256 to 1024 elements, multiples of 128, in blocks of 3 rows
+    or more go through the software-pipelined forward (softmax_body.h, FN(fwd_pipe32)): a row's
+    max/min, exponentials (narrow or wide kind) and output passes run interleaved with its
+    neighbours', its input read once into a ring. A row alone takes the row-by-row path. Every
+    row must have the same bits both ways, with plain and streaming stores (nt) and into an output
+    view 3 elements into its storage (rows off 64-byte lines: plain stores), next to rows of the
+    wide kind (spread 8-64) and rows off both fast paths (spread > 64, |max| > 4096 with spread
+    > 8, NaN, +inf, all -inf) at the pipeline's start, middle and end; lengths just outside
+    (128: batch kernel; 640, 1152: row path) too."""
+    monkeypatch.setenv("CANNON_SOFTMAX_NT", nt)
+    rng = np.random.default_rng(43)
+    for n in (256, 384, 512, 1024, 128, 640, 1152):
+        x = rng.uniform(-4, 4, size=(11, n))
+        x[0, 5] = 300.0                         # spread > 64 (the prologue's first row)
+        x[1] = rng.standard_normal(n) * 6       # spread ~40: the wide kind
+        x[2] = rng.standard_normal(n) * 6 - 3000.0  # wide, |max| near its bound
+        x[3] = rng.standard_normal(n) * 3 + 5000.0  # |max| > 4096, spread > 8
+        x[4, 7] = 4.5                           # a max just above the rest
+        x[5, 9] = np.nan
+        x[6, 3] = np.inf
+        x[7, :] = -np.inf
+        x[8] = rng.standard_normal(n) * 6       # wide next to narrow rows
+        x[10, 11] = -300.0                      # the last row (the epilogue)
+        xq, xv = quantize(x, "float32")
+        out = run_forward(L, "softmax", xq, "float32", -1)
+        with np.errstate(all="ignore"):
+            check(decode(out, "float32"), ref_forward(xv, -1, "softmax"), "float32", f"n={n} nt={nt} {isa}")
+        t = L.tensor_from(xq, ACL["float32"])
+        o = L.empty(x.shape, ACL["float32"], strides=ct._contig_strides(x.shape), offset=3)
+        L.call(FWD["softmax"], t, -1, o)
+        off = np.ascontiguousarray(o.view())
+        t.destroy()
+        o.destroy()
+        assert np.array_equal(off.view(np.uint32), out.view(np.uint32)), f"n={n} nt={nt} offset view {isa}"
+        for r in range(x.shape[0]):
+            alone = run_forward(L, "softmax", np.ascontiguousarray(xq[r:r + 1]), "float32", -1)
+            assert np.array_equal(alone.view(np.uint32), np.ascontiguousarray(out[r:r + 1]).view(np.uint32)), \
+                f"n={n} nt={nt} row {r} {isa}"
+
+
 # ---------------------------------------------------------------- streaming stores
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])

@@ -815,6 +815,165 @@ static void FN(fwd_pipe)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int64
 }
 #endif
 
+#if SM_IS_F32 && VW == 16 && defined(SM_EXP_WIDE)
+#define SM_PIPE32 1
+/* FN(fwd_pipe) for fp32 softmax rows (AVX-512): one 8-vector step (128 elements at @p i) of
+ * row xa's max and min (pass A, FN(row_minmax)'s four accumulators in its order; the row is also
+ * copied to @p xw), row xb's exponentials of kind @p kind into eb and the fp64 sum sb (pass B,
+ * FN(row_sumexp_body)'s step: the same exp and the same fp32 tree per fp64 addition) and row
+ * yc's output ec * inv (pass C, with streaming stores when @p nt). Always inlined with constant
+ * dA, dB, dC, kind and nt. */
+VI void FN(pipe32_step)(int64_t i, const int dA, const int dB, const int dC, const int kind, const int nt,
+                        const SM_CT *xa, SM_CT *xw, vf *am, vf *al, const SM_CT *xb, vf vm, const sm_fexp *wx,
+                        __m512i tbl, float *eb, vd *sb, SM_CT *yc, const float *ec, vf inv)
+{
+    if (dA)
+        for (int64_t j = i; j < i + 8 * VW; j += 4 * VW) {
+            const vf v0 = LD(xa + j), v1 = LD(xa + j + VW), v2 = LD(xa + j + 2 * VW), v3 = LD(xa + j + 3 * VW);
+            vf_store_f32(xw + j, v0);
+            vf_store_f32(xw + j + VW, v1);
+            vf_store_f32(xw + j + 2 * VW, v2);
+            vf_store_f32(xw + j + 3 * VW, v3);
+            am[0] = vf_max(am[0], v0);
+            am[1] = vf_max(am[1], v1);
+            am[2] = vf_max(am[2], v2);
+            am[3] = vf_max(am[3], v3);
+            al[0] = vf_min(al[0], v0);
+            al[1] = vf_min(al[1], v1);
+            al[2] = vf_min(al[2], v2);
+            al[3] = vf_min(al[3], v3);
+        }
+    if (dB) {
+        vf e[8];
+        for (int k = 0; k < 8; k++) {
+            const vf v = LD(xb + i + k * VW);
+            e[k] = kind == SM_KIND_WIDE ? sm_exp_wide(v, wx) : sm_exp_fast(vf_sub(v, vm), tbl);
+            vf_store_f32(eb + i + k * VW, e[k]);
+        }
+        *sb = vd_add(*sb, vf_add(vf_add(vf_add(e[0], e[1]), vf_add(e[2], e[3])),
+                                 vf_add(vf_add(e[4], e[5]), vf_add(e[6], e[7]))));
+    }
+    if (dC)
+        for (int k = 0; k < 8; k++)
+            FN(st_any)(yc + i + k * VW, vf_mul(vf_load_f32(ec + i + k * VW), inv), nt);
+}
+
+VI void FN(pipe32_pass)(int64_t n, const int dA, const int dB, const int dC, const int kind, const int nt,
+                        const SM_CT *xa, SM_CT *xw, vf *am, vf *al, const SM_CT *xb, vf vm, const sm_fexp *wx,
+                        __m512i tbl, float *eb, vd *sb, SM_CT *yc, const float *ec, vf inv)
+{
+    for (int64_t i = 0; i < n; i += 8 * VW)
+        FN(pipe32_step)(i, dA, dB, dC, kind, nt, xa, xw, am, al, xb, vm, wx, tbl, eb, sb, yc, ec, inv);
+}
+
+/* fp32 softmax rows [u0, u1) of length n (a multiple of 8 VW, at most SM_PIPE32_MAX_R) through
+ * the pipeline of FN(fwd_pipe): the step loop of row t's output also takes row t + 1's
+ * exponentials and row t + 2's max and min; pass A copies each row into @p ring (2 n floats),
+ * from which pass B reads it (no prefetch, see FN(fwd_pipe)). Each row gets FN(fwd_row)'s
+ * operations in its order (max and min are exact in any grouping, and A keeps FN(row_minmax)'s
+ * accumulators): the same bits. Rows off both fast paths are done by FN(fwd_row) at their turn
+ * for C. @p pe: 2 n floats (rows t and t + 1's exponentials). Streaming stores (@p nt) need
+ * every row to start on a 64-byte line, i.e. y itself (n * 4 is a multiple of 512). */
+static void FN(fwd_pipe32)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int64_t n, int nt, float *scratch,
+                           float *pe, SM_CT *ring)
+{
+    int fc[3] = {0, 0, 0};
+    float mm[3] = {0.0f, 0.0f, 0.0f}, kk[3] = {0.0f, 0.0f, 0.0f};
+    nt = nt && ((uintptr_t)y & 63u) == 0;
+    SM_EXP_FAST_SETUP;
+    for (int64_t t = u0 - 2; t < u1; t++) {
+        const int64_t ra = t + 2, rb = t + 1, rc = t;
+        const int dA = ra < u1;
+        const int kb = rb >= u0 && rb < u1 ? fc[(rb - u0) % 3] : 0;
+        const int dB = kb != 0;
+        const int dC = rc >= u0 && fc[(rc - u0) % 3] != 0;
+        vf am[4], al[4];
+        for (int k = 0; k < 4; k++) {
+            am[k] = vf_set1(-__builtin_inff());
+            al[k] = vf_set1(__builtin_inff());
+        }
+        vd sb = vd_zero();
+        const float mb = dB ? mm[(rb - u0) % 3] : 0.0f;
+        const vf vm = vf_set1(mb);
+        sm_fexp wx;
+        if (kb == 2)
+            wx = sm_exp_wide_setup(mb);
+        else
+            wx.tbl = sm_tbl_, wx.c = vm;
+        const SM_CT *xa = x + ra * n;
+        SM_CT *xw = ring + ((ra - u0) & 1) * n;
+        const SM_CT *xb = ring + ((rb - u0) & 1) * n;
+        SM_CT *yc = y + rc * n;
+        float *eb = pe + ((rb - u0) & 1) * n;
+        const float *ec = pe + ((rc - u0) & 1) * n;
+        const vf inv = vf_set1(dC ? kk[(rc - u0) % 3] : 0.0f);
+#define SM_PIPE32_PASS(A, B, C, K, NT)                                                                                \
+    FN(pipe32_pass)(n, A, B, C, K, NT, xa, xw, am, al, xb, vm, &wx, sm_tbl_, eb, &sb, yc, ec, inv)
+#define SM_PIPE32_NT(A, B, C, K)                                                                                      \
+    do {                                                                                                              \
+        if (nt)                                                                                                       \
+            SM_PIPE32_PASS(A, B, C, K, 1);                                                                            \
+        else                                                                                                          \
+            SM_PIPE32_PASS(A, B, C, K, 0);                                                                            \
+    } while (0)
+        /* One loop per combination of stages and kind, each compiled with them as constants. */
+        switch ((dA << 4) | (dB << 3) | (dC << 2) | (kb == 2 ? 1 : 0)) {
+        case 0x1c:
+            SM_PIPE32_NT(1, 1, 1, SM_KIND_NARROW);
+            break;
+        case 0x1d:
+            SM_PIPE32_NT(1, 1, 1, SM_KIND_WIDE);
+            break;
+        case 0x18:
+            SM_PIPE32_NT(1, 1, 0, SM_KIND_NARROW);
+            break;
+        case 0x19:
+            SM_PIPE32_NT(1, 1, 0, SM_KIND_WIDE);
+            break;
+        case 0x14:
+            SM_PIPE32_NT(1, 0, 1, SM_KIND_NARROW);
+            break;
+        case 0x10:
+            SM_PIPE32_NT(1, 0, 0, SM_KIND_NARROW);
+            break;
+        case 0x0c:
+            SM_PIPE32_NT(0, 1, 1, SM_KIND_NARROW);
+            break;
+        case 0x0d:
+            SM_PIPE32_NT(0, 1, 1, SM_KIND_WIDE);
+            break;
+        case 0x08:
+            SM_PIPE32_NT(0, 1, 0, SM_KIND_NARROW);
+            break;
+        case 0x09:
+            SM_PIPE32_NT(0, 1, 0, SM_KIND_WIDE);
+            break;
+        case 0x04:
+            SM_PIPE32_NT(0, 0, 1, SM_KIND_NARROW);
+            break;
+        default:
+            break;
+        }
+#undef SM_PIPE32_NT
+#undef SM_PIPE32_PASS
+        if (dA) {
+            /* FN(row_minmax)'s ending and FN(fast_class)'s test. */
+            const float lo = -vf_hmax(vf_sub(vf_set1(0.0f), vf_min(vf_min(al[0], al[1]), vf_min(al[2], al[3]))));
+            const float m = vf_hmax(vf_max(vf_max(am[0], am[1]), vf_max(am[2], am[3])));
+            const float d = m - lo;
+            mm[(ra - u0) % 3] = m;
+            fc[(ra - u0) % 3] = d <= SM_FAST_RANGE ? 1
+                                : d <= SM_WIDE_RANGE && m <= SM_WIDE_MAX_ABS && m >= -SM_WIDE_MAX_ABS ? 2
+                                                                                                     : 0;
+        }
+        if (dB)
+            kk[(rb - u0) % 3] = FN(fast_scalar)(0, vd_hsum(sb));
+        if (rc >= u0 && !fc[(rc - u0) % 3])
+            FN(fwd_row)(x + rc * n, yc, n, 0, nt, scratch, NULL, NULL, NULL);
+    }
+}
+#endif
+
 /* Backward over a row: y is the forward output, g the incoming gradient.
  *   softmax:     out = y * (g - sum(g * y))
  *   log_softmax: out = g - exp(y) * sum(g)                                                   */
@@ -936,6 +1095,17 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
             return;
         }
 #endif
+#ifdef SM_PIPE32
+        /* fp32 softmax rows of 256 to 1024 elements (multiples of 128) on AVX-512: the pipeline
+         * (SM_PIPE32_MIN_R). */
+        if (a->op == SM_SOFTMAX && R % (8 * VW) == 0 && R >= SM_PIPE32_MIN_R && R <= SM_PIPE32_MAX_R &&
+            u1 - u0 >= 3) {
+            float pbuf[2 * SM_PIPE32_MAX_R] __attribute__((aligned(64)));
+            float ring[2 * SM_PIPE32_MAX_R] __attribute__((aligned(64)));
+            FN(fwd_pipe32)(x, o, u0, u1, R, a->nt, scratch, pbuf, ring);
+            return;
+        }
+#endif
         /* Softmax rows long enough to read their successor ahead (SM_PREFETCH_MIN_BYTES; of
          * the group lengths, fp32 rows of 512) go row by row instead: from memory the row path
          * measured faster (see SM_PREFETCH_MIN_BYTES). Log-softmax keeps the groups, whose 16 logs
@@ -975,6 +1145,7 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
 
 #undef SM_EXP_DIFF
 #undef SM_PIPE
+#undef SM_PIPE32
 #undef SM_FAST_LOG_RESUM
 #undef SM_PAIRS
 #undef SM_PERM

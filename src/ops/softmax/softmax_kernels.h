@@ -48,6 +48,17 @@ enum sm_dtype { SM_F32 = 0, SM_F16 = 1, SM_BF16 = 2, SM_F64 = 3 };
  * (83-86 -> 53-65): the ring and the two rows' exponentials crowd L1, and long rows need the
  * prefetch. */
 #define SM_PIPE_RING_MAX_R 1024
+/* fp32 softmax rows of this many elements (multiples of 128) go through their own pipeline with a
+ * ring (FN(fwd_pipe32), AVX-512; before: rows of 256 and 384 in groups, of 512 and 1024 row by row
+ * with the next row prefetched). In-process A/B (bench_softmax --ab, two runs, ms), 1 thread:
+ * [64,16,512,512] 111 -> 94 and 114 -> 88, [65536,1024] 25.3 -> 21.4 and 24.2 -> 22.2, [4096,1024]
+ * 1.10 -> 0.75 and 0.91 -> 0.76, [262144,256] 26.5 -> 22.3 and 25.2 -> 21.8, [131072,384] 18.5 ->
+ * 17.1 and 18.0 -> 14.8; 2 threads: [64,16,512,512] 50.3 -> 43.3 and 52.2 -> 45.7, [4096,1024]
+ * 0.44 -> 0.40 and 0.50 -> 0.37, [65536,1024] 12.7 -> 11.4 and 9.9 -> 9.9. Rows of 128 keep the
+ * batch kernel (already at 90-97% of the floor); rows of 2048 would need 32 KiB of ring and
+ * exponentials. */
+#define SM_PIPE32_MIN_R 256
+#define SM_PIPE32_MAX_R 1024
 /* A group holds up to this many elements (its exponentials fill an fp32 scratch of this size),
  * and between 2 and SM_GROUP_ROWS rows. */
 #define SM_GROUP_ELEMS 4096
