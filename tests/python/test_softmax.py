@@ -382,17 +382,19 @@ def test_pipelined_rows_same_bits(L, isa, op, dtype):
 
 
 # ---------------------------------------------------------------- pipelined fp32 rows
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 @pytest.mark.parametrize("nt", ["0", "1"])
-def test_pipelined_f32_rows_same_bits(L, isa, nt, monkeypatch):
-    """On AVX-512, fp32 softmax rows of 256 to 1024 elements, multiples of 128, in blocks of 3 rows
+def test_pipelined_f32_rows_same_bits(L, isa, op, nt, monkeypatch):
+    """On AVX-512, fp32 rows of 256 (log-softmax 512) to 1024 elements, multiples of 128, in blocks of 3 rows
     or more go through the software-pipelined forward (softmax_body.h, FN(fwd_pipe32)): a row's
     max/min, exponentials (narrow or wide kind) and output passes run interleaved with its
     neighbours', its input read once into a ring. A row alone takes the row-by-row path. Every
     row must have the same bits both ways, with plain and streaming stores (nt) and into an output
     view 3 elements into its storage (rows off 64-byte lines: plain stores), next to rows of the
-    wide kind (spread 8-64) and rows off both fast paths (spread > 64, |max| > 4096 with spread
-    > 8, NaN, +inf, all -inf) at the pipeline's start, middle and end; lengths just outside
-    (128: batch kernel; 640, 1152: row path) too."""
+    wide kind (spread 8-64), a log-softmax row whose sum is redone exactly (one dominant element)
+    and rows off both fast paths (spread > 64, |max| > 4096 with spread > 8, NaN, +inf, all -inf)
+    at the pipeline's start, middle and end; lengths just outside (128: batch kernel; 640, 1152:
+    row path; 256 and 384 for log-softmax: groups) too."""
     monkeypatch.setenv("CANNON_SOFTMAX_NT", nt)
     rng = np.random.default_rng(43)
     for n in (256, 384, 512, 1024, 128, 640, 1152):
@@ -406,22 +408,23 @@ def test_pipelined_f32_rows_same_bits(L, isa, nt, monkeypatch):
         x[6, 3] = np.inf
         x[7, :] = -np.inf
         x[8] = rng.standard_normal(n) * 6       # wide next to narrow rows
+        x[9, 2] = 60.0                          # one dominant element: log-softmax sum below 2
         x[10, 11] = -300.0                      # the last row (the epilogue)
         xq, xv = quantize(x, "float32")
-        out = run_forward(L, "softmax", xq, "float32", -1)
+        out = run_forward(L, op, xq, "float32", -1)
         with np.errstate(all="ignore"):
-            check(decode(out, "float32"), ref_forward(xv, -1, "softmax"), "float32", f"n={n} nt={nt} {isa}")
+            check(decode(out, "float32"), ref_forward(xv, -1, op), "float32", f"{op} n={n} nt={nt} {isa}")
         t = L.tensor_from(xq, ACL["float32"])
         o = L.empty(x.shape, ACL["float32"], strides=ct._contig_strides(x.shape), offset=3)
-        L.call(FWD["softmax"], t, -1, o)
+        L.call(FWD[op], t, -1, o)
         off = np.ascontiguousarray(o.view())
         t.destroy()
         o.destroy()
-        assert np.array_equal(off.view(np.uint32), out.view(np.uint32)), f"n={n} nt={nt} offset view {isa}"
+        assert np.array_equal(off.view(np.uint32), out.view(np.uint32)), f"{op} n={n} nt={nt} offset view {isa}"
         for r in range(x.shape[0]):
-            alone = run_forward(L, "softmax", np.ascontiguousarray(xq[r:r + 1]), "float32", -1)
+            alone = run_forward(L, op, np.ascontiguousarray(xq[r:r + 1]), "float32", -1)
             assert np.array_equal(alone.view(np.uint32), np.ascontiguousarray(out[r:r + 1]).view(np.uint32)), \
-                f"n={n} nt={nt} row {r} {isa}"
+                f"{op} n={n} nt={nt} row {r} {isa}"
 
 
 # ---------------------------------------------------------------- streaming stores

@@ -817,15 +817,17 @@ static void FN(fwd_pipe)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int64
 
 #if SM_IS_F32 && VW == 16 && defined(SM_EXP_WIDE)
 #define SM_PIPE32 1
-/* FN(fwd_pipe) for fp32 softmax rows (AVX-512): one 8-vector step (128 elements at @p i) of
- * row xa's max and min (pass A, FN(row_minmax)'s four accumulators in its order; the row is also
- * copied to @p xw), row xb's exponentials of kind @p kind into eb and the fp64 sum sb (pass B,
+/* FN(fwd_pipe) for fp32 rows (AVX-512): one 8-vector step (128 elements at @p i) of row xa's max
+ * and min (pass A, FN(row_minmax)'s four accumulators in its order; the row is also copied to
+ * @p xw), row xb's exponentials of kind @p kind (into eb for softmax) and the fp64 sum sb (pass B,
  * FN(row_sumexp_body)'s step: the same exp and the same fp32 tree per fp64 addition) and row
- * yc's output ec * inv (pass C, with streaming stores when @p nt). Always inlined with constant
- * dA, dB, dC, kind and nt. */
+ * yc's output (pass C, with streaming stores when @p nt): softmax ec * kc (kc = 1/s),
+ * log-softmax FN(write_log)'s (xc - m) - kc from the ring's copy xc (nmc = -m, kc = log s).
+ * Always inlined with constant dA, dB, dC, kind, nt and lg. */
 VI void FN(pipe32_step)(int64_t i, const int dA, const int dB, const int dC, const int kind, const int nt,
-                        const SM_CT *xa, SM_CT *xw, vf *am, vf *al, const SM_CT *xb, vf vm, const sm_fexp *wx,
-                        __m512i tbl, float *eb, vd *sb, SM_CT *yc, const float *ec, vf inv)
+                        const int lg, const SM_CT *xa, SM_CT *xw, vf *am, vf *al, const SM_CT *xb, vf vm,
+                        const sm_fexp *wx, __m512i tbl, float *eb, vd *sb, const SM_CT *xc, SM_CT *yc,
+                        const float *ec, vf kc, vf nmc)
 {
     if (dA)
         for (int64_t j = i; j < i + 8 * VW; j += 4 * VW) {
@@ -848,34 +850,41 @@ VI void FN(pipe32_step)(int64_t i, const int dA, const int dB, const int dC, con
         for (int k = 0; k < 8; k++) {
             const vf v = LD(xb + i + k * VW);
             e[k] = kind == SM_KIND_WIDE ? sm_exp_wide(v, wx) : sm_exp_fast(vf_sub(v, vm), tbl);
-            vf_store_f32(eb + i + k * VW, e[k]);
+            if (!lg)
+                vf_store_f32(eb + i + k * VW, e[k]);
         }
         *sb = vd_add(*sb, vf_add(vf_add(vf_add(e[0], e[1]), vf_add(e[2], e[3])),
                                  vf_add(vf_add(e[4], e[5]), vf_add(e[6], e[7]))));
     }
     if (dC)
         for (int k = 0; k < 8; k++)
-            FN(st_any)(yc + i + k * VW, vf_mul(vf_load_f32(ec + i + k * VW), inv), nt);
+            FN(st_any)(yc + i + k * VW,
+                       lg ? vf_sub(vf_fma(LD(xc + i + k * VW), vf_set1(1.0f), nmc), kc)
+                          : vf_mul(vf_load_f32(ec + i + k * VW), kc),
+                       nt);
 }
 
 VI void FN(pipe32_pass)(int64_t n, const int dA, const int dB, const int dC, const int kind, const int nt,
-                        const SM_CT *xa, SM_CT *xw, vf *am, vf *al, const SM_CT *xb, vf vm, const sm_fexp *wx,
-                        __m512i tbl, float *eb, vd *sb, SM_CT *yc, const float *ec, vf inv)
+                        const int lg, const SM_CT *xa, SM_CT *xw, vf *am, vf *al, const SM_CT *xb, vf vm,
+                        const sm_fexp *wx, __m512i tbl, float *eb, vd *sb, const SM_CT *xc, SM_CT *yc,
+                        const float *ec, vf kc, vf nmc)
 {
     for (int64_t i = 0; i < n; i += 8 * VW)
-        FN(pipe32_step)(i, dA, dB, dC, kind, nt, xa, xw, am, al, xb, vm, wx, tbl, eb, sb, yc, ec, inv);
+        FN(pipe32_step)(i, dA, dB, dC, kind, nt, lg, xa, xw, am, al, xb, vm, wx, tbl, eb, sb, xc, yc, ec, kc, nmc);
 }
 
-/* fp32 softmax rows [u0, u1) of length n (a multiple of 8 VW, at most SM_PIPE32_MAX_R) through
- * the pipeline of FN(fwd_pipe): the step loop of row t's output also takes row t + 1's
- * exponentials and row t + 2's max and min; pass A copies each row into @p ring (2 n floats),
- * from which pass B reads it (no prefetch, see FN(fwd_pipe)). Each row gets FN(fwd_row)'s
+/* fp32 rows [u0, u1) of length n (a multiple of 8 VW, at most SM_PIPE32_MAX_R) of softmax or
+ * (@p lg) log-softmax through the pipeline of FN(fwd_pipe): the step loop of row t's output also
+ * takes row t + 1's exponentials and row t + 2's max and min; pass A copies each row into
+ * @p ring (3 n floats: rows t + 2, t + 1 and, for log-softmax's pass C, t), from which passes B
+ * and C read it (no prefetch, see FN(fwd_pipe)). Log-softmax rows whose fast sum is below
+ * SM_FAST_LOG_RESUM are summed again exactly, as in FN(fwd_row). Each row gets FN(fwd_row)'s
  * operations in its order (max and min are exact in any grouping, and A keeps FN(row_minmax)'s
  * accumulators): the same bits. Rows off both fast paths are done by FN(fwd_row) at their turn
  * for C. @p pe: 2 n floats (rows t and t + 1's exponentials). Streaming stores (@p nt) need
  * every row to start on a 64-byte line, i.e. y itself (n * 4 is a multiple of 512). */
-static void FN(fwd_pipe32)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int64_t n, int nt, float *scratch,
-                           float *pe, SM_CT *ring)
+static void FN(fwd_pipe32)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int64_t n, int lg, int nt,
+                           float *scratch, float *pe, SM_CT *ring)
 {
     int fc[3] = {0, 0, 0};
     float mm[3] = {0.0f, 0.0f, 0.0f}, kk[3] = {0.0f, 0.0f, 0.0f};
@@ -901,20 +910,25 @@ static void FN(fwd_pipe32)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int
         else
             wx.tbl = sm_tbl_, wx.c = vm;
         const SM_CT *xa = x + ra * n;
-        SM_CT *xw = ring + ((ra - u0) & 1) * n;
-        const SM_CT *xb = ring + ((rb - u0) & 1) * n;
+        const int nr = lg ? 3 : 2;
+        SM_CT *xw = ring + ((ra - u0 + 3) % nr) * n;
+        const SM_CT *xb = ring + ((rb - u0 + 3) % nr) * n, *xc = ring + ((rc - u0 + 3) % nr) * n;
         SM_CT *yc = y + rc * n;
         float *eb = pe + ((rb - u0) & 1) * n;
         const float *ec = pe + ((rc - u0) & 1) * n;
-        const vf inv = vf_set1(dC ? kk[(rc - u0) % 3] : 0.0f);
-#define SM_PIPE32_PASS(A, B, C, K, NT)                                                                                \
-    FN(pipe32_pass)(n, A, B, C, K, NT, xa, xw, am, al, xb, vm, &wx, sm_tbl_, eb, &sb, yc, ec, inv)
+        const vf kc = vf_set1(dC ? kk[(rc - u0) % 3] : 0.0f), nmc = vf_set1(dC ? -mm[(rc - u0) % 3] : 0.0f);
+#define SM_PIPE32_PASS(A, B, C, K, NT, L)                                                                             \
+    FN(pipe32_pass)(n, A, B, C, K, NT, L, xa, xw, am, al, xb, vm, &wx, sm_tbl_, eb, &sb, xc, yc, ec, kc, nmc)
 #define SM_PIPE32_NT(A, B, C, K)                                                                                      \
     do {                                                                                                              \
-        if (nt)                                                                                                       \
-            SM_PIPE32_PASS(A, B, C, K, 1);                                                                            \
+        if (lg && nt)                                                                                                 \
+            SM_PIPE32_PASS(A, B, C, K, 1, 1);                                                                         \
+        else if (lg)                                                                                                  \
+            SM_PIPE32_PASS(A, B, C, K, 0, 1);                                                                         \
+        else if (nt)                                                                                                  \
+            SM_PIPE32_PASS(A, B, C, K, 1, 0);                                                                         \
         else                                                                                                          \
-            SM_PIPE32_PASS(A, B, C, K, 0);                                                                            \
+            SM_PIPE32_PASS(A, B, C, K, 0, 0);                                                                         \
     } while (0)
         /* One loop per combination of stages and kind, each compiled with them as constants. */
         switch ((dA << 4) | (dB << 3) | (dC << 2) | (kb == 2 ? 1 : 0)) {
@@ -966,10 +980,14 @@ static void FN(fwd_pipe32)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int
                                 : d <= SM_WIDE_RANGE && m <= SM_WIDE_MAX_ABS && m >= -SM_WIDE_MAX_ABS ? 2
                                                                                                      : 0;
         }
-        if (dB)
-            kk[(rb - u0) % 3] = FN(fast_scalar)(0, vd_hsum(sb));
+        if (dB) {
+            double sum = vd_hsum(sb);
+            if (lg && sum < SM_FAST_LOG_RESUM)
+                sum = FN(row_sumexp)(xb, n, mb, NULL);
+            kk[(rb - u0) % 3] = FN(fast_scalar)(lg, sum);
+        }
         if (rc >= u0 && !fc[(rc - u0) % 3])
-            FN(fwd_row)(x + rc * n, yc, n, 0, nt, scratch, NULL, NULL, NULL);
+            FN(fwd_row)(x + rc * n, yc, n, lg, nt, scratch, NULL, NULL, NULL);
     }
 }
 #endif
@@ -1096,13 +1114,13 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
         }
 #endif
 #ifdef SM_PIPE32
-        /* fp32 softmax rows of 256 to 1024 elements (multiples of 128) on AVX-512: the pipeline
-         * (SM_PIPE32_MIN_R). */
-        if (a->op == SM_SOFTMAX && R % (8 * VW) == 0 && R >= SM_PIPE32_MIN_R && R <= SM_PIPE32_MAX_R &&
-            u1 - u0 >= 3) {
+        /* fp32 rows of 256 (log-softmax: 512) to 1024 elements, multiples of 128, on AVX-512: the
+         * pipeline (SM_PIPE32_MIN_R). */
+        if (fwd && R % (8 * VW) == 0 && R >= (a->op == SM_LOG_SOFTMAX ? SM_PIPE32_LOG_MIN_R : SM_PIPE32_MIN_R) &&
+            R <= SM_PIPE32_MAX_R && u1 - u0 >= 3) {
             float pbuf[2 * SM_PIPE32_MAX_R] __attribute__((aligned(64)));
-            float ring[2 * SM_PIPE32_MAX_R] __attribute__((aligned(64)));
-            FN(fwd_pipe32)(x, o, u0, u1, R, a->nt, scratch, pbuf, ring);
+            float ring[3 * SM_PIPE32_MAX_R] __attribute__((aligned(64)));
+            FN(fwd_pipe32)(x, o, u0, u1, R, a->op == SM_LOG_SOFTMAX, a->nt, scratch, pbuf, ring);
             return;
         }
 #endif

@@ -56,8 +56,13 @@ enum sm_dtype { SM_F32 = 0, SM_F16 = 1, SM_BF16 = 2, SM_F64 = 3 };
  * 17.1 and 18.0 -> 14.8; 2 threads: [64,16,512,512] 50.3 -> 43.3 and 52.2 -> 45.7, [4096,1024]
  * 0.44 -> 0.40 and 0.50 -> 0.37, [65536,1024] 12.7 -> 11.4 and 9.9 -> 9.9. Rows of 128 keep the
  * batch kernel (already at 90-97% of the floor); rows of 2048 would need 32 KiB of ring and
- * exponentials. */
+ * exponentials. Log-softmax rows from 512 (before: 512 in groups, 1024 row by row), the same A/B:
+ * 1 thread [64,16,512,512] 104 -> 85 and 104 -> 86, [65536,1024] 22.6 -> 19.2 and 21.4 -> 18.3,
+ * [4096,1024] 0.93 -> 0.76 and 1.01 -> 0.81; 2 threads [64,16,512,512] 52.1 -> 42.4 and 55.7 ->
+ * 50.6; but rows of 256 lost 7-14% (1 thread 22.0 -> 23.5, 23.6 -> 26.2; 2 threads 12.2 -> 14.0):
+ * their groups share the per-row log chains of 16 rows. */
 #define SM_PIPE32_MIN_R 256
+#define SM_PIPE32_LOG_MIN_R 512
 #define SM_PIPE32_MAX_R 1024
 /* A group holds up to this many elements (its exponentials fill an fp32 scratch of this size),
  * and between 2 and SM_GROUP_ROWS rows. */
