@@ -68,33 +68,52 @@
 /* Largest and smallest element of a row (NaNs may be dropped from either; the sum of
  * exponentials brings them back). The max alone decides the result; the min only picks the path
  * (see FN(fwd_row)). */
+/* FN(row_minmax)'s accumulators: four vectors each of maxima @p m and minima @p l. */
+VI void FN(minmax_init)(vf m[4], vf l[4])
+{
+    for (int k = 0; k < 4; k++) {
+        m[k] = vf_set1(-__builtin_inff());
+        l[k] = vf_set1(__builtin_inff());
+    }
+}
+
+/* One 4-vector step of FN(row_minmax) (shared with FN(fwd_pipe32), whose rows must get the same
+ * max and min); the four vectors also go to @p w unless it is NULL. */
+VI void FN(minmax_step4)(const SM_CT *x, vf m[4], vf l[4], SM_CT *w)
+{
+    for (int k = 0; k < 4; k++) {
+        const vf v = LD(x + k * VW);
+        if (w)
+            vf_store_f32(w + k * VW, v);
+        m[k] = vf_max(m[k], v);
+        l[k] = vf_min(l[k], v);
+    }
+}
+
+/* The row's max (returned) and min (*lo) from FN(row_minmax)'s accumulators. */
+static inline float FN(minmax_fold)(const vf m[4], const vf l[4], float *lo)
+{
+    *lo = -vf_hmax(vf_sub(vf_set1(0.0f), vf_min(vf_min(l[0], l[1]), vf_min(l[2], l[3]))));
+    return vf_hmax(vf_max(vf_max(m[0], m[1]), vf_max(m[2], m[3])));
+}
+
 static float FN(row_minmax)(const SM_CT *x, int64_t n, float *lo)
 {
-    vf m0 = vf_set1(-__builtin_inff()), m1 = m0, m2 = m0, m3 = m0;
-    vf l0 = vf_set1(__builtin_inff()), l1 = l0, l2 = l0, l3 = l0;
+    vf m[4], l[4];
+    FN(minmax_init)(m, l);
     int64_t i = 0;
-    for (; i + 4 * VW <= n; i += 4 * VW) {
-        vf v0 = LD(x + i), v1 = LD(x + i + VW), v2 = LD(x + i + 2 * VW), v3 = LD(x + i + 3 * VW);
-        m0 = vf_max(m0, v0);
-        m1 = vf_max(m1, v1);
-        m2 = vf_max(m2, v2);
-        m3 = vf_max(m3, v3);
-        l0 = vf_min(l0, v0);
-        l1 = vf_min(l1, v1);
-        l2 = vf_min(l2, v2);
-        l3 = vf_min(l3, v3);
-    }
+    for (; i + 4 * VW <= n; i += 4 * VW)
+        FN(minmax_step4)(x + i, m, l, NULL);
     for (; i + VW <= n; i += VW) {
         vf v0 = LD(x + i);
-        m0 = vf_max(m0, v0);
-        l0 = vf_min(l0, v0);
+        m[0] = vf_max(m[0], v0);
+        l[0] = vf_min(l[0], v0);
     }
     if (i < n) {
-        m1 = vf_max(m1, LDN(x + i, (size_t)(n - i), -__builtin_inff()));
-        l1 = vf_min(l1, LDN(x + i, (size_t)(n - i), __builtin_inff()));
+        m[1] = vf_max(m[1], LDN(x + i, (size_t)(n - i), -__builtin_inff()));
+        l[1] = vf_min(l[1], LDN(x + i, (size_t)(n - i), __builtin_inff()));
     }
-    *lo = -vf_hmax(vf_sub(vf_set1(0.0f), vf_min(vf_min(l0, l1), vf_min(l2, l3))));
-    return vf_hmax(vf_max(vf_max(m0, m1), vf_max(m2, m3)));
+    return FN(minmax_fold)(m, l, lo);
 }
 
 #endif
@@ -122,18 +141,23 @@ static float FN(row_max)(const SM_CT *x, int64_t n)
  * SM_FAST_RANGE (FN(row_sumexp_fast)), 2 when it is at most SM_WIDE_RANGE and |max| at most
  * SM_WIDE_MAX_ABS (FN(row_sumexp_wide), AVX-512 only), else 0 (NaN or infinite max/min give 0).
  * Sets *m to the row max either way. */
+static inline int FN(fast_kind)(float m, float lo)
+{
+    const float d = m - lo;
+    if (d <= SM_FAST_RANGE)
+        return 1;
+#ifdef SM_EXP_WIDE
+    if (d <= SM_WIDE_RANGE && m <= SM_WIDE_MAX_ABS && m >= -SM_WIDE_MAX_ABS)
+        return 2;
+#endif
+    return 0;
+}
+
 static inline int FN(fast_class)(const SM_CT *x, int64_t n, float *m)
 {
     float lo;
     *m = FN(row_minmax)(x, n, &lo);
-    const float d = *m - lo;
-    if (d <= SM_FAST_RANGE)
-        return 1;
-#ifdef SM_EXP_WIDE
-    if (d <= SM_WIDE_RANGE && *m <= SM_WIDE_MAX_ABS && *m >= -SM_WIDE_MAX_ABS)
-        return 2;
-#endif
-    return 0;
+    return FN(fast_kind)(*m, lo);
 }
 
 /* The fast path's test (see FN(fwd_row)): the row's spread max - min is at most SM_FAST_RANGE
@@ -149,6 +173,21 @@ static inline int FN(fast_test)(const SM_CT *x, int64_t n, float *m)
  * (eight rather than four: 3-4% faster in L1, CPU time, Zen 5). Keeps the fp32
  * exponentials in @p e unless it is NULL (log_softmax, and softmax rows whose write pass
  * computes them again, FN(write_soft_x)). @p kind: SM_KIND_* (a constant in each caller). */
+/* One 8-vector step of the fast sum at x + i: the exponentials (SM_EXP_ROW: vm, kind and the
+ * exp's tables in scope) into e + i unless e is NULL, added in fp32 by a fixed tree of depth 3,
+ * then once into the fp64 accumulator a0. Shared with FN(fwd_pipe32), whose rows must get the
+ * same sums. */
+#define SM_SUMEXP_STEP8(x, i, e, a0)                                                                                  \
+    do {                                                                                                              \
+        vf e_[8];                                                                                                     \
+        for (int k_ = 0; k_ < 8; k_++)                                                                                \
+            e_[k_] = SM_EXP_ROW(LD((x) + (i) + k_ * VW));                                                             \
+        if (e)                                                                                                        \
+            for (int k_ = 0; k_ < 8; k_++)                                                                            \
+                vf_store_f32((e) + (i) + k_ * VW, e_[k_]);                                                            \
+        (a0) = vd_add((a0), vf_add(vf_add(vf_add(e_[0], e_[1]), vf_add(e_[2], e_[3])),                                \
+                                   vf_add(vf_add(e_[4], e_[5]), vf_add(e_[6], e_[7]))));                              \
+    } while (0)
 static inline __attribute__((always_inline)) double FN(row_sumexp_body)(const SM_CT *x, int64_t n, float m, float *e,
                                                                        const char *pf, int kind)
 {
@@ -163,21 +202,7 @@ static inline __attribute__((always_inline)) double FN(row_sumexp_body)(const SM
         if (pf)
             for (size_t l = 0; l < (8 * VW * sizeof(SM_CT) * SM_PF_EXP_K / 4); l += 64)
                 __builtin_prefetch(pf + ((size_t)i * sizeof(SM_CT) * SM_PF_EXP_K / 4) + l, 0, 2);
-        vf e0 = SM_EXP_ROW(LD(x + i)), e1 = SM_EXP_ROW(LD(x + i + VW));
-        vf e2 = SM_EXP_ROW(LD(x + i + 2 * VW)), e3 = SM_EXP_ROW(LD(x + i + 3 * VW));
-        vf e4 = SM_EXP_ROW(LD(x + i + 4 * VW)), e5 = SM_EXP_ROW(LD(x + i + 5 * VW));
-        vf e6 = SM_EXP_ROW(LD(x + i + 6 * VW)), e7 = SM_EXP_ROW(LD(x + i + 7 * VW));
-        if (e) {
-            vf_store_f32(e + i, e0);
-            vf_store_f32(e + i + VW, e1);
-            vf_store_f32(e + i + 2 * VW, e2);
-            vf_store_f32(e + i + 3 * VW, e3);
-            vf_store_f32(e + i + 4 * VW, e4);
-            vf_store_f32(e + i + 5 * VW, e5);
-            vf_store_f32(e + i + 6 * VW, e6);
-            vf_store_f32(e + i + 7 * VW, e7);
-        }
-        a0 = vd_add(a0, vf_add(vf_add(vf_add(e0, e1), vf_add(e2, e3)), vf_add(vf_add(e4, e5), vf_add(e6, e7))));
+        SM_SUMEXP_STEP8(x, i, e, a0);
     }
     for (; i + 4 * VW <= n; i += 4 * VW) {
         if (pf)
@@ -829,32 +854,16 @@ VI void FN(pipe32_step)(int64_t i, const int dA, const int dB, const int dC, con
                         const sm_fexp *wx, __m512i tbl, float *eb, vd *sb, const SM_CT *xc, SM_CT *yc,
                         const float *ec, vf kc, vf nmc)
 {
-    if (dA)
-        for (int64_t j = i; j < i + 8 * VW; j += 4 * VW) {
-            const vf v0 = LD(xa + j), v1 = LD(xa + j + VW), v2 = LD(xa + j + 2 * VW), v3 = LD(xa + j + 3 * VW);
-            vf_store_f32(xw + j, v0);
-            vf_store_f32(xw + j + VW, v1);
-            vf_store_f32(xw + j + 2 * VW, v2);
-            vf_store_f32(xw + j + 3 * VW, v3);
-            am[0] = vf_max(am[0], v0);
-            am[1] = vf_max(am[1], v1);
-            am[2] = vf_max(am[2], v2);
-            am[3] = vf_max(am[3], v3);
-            al[0] = vf_min(al[0], v0);
-            al[1] = vf_min(al[1], v1);
-            al[2] = vf_min(al[2], v2);
-            al[3] = vf_min(al[3], v3);
-        }
+    if (dA) {
+        FN(minmax_step4)(xa + i, am, al, xw + i);
+        FN(minmax_step4)(xa + i + 4 * VW, am, al, xw + i + 4 * VW);
+    }
     if (dB) {
-        vf e[8];
-        for (int k = 0; k < 8; k++) {
-            const vf v = LD(xb + i + k * VW);
-            e[k] = kind == SM_KIND_WIDE ? sm_exp_wide(v, wx) : sm_exp_fast(vf_sub(v, vm), tbl);
-            if (!lg)
-                vf_store_f32(eb + i + k * VW, e[k]);
-        }
-        *sb = vd_add(*sb, vf_add(vf_add(vf_add(e[0], e[1]), vf_add(e[2], e[3])),
-                                 vf_add(vf_add(e[4], e[5]), vf_add(e[6], e[7]))));
+        /* SM_EXP_ROW's names. */
+        const sm_fexp sm_wx_ = *wx;
+        const __m512i sm_tbl_ = tbl;
+        float *e = lg ? NULL : eb;
+        SM_SUMEXP_STEP8(xb, i, e, *sb);
     }
     if (dC)
         for (int k = 0; k < 8; k++)
@@ -897,10 +906,7 @@ static void FN(fwd_pipe32)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int
         const int dB = kb != 0;
         const int dC = rc >= u0 && fc[(rc - u0) % 3] != 0;
         vf am[4], al[4];
-        for (int k = 0; k < 4; k++) {
-            am[k] = vf_set1(-__builtin_inff());
-            al[k] = vf_set1(__builtin_inff());
-        }
+        FN(minmax_init)(am, al);
         vd sb = vd_zero();
         const float mb = dB ? mm[(rb - u0) % 3] : 0.0f;
         const vf vm = vf_set1(mb);
@@ -971,14 +977,9 @@ static void FN(fwd_pipe32)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int
 #undef SM_PIPE32_NT
 #undef SM_PIPE32_PASS
         if (dA) {
-            /* FN(row_minmax)'s ending and FN(fast_class)'s test. */
-            const float lo = -vf_hmax(vf_sub(vf_set1(0.0f), vf_min(vf_min(al[0], al[1]), vf_min(al[2], al[3]))));
-            const float m = vf_hmax(vf_max(vf_max(am[0], am[1]), vf_max(am[2], am[3])));
-            const float d = m - lo;
-            mm[(ra - u0) % 3] = m;
-            fc[(ra - u0) % 3] = d <= SM_FAST_RANGE ? 1
-                                : d <= SM_WIDE_RANGE && m <= SM_WIDE_MAX_ABS && m >= -SM_WIDE_MAX_ABS ? 2
-                                                                                                     : 0;
+            float lo;
+            mm[(ra - u0) % 3] = FN(minmax_fold)(am, al, &lo);
+            fc[(ra - u0) % 3] = FN(fast_kind)(mm[(ra - u0) % 3], lo);
         }
         if (dB) {
             double sum = vd_hsum(sb);
@@ -1164,6 +1165,7 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
 #undef SM_EXP_DIFF
 #undef SM_PIPE
 #undef SM_PIPE32
+#undef SM_SUMEXP_STEP8
 #undef SM_FAST_LOG_RESUM
 #undef SM_PAIRS
 #undef SM_PERM
