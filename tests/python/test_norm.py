@@ -499,8 +499,9 @@ def test_errors():
 # divide the units and more workers than shares (20 > 16). Channels-last shapes; channel-first
 # ones that the fused kernel does not take (fewer than 8 channels): 5 O-ranges of 2, 2, 2, 2 and
 # 1 samples with runs of 5325 floats, and 8 O-ranges of 2 samples; and one whose backward the fused
-# kernel takes channel by channel on 1 worker and the three kernels take on more (bwd_split:
-# streamed output, runs of 377 floats that start inside cache lines, 8 O-ranges of 6 samples).
+# kernel takes on 1 worker (pipelined, plain stores: fused_nt) and the three kernels take on more
+# (bwd_split: streamed output, runs of 377 floats that start inside cache lines, 8 O-ranges of 6
+# samples).
 CL_AFF_SCRIPT = r"""
 import hashlib, os, sys
 sys.path.insert(0, %r)
@@ -541,11 +542,11 @@ def test_batch_norm_shared_passes_same_bits_any_workers():
 
 
 def test_batch_norm_fused_nt_unaligned_runs(isa):
-    """Channel-first, output >= 8 MiB (streaming stores), runs of 130*129 floats, so every run but
-    the first starts inside a cache line: the fused kernel's pipelined forward writes each run's
-    unaligned head first and streams the rest; its backward goes channel by channel on 1 worker
-    and through the three kernels on more (bwd_split; the per-thread-count digests above show both
-    give the same bits). Results against the reference, and the sums bit for bit equal to the
+    """Channel-first, output >= 8 MiB, runs of 130*129 floats, so every run but the first starts
+    inside a cache line: on 1 worker the fused kernel writes such runs with plain stores, forward
+    and (pipelined) backward (fused_nt); on more, the forward's pipeline writes each run's unaligned
+    head first and streams the rest, and the backward goes through the three kernels (bwd_split;
+    the per-thread-count digests above show that these give the same bits). Results against the reference, and the sums bit for bit equal to the
     SyncBN pieces'."""
     _bn_train_against_reference((8, 16, 130, 129), 29, 2.0)
 

@@ -686,6 +686,24 @@ static int fused_ok(const bn_plan *pl, int with_g)
     return pl->I > 1 && slice <= FZ_SLICE_MAX && (pl->C >= 8 || pl->N * pl->C * es <= ((int64_t)1 << 20));
 }
 
+/* Whether the fused kernel writes its output with streaming stores: outputs of NM_NT_BYTES or
+ * more, except on one worker where the runs do not fill whole cache lines ((I * es) % 64 != 0,
+ * e.g. the 784-byte runs of [64,256,14,14] fp32). There each run's first and last lines are
+ * shared with its neighbours and written by plain stores, the rest streamed; plain stores
+ * throughout (and with them the pipelined backward, see bwd_serial) never measured slower and
+ * were faster when memory was slow: bench_norm --ab, 1 thread, fp32, fwd+bwd time new / old,
+ * with the copy at 21-29 GB/s [64,256,14,14] 0.81-0.84 (one run 1.04), [128,128,14,14]
+ * 0.76-0.79; at 37 GB/s 0.94-1.02 and 0.96-1.00. Where runs are whole lines ([16,64,56,56],
+ * [32,128,28,28]) plain stores took 0.92-1.19x the time, so those keep streaming. On two or more
+ * workers such shapes go through the three kernels (bwd_split, fwd_split), by worker share. */
+static int fused_nt(const bn_plan *pl)
+{
+    const int64_t es = (int64_t)nm_esize(pl->dtype);
+    if (pl->N * pl->C * es < NM_NT_BYTES)
+        return 0;
+    return (pl->I * es) % 64 == 0 || cannonGetWorkerCount() >= 2;
+}
+
 /* Whether the fused kernel's backward would go channel by channel (fz_serial_block) rather
  * than pipelined: runs that start and end inside cache lines, with the output streamed. There
  * the pipelined loop took 10-30% longer than channel by channel ([64,256,14,14],
@@ -757,9 +775,10 @@ static aclnnStatus add_fused(bn_plan *pl, ch_args *ca, const chan_set *cs, int m
     r->span = pl->red_span;
     a->use_x = use_x;
     a->use_g = use_g;
-    a->nt = pl->N * pl->C * es >= NM_NT_BYTES;
-    /* The pipelined loop, except where bwd_serial says channel by channel. */
-    f.pipe = !bwd_serial(pl, use_x, use_g);
+    a->nt = fused_nt(pl);
+    /* The pipelined loop, except where bwd_serial says channel by channel (with this kernel's
+     * own choice of streaming stores). */
+    f.pipe = !(bwd_serial(pl, use_x, use_g) && a->nt);
     if (!f.pipe) {
         /* The reduction prefetches the first runs of the next channel while L2 has room for them
          * next to this channel's slice (at most half of them: the rest stream in during the
