@@ -381,6 +381,46 @@ def test_pipelined_rows_same_bits(L, isa, op, dtype):
                 f"{op} {dtype} n={n} row {r} {isa}"
 
 
+# ---------------------------------------------------------------- batch-pipelined 16-bit rows
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_batch_pipelined_rows_same_bits(L, isa, dtype):
+    """On AVX-512, 16-bit log-softmax rows of 64 in blocks of 48 rows or more go through the batch
+    pipeline (softmax_group.h, FN(fwd_bpipe)): the full batches of 16 rows, each row's max/min,
+    sum and output passes interleaved with the rows of the batches around it; the rest of a block
+    goes through the batch kernel, as does every row of a block of fewer rows. Every row must have
+    the same bits both ways: 1100 rows (blocks of 512, 512 and 76 rows, so a short last block too)
+    against the same rows 16 at a time, with rows off the fast path (spread > 8, |max| > 1024,
+    NaN, +inf, all -inf) in the pipeline's first and last batches, on batch edges and among the
+    leftover rows, and rows whose sum is redone exactly (one dominant element); rows of 128 (batch
+    kernel) too."""
+    rng = np.random.default_rng(47)
+    for n in (64, 128):
+        x = rng.standard_normal((1100, n)) * 1.5
+        for r, kind in ((0, "spread"), (15, "big"), (16, "nan"), (31, "inf"), (47, "ninf"), (300, "dom"),
+                        (511, "spread"), (512, "dom"), (1023, "nan"), (1087, "big"), (1090, "spread"),
+                        (1099, "ninf")):
+            if kind == "spread":
+                x[r, 5] = 300.0
+            elif kind == "big":
+                x[r, :] += 2000.0
+            elif kind == "nan":
+                x[r, 9] = np.nan
+            elif kind == "inf":
+                x[r, 3] = np.inf
+            elif kind == "ninf":
+                x[r, :] = -np.inf
+            else:
+                x[r, 7] = 60.0
+        xq, xv = quantize(x, dtype)
+        out = run_forward(L, "log_softmax", xq, dtype, -1)
+        with np.errstate(all="ignore"):
+            check(decode(out, dtype), ref_forward(xv, -1, "log_softmax"), dtype, f"{dtype} n={n} {isa}")
+        for r0 in range(0, x.shape[0], 16):
+            part = run_forward(L, "log_softmax", np.ascontiguousarray(xq[r0:r0 + 16]), dtype, -1)
+            assert np.array_equal(part.view(np.uint16), np.ascontiguousarray(out[r0:r0 + 16]).view(np.uint16)), \
+                f"{dtype} n={n} rows {r0}.. {isa}"
+
+
 # ---------------------------------------------------------------- pipelined fp32 rows
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 @pytest.mark.parametrize("nt", ["0", "1"])

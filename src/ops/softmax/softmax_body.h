@@ -1129,6 +1129,15 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
          * the group lengths, fp32 rows of 512) go row by row instead: from memory the row path
          * measured faster (see SM_PREFETCH_MIN_BYTES). Log-softmax keeps the groups, whose 16 logs
          * are one vector where the row path waits on each row's log chain. */
+#ifdef SM_BPIPE
+        /* 16-bit log-softmax rows of 64 on AVX-512, plain stores: the full batches of 16 rows
+         * through the batch pipeline (SM_BPIPE_R), the rest in groups as below. */
+        if (a->op == SM_LOG_SOFTMAX && !a->nt && R == SM_BPIPE_R && u1 - u0 >= 3 * 16) {
+            const int64_t nb = (u1 - u0) / 16;
+            FN(fwd_bpipe_64)(x + u0 * R, o + u0 * R, nb, scratch);
+            u = u0 + nb * 16;
+        }
+#endif
         if (fwd && R <= SM_GROUP_R_MAX && !(a->op == SM_SOFTMAX && pf_on))
             for (; u < u1; u += grp) {
                 const int64_t g = u1 - u < grp ? u1 - u : grp;
@@ -1165,6 +1174,8 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
 #undef SM_EXP_DIFF
 #undef SM_PIPE
 #undef SM_PIPE32
+#undef SM_BPIPE
+#undef SM_BPIPE_R
 #undef SM_SUMEXP_STEP8
 #undef SM_FAST_LOG_RESUM
 #undef SM_PAIRS

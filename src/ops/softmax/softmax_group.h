@@ -404,6 +404,142 @@ static void FN(fwd_batch_any)(const SM_CT *x, SM_CT *y, int64_t b, int64_t n, in
 {
     FN(fwd_batch)(x, y, b, n, lg, nt, e, pf);
 }
+
+#if !SM_IS_F32
+/* 16-bit log-softmax rows of SM_BPIPE_R elements go through FN(fwd_bpipe) (see there). */
+#define SM_BPIPE 1
+#define SM_BPIPE_R 64
+/* One batch's state between the stages of FN(fwd_bpipe): the keys' vertical max/min (A), the
+ * fast test's mask, the rows' maxima m and -m log2(e) (A's result, B's input), log s (B's result,
+ * C's input). */
+typedef struct FN(bp_slot) {
+    __m512i mx[16], mn[16];
+    float mv[16] __attribute__((aligned(64))), cv[16] __attribute__((aligned(64)));
+    float sc[16] __attribute__((aligned(64)));
+    unsigned fast;
+} FN(bp_slot);
+
+/* One row's stages of FN(fwd_bpipe) (log-softmax), inlined with constant flags and n: A the keys
+ * of row xa (copied to wa), B its sum of exponentials from the ring row xb, C its output from the
+ * ring row xc. */
+VI void FN(bp_row)(const int dA, const int dB, const int dC, int64_t n, const SM_CT *xa, SM_CT *wa, __m512i *mx,
+                   __m512i *mn, const SM_CT *xb, float mb, float cb, vf *sb, const SM_CT *xc, SM_CT *yc, float mc,
+                   float kc)
+{
+    if (dA) {
+        __m512i mx0 = _mm512_set1_epi16(INT16_MIN), mx1 = mx0, mn0 = _mm512_set1_epi16(INT16_MAX), mn1 = mn0;
+        for (int64_t i = 0; i < n; i += 64) {
+            const __m512i r0 = _mm512_loadu_si512(xa + i), r1 = _mm512_loadu_si512(xa + i + 32);
+            _mm512_store_si512((void *)(wa + i), r0);
+            _mm512_store_si512((void *)(wa + i + 32), r1);
+            const __m512i k0 = sm16_key(r0), k1 = sm16_key(r1);
+            mx0 = _mm512_max_epi16(mx0, k0);
+            mx1 = _mm512_max_epi16(mx1, k1);
+            mn0 = _mm512_min_epi16(mn0, k0);
+            mn1 = _mm512_min_epi16(mn1, k1);
+        }
+        *mx = _mm512_max_epi16(mx0, mx1);
+        *mn = _mm512_min_epi16(mn0, mn1);
+    }
+    if (dB)
+        *sb = FN(smg_sumexp)(xb, n, mb, cb, NULL, NULL, NULL, 1);
+    if (dC) {
+#if SM_IS_BF16
+        FN(smg_write_log)(xc, yc, n, mc, kc);
+#else
+        FN(write_log)(xc, yc, n, 0, mc, kc);
+#endif
+    }
+}
+
+/* The 16 rows of one batch through the stages @p dA, @p dB, @p dC (constants where inlined); rows
+ * off the fast path skip B and C here (FN(fwd_bpipe) does them alone). */
+VI void FN(bp_rows)(const int dA, const int dB, const int dC, int64_t n, const SM_CT *xa, SM_CT *wa,
+                    FN(bp_slot) *sa, const SM_CT *xb, FN(bp_slot) *sb, vf *sf, const SM_CT *xc, SM_CT *yc,
+                    FN(bp_slot) *sc)
+{
+    for (int r = 0; r < 16; r++) {
+        const int b = dB && ((sb->fast >> r) & 1u), c = dC && ((sc->fast >> r) & 1u);
+        const float mb = dB ? sb->mv[r] : 0.0f, cb = dB ? sb->cv[r] : 0.0f;
+        const float mc = dC ? sc->mv[r] : 0.0f, kc = dC ? sc->sc[r] : 0.0f;
+        if (b && c)
+            FN(bp_row)(dA, 1, 1, n, xa + r * n, wa + r * n, &sa->mx[r], &sa->mn[r], xb + r * n, mb, cb, &sf[r],
+                       xc + r * n, yc + r * n, mc, kc);
+        else {
+            FN(bp_row)(dA, 0, 0, n, xa + r * n, wa + r * n, &sa->mx[r], &sa->mn[r], xb, 0, 0, sf, xc, yc, 0, 0);
+            if (b)
+                FN(bp_row)(0, 1, 0, n, xa, wa, sa->mx, sa->mn, xb + r * n, mb, cb, &sf[r], xc, yc, 0, 0);
+            if (c)
+                FN(bp_row)(0, 0, 1, n, xa, wa, sa->mx, sa->mn, xb, 0, 0, sf, xc + r * n, yc + r * n, mc, kc);
+        }
+        if (dB && !b)
+            sf[r] = vf_set1(0.0625f);
+    }
+}
+
+/* Log-softmax over nb full batches of 16 rows of n elements (a multiple of 64, at most SM_BPIPE_R),
+ * plain stores, software-pipelined across batches as FN(fwd_pipe) is across rows: one loop takes
+ * row r of batch t's output (C), of batch t + 1's sum of exponentials (B) and of batch t + 2's
+ * max and min (A), A copying its rows into a ring of three batches from which B and C read (no
+ * software prefetch). Each row goes through FN(fwd_batch)'s operations on the same 16-row trees:
+ * the same bits. Rows of 64 in the batch kernel spend as much on each batch's trees, log and
+ * per-row steps as on their exponentials, with memory idle meanwhile; here those overlap the
+ * next batches' reads. In-process A/B (bench_softmax --ab), time pipelined / batched: 1 thread
+ * bf16 [131072,64] 0.77-0.87, fp16 0.90, [16384,64] 0.67-0.68 and 0.74-0.77, [1024,64] 0.79 and
+ * 0.91; 2 threads 0.72-0.76 and 0.92-0.96, 0.69-0.71 and 0.66-0.87, 0.89-0.93. Rows of 128 and
+ * 256 were 25-40% slower in the operator, and softmax rows of 64 from memory 9-20% slower (its
+ * two batches of fp32 exponentials next to the ring), so those keep the batch kernel.
+ * @p scratch: FN(fwd_row)'s, for rows off the fast path. */
+VI void FN(fwd_bpipe)(const SM_CT *x, SM_CT *y, int64_t nb, int64_t n, float *scratch)
+{
+    FN(bp_slot) st[3];
+    SM_CT ring[3 * (16 * SM_BPIPE_R + 64)] __attribute__((aligned(64)));
+    vf sf[16];
+    const int64_t bn = 16 * n, rs = bn + 64;
+    for (int64_t t = -2; t < nb; t++) {
+        const int64_t ta = t + 2, tb = t + 1, tc = t;
+        const int dA = ta < nb, dB = tb >= 0 && tb < nb, dC = tc >= 0;
+        FN(bp_slot) *sa = &st[(ta + 3) % 3], *sb = &st[(tb + 3) % 3], *sc = &st[(tc + 3) % 3];
+        const SM_CT *xa = x + ta * bn, *xb = ring + ((tb + 3) % 3) * rs, *xc = ring + ((tc + 3) % 3) * rs;
+        SM_CT *wa = ring + ((ta + 3) % 3) * rs, *yc = y + tc * bn;
+        if (dA && dB && dC)
+            FN(bp_rows)(1, 1, 1, n, xa, wa, sa, xb, sb, sf, xc, yc, sc);
+        else
+            FN(bp_rows)(dA, dB, dC, n, xa, wa, sa, xb, sb, sf, xc, yc, sc);
+        if (dA) {
+            const vf M = smg_keys_fold(smg_tree16(sa->mx, SMG_MAXW), 1, SM_IS_BF16),
+                     L = smg_keys_fold(smg_tree16(sa->mn, SMG_MINW), 0, SM_IS_BF16);
+            sa->fast = _mm512_cmp_ps_mask(_mm512_sub_ps(M, L), vf_set1(SM_FAST_RANGE), _CMP_LE_OQ) &
+                       _mm512_cmp_ps_mask(M, vf_set1(SM16_MAX_ABS_MAX), _CMP_LE_OQ) &
+                       _mm512_cmp_ps_mask(M, vf_set1(-SM16_MAX_ABS_MAX), _CMP_GE_OQ);
+            _mm512_store_ps(sa->cv, _mm512_mul_ps(M, vf_set1(-CANNON_LOG2E)));
+            _mm512_store_ps(sa->mv, M);
+        }
+        if (dB) {
+            const vf Sf = _mm512_castsi512_ps(smg_tree16((const __m512i *)sf, SMG_ADDPS));
+            const __m512d S[2] = {_mm512_cvtps_pd(_mm512_castps512_ps256(Sf)),
+                                  _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(Sf), 1)))};
+            double s[16] __attribute__((aligned(64)));
+            _mm512_store_pd(s, S[0]);
+            _mm512_store_pd(s + 8, S[1]);
+            for (int r = 0; r < 16; r++)
+                if (((sb->fast >> r) & 1u) && s[r] < SM_FAST_LOG_RESUM)
+                    s[r] = FN(row_sumexp)(xb + r * n, n, sb->mv[r], NULL);
+            smg_log_sums16(s, sb->sc, (__mmask16)sb->fast);
+        }
+        if (dC)
+            for (unsigned slow = ~sc->fast & 0xffffu; slow; slow &= slow - 1) {
+                const int r = __builtin_ctz(slow);
+                FN(fwd_row)(x + tc * bn + r * n, yc + r * n, n, 1, 0, scratch, NULL, NULL, NULL);
+            }
+    }
+}
+/* FN(fwd_bpipe) compiled for its row length as a constant. */
+static void FN(fwd_bpipe_64)(const SM_CT *x, SM_CT *y, int64_t nb, float *scratch)
+{
+    FN(fwd_bpipe)(x, y, nb, SM_BPIPE_R, scratch);
+}
+#endif
 #endif /* SMG_BATCH */
 
 /* g rows of n <= SM_GROUP_R_MAX elements; @p scratch holds g * n + VW floats. @p pf_next: the
