@@ -500,8 +500,9 @@ VI void FN(fwd_bpipe)(const SM_CT *x, SM_CT *y, int64_t nb, int64_t n, float *sc
         const int64_t ta = t + 2, tb = t + 1, tc = t;
         const int dA = ta < nb, dB = tb >= 0 && tb < nb, dC = tc >= 0;
         FN(bp_slot) *sa = &st[(ta + 3) % 3], *sb = &st[(tb + 3) % 3], *sc = &st[(tc + 3) % 3];
-        const SM_CT *xa = x + ta * bn, *xb = ring + ((tb + 3) % 3) * rs, *xc = ring + ((tc + 3) % 3) * rs;
-        SM_CT *wa = ring + ((ta + 3) % 3) * rs, *yc = y + tc * bn;
+        /* (Pointers into x and y only for batches that exist.) */
+        const SM_CT *xa = dA ? x + ta * bn : x, *xb = ring + ((tb + 3) % 3) * rs, *xc = ring + ((tc + 3) % 3) * rs;
+        SM_CT *wa = ring + ((ta + 3) % 3) * rs, *yc = dC ? y + tc * bn : y;
         if (dA && dB && dC)
             FN(bp_rows)(1, 1, 1, n, xa, wa, sa, xb, sb, sf, xc, yc, sc);
         else
