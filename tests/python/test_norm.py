@@ -546,8 +546,8 @@ def test_batch_norm_fused_nt_unaligned_runs(isa):
     inside a cache line: on 1 worker the fused kernel writes such runs with plain stores, forward
     and (pipelined) backward (fused_nt); on more, the forward's pipeline writes each run's unaligned
     head first and streams the rest, and the backward goes through the three kernels (bwd_split;
-    the per-thread-count digests above show that these give the same bits). Results against the reference, and the sums bit for bit equal to the
-    SyncBN pieces'."""
+    the per-thread-count digests above show that these give the same bits). Results against the
+    reference, and the sums bit for bit equal to the SyncBN pieces'."""
     _bn_train_against_reference((8, 16, 130, 129), 29, 2.0)
 
 

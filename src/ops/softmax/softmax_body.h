@@ -704,16 +704,7 @@ VI void FN(pipe_step)(int64_t i, const int dA, const int dB, const int dC, const
             __builtin_prefetch(pfa + i, 0, 2);
             __builtin_prefetch(pfa + i + 32, 0, 2);
         }
-        const __m512i r0 = _mm512_loadu_si512(xa + i), r1 = _mm512_loadu_si512(xa + i + 32);
-        if (xw) {
-            _mm512_store_si512((void *)(xw + i), r0);
-            _mm512_store_si512((void *)(xw + i + 32), r1);
-        }
-        const __m512i k0 = sm16_key(r0), k1 = sm16_key(r1);
-        ka[0] = _mm512_max_epi16(ka[0], k0);
-        ka[1] = _mm512_max_epi16(ka[1], k1);
-        kb[0] = _mm512_min_epi16(kb[0], k0);
-        kb[1] = _mm512_min_epi16(kb[1], k1);
+        sm16_keys_step64(xa + i, xw ? xw + i : NULL, ka, kb);
     }
     if (dB)
         FN(sum16_step4)(xb, i, vmb, cb, lg ? NULL : eb, 1, sb);
@@ -1125,10 +1116,6 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
             return;
         }
 #endif
-        /* Softmax rows long enough to read their successor ahead (SM_PREFETCH_MIN_BYTES; of
-         * the group lengths, fp32 rows of 512) go row by row instead: from memory the row path
-         * measured faster (see SM_PREFETCH_MIN_BYTES). Log-softmax keeps the groups, whose 16 logs
-         * are one vector where the row path waits on each row's log chain. */
 #ifdef SM_BPIPE
         /* 16-bit log-softmax rows of 64 on AVX-512, plain stores: the full batches of 16 rows
          * through the batch pipeline (SM_BPIPE_R), the rest in groups as below. */
@@ -1138,6 +1125,10 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
             u = u0 + nb * 16;
         }
 #endif
+        /* Softmax rows long enough to read their successor ahead (SM_PREFETCH_MIN_BYTES; of
+         * the group lengths, fp32 rows of 512) go row by row instead: from memory the row path
+         * measured faster (see SM_PREFETCH_MIN_BYTES). Log-softmax keeps the groups, whose 16 logs
+         * are one vector where the row path waits on each row's log chain. */
         if (fwd && R <= SM_GROUP_R_MAX && !(a->op == SM_SOFTMAX && pf_on))
             for (; u < u1; u += grp) {
                 const int64_t g = u1 - u < grp ? u1 - u : grp;

@@ -290,6 +290,33 @@ VI void FN(smg_write_log)(const uint16_t *x, uint16_t *y, int64_t n, float m, fl
 }
 #endif
 
+#if !SM_IS_F32
+/* A 16-bit batch's fast test (FN(fast_test)'s, for 16 rows at once) from the rows' vertical key
+ * maxima @p mx and minima @p mn: the mask of rows that pass; the rows' maxima go to @p mv and
+ * -m log2(e) to @p cv (64-byte aligned). Shared by FN(fwd_batch) and FN(fwd_bpipe). */
+VI __mmask16 FN(smg_fast16)(const __m512i *mx, const __m512i *mn, float *mv, float *cv)
+{
+    const vf M = smg_keys_fold(smg_tree16(mx, SMG_MAXW), 1, SM_IS_BF16),
+             L = smg_keys_fold(smg_tree16(mn, SMG_MINW), 0, SM_IS_BF16);
+    _mm512_store_ps(cv, _mm512_mul_ps(M, vf_set1(-CANNON_LOG2E)));
+    _mm512_store_ps(mv, M);
+    return _mm512_cmp_ps_mask(_mm512_sub_ps(M, L), vf_set1(SM_FAST_RANGE), _CMP_LE_OQ) &
+           _mm512_cmp_ps_mask(M, vf_set1(SM16_MAX_ABS_MAX), _CMP_LE_OQ) &
+           _mm512_cmp_ps_mask(M, vf_set1(-SM16_MAX_ABS_MAX), _CMP_GE_OQ);
+}
+#endif
+#ifndef SMG_SUMS16_DEFINED
+#define SMG_SUMS16_DEFINED
+/* The 16 rows' fp32 sums of a 16-bit batch (one vector of accumulators per row, @p sf) as fp64:
+ * S[0] rows 0-7, S[1] rows 8-15. Shared by FN(fwd_batch) and FN(fwd_bpipe). */
+static inline void smg_sums16(const __m512i *sf, __m512d S[2])
+{
+    const vf Sf = _mm512_castsi512_ps(smg_tree16(sf, SMG_ADDPS));
+    S[0] = _mm512_cvtps_pd(_mm512_castps512_ps256(Sf));
+    S[1] = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(Sf), 1)));
+}
+#endif
+
 /* Up to 16 rows (b >= 1) of n <= SM_GROUP_R_MAX elements; @p e holds b * n + VW floats.
  * Phases: every row's vertical max and min, the trees and the fast test; the rows off the fast
  * path, alone; every fast row's exponentials and sum, the sum tree, 1/s or log s; the writes.
@@ -324,16 +351,13 @@ VI void FN(fwd_batch)(const SM_CT *x, SM_CT *y, int64_t b, int64_t n, int lg, in
     const vf M = _mm512_castsi512_ps(smg_tree16(mx, SMG_MAXPS)), L = _mm512_castsi512_ps(smg_tree16(mn, SMG_MINPS));
     __mmask16 fast = _mm512_cmp_ps_mask(_mm512_sub_ps(M, L), vf_set1(SM_FAST_RANGE), _CMP_LE_OQ);
 #else
-    const vf M = smg_keys_fold(smg_tree16(mx, SMG_MAXW), 1, SM_IS_BF16),
-             L = smg_keys_fold(smg_tree16(mn, SMG_MINW), 0, SM_IS_BF16);
-    __mmask16 fast = _mm512_cmp_ps_mask(_mm512_sub_ps(M, L), vf_set1(SM_FAST_RANGE), _CMP_LE_OQ) &
-                     _mm512_cmp_ps_mask(M, vf_set1(SM16_MAX_ABS_MAX), _CMP_LE_OQ) &
-                     _mm512_cmp_ps_mask(M, vf_set1(-SM16_MAX_ABS_MAX), _CMP_GE_OQ);
     float cv[16] __attribute__((aligned(64)));
-    _mm512_store_ps(cv, _mm512_mul_ps(M, vf_set1(-CANNON_LOG2E)));
+    __mmask16 fast = FN(smg_fast16)(mx, mn, mv, cv);
 #endif
     fast &= (__mmask16)((1u << b) - 1u);
+#if SM_IS_F32
     _mm512_store_ps(mv, M);
+#endif
     /* Rows off the fast path (rare) are done first and alone: FN(fwd_row) uses the scratch. */
     for (int64_t r = 0; r < b; r++)
         if (!((fast >> r) & 1u))
@@ -359,9 +383,8 @@ VI void FN(fwd_batch)(const SM_CT *x, SM_CT *y, int64_t b, int64_t n, int lg, in
                                                           SM_PERM(nt, y + r * n))
                                         : vf_set1(0.0625f));
     }
-    const vf Sf = _mm512_castsi512_ps(smg_tree16(sf, SMG_ADDPS));
-    const __m512d S[2] = {_mm512_cvtps_pd(_mm512_castps512_ps256(Sf)),
-                          _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(Sf), 1)))};
+    __m512d S[2];
+    smg_sums16(sf, S);
 #endif
     _mm512_store_pd(s, S[0]);
     _mm512_store_pd(s + 8, S[1]);
@@ -427,19 +450,12 @@ VI void FN(bp_row)(const int dA, const int dB, const int dC, int64_t n, const SM
                    float kc)
 {
     if (dA) {
-        __m512i mx0 = _mm512_set1_epi16(INT16_MIN), mx1 = mx0, mn0 = _mm512_set1_epi16(INT16_MAX), mn1 = mn0;
-        for (int64_t i = 0; i < n; i += 64) {
-            const __m512i r0 = _mm512_loadu_si512(xa + i), r1 = _mm512_loadu_si512(xa + i + 32);
-            _mm512_store_si512((void *)(wa + i), r0);
-            _mm512_store_si512((void *)(wa + i + 32), r1);
-            const __m512i k0 = sm16_key(r0), k1 = sm16_key(r1);
-            mx0 = _mm512_max_epi16(mx0, k0);
-            mx1 = _mm512_max_epi16(mx1, k1);
-            mn0 = _mm512_min_epi16(mn0, k0);
-            mn1 = _mm512_min_epi16(mn1, k1);
-        }
-        *mx = _mm512_max_epi16(mx0, mx1);
-        *mn = _mm512_min_epi16(mn0, mn1);
+        __m512i ma[2] = {_mm512_set1_epi16(INT16_MIN), _mm512_set1_epi16(INT16_MIN)};
+        __m512i mi[2] = {_mm512_set1_epi16(INT16_MAX), _mm512_set1_epi16(INT16_MAX)};
+        for (int64_t i = 0; i < n; i += 64)
+            sm16_keys_step64(xa + i, wa + i, ma, mi);
+        *mx = _mm512_max_epi16(ma[0], ma[1]);
+        *mn = _mm512_min_epi16(mi[0], mi[1]);
     }
     if (dB)
         *sb = FN(smg_sumexp)(xb, n, mb, cb, NULL, NULL, NULL, 1);
@@ -507,19 +523,11 @@ VI void FN(fwd_bpipe)(const SM_CT *x, SM_CT *y, int64_t nb, int64_t n, float *sc
             FN(bp_rows)(1, 1, 1, n, xa, wa, sa, xb, sb, sf, xc, yc, sc);
         else
             FN(bp_rows)(dA, dB, dC, n, xa, wa, sa, xb, sb, sf, xc, yc, sc);
-        if (dA) {
-            const vf M = smg_keys_fold(smg_tree16(sa->mx, SMG_MAXW), 1, SM_IS_BF16),
-                     L = smg_keys_fold(smg_tree16(sa->mn, SMG_MINW), 0, SM_IS_BF16);
-            sa->fast = _mm512_cmp_ps_mask(_mm512_sub_ps(M, L), vf_set1(SM_FAST_RANGE), _CMP_LE_OQ) &
-                       _mm512_cmp_ps_mask(M, vf_set1(SM16_MAX_ABS_MAX), _CMP_LE_OQ) &
-                       _mm512_cmp_ps_mask(M, vf_set1(-SM16_MAX_ABS_MAX), _CMP_GE_OQ);
-            _mm512_store_ps(sa->cv, _mm512_mul_ps(M, vf_set1(-CANNON_LOG2E)));
-            _mm512_store_ps(sa->mv, M);
-        }
+        if (dA)
+            sa->fast = FN(smg_fast16)(sa->mx, sa->mn, sa->mv, sa->cv);
         if (dB) {
-            const vf Sf = _mm512_castsi512_ps(smg_tree16((const __m512i *)sf, SMG_ADDPS));
-            const __m512d S[2] = {_mm512_cvtps_pd(_mm512_castps512_ps256(Sf)),
-                                  _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(Sf), 1)))};
+            __m512d S[2];
+            smg_sums16((const __m512i *)sf, S);
             double s[16] __attribute__((aligned(64)));
             _mm512_store_pd(s, S[0]);
             _mm512_store_pd(s + 8, S[1]);

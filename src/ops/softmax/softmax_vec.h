@@ -44,27 +44,40 @@ static inline void sm16_hreduce(__m128i mx, __m128i mn, int16_t *hi, int16_t *lo
     *lo = (int16_t)(_mm_extract_epi16(_mm_minpos_epu16(_mm_xor_si128(mn, _mm_set1_epi16((short)0x8000))), 0) ^ 0x8000);
 }
 
+/* One 64-element step of the vertical key max/min: the keys of x[0, 64) into mx[0..1] and
+ * mn[0..1]; the 64 elements also go to @p w (64-byte aligned) unless it is NULL (the pipelines'
+ * ring copies). Shared by sm16_minmax_vec and the pipelines' max/min passes. */
+VI void sm16_keys_step64(const uint16_t *x, uint16_t *w, __m512i mx[2], __m512i mn[2])
+{
+    const __m512i r0 = _mm512_loadu_si512(x), r1 = _mm512_loadu_si512(x + 32);
+    if (w) {
+        _mm512_store_si512((void *)w, r0);
+        _mm512_store_si512((void *)(w + 32), r1);
+    }
+    const __m512i k0 = sm16_key(r0), k1 = sm16_key(r1);
+    mx[0] = _mm512_max_epi16(mx[0], k0);
+    mx[1] = _mm512_max_epi16(mx[1], k1);
+    mn[0] = _mm512_min_epi16(mn[0], k0);
+    mn[1] = _mm512_min_epi16(mn[1], k1);
+}
+
 /* Vertical max and min keys of a row of n >= 1 16-bit floats, on 32 lanes of int16 (the short-row
  * batch kernel reduces 16 rows' vectors at once; sm16_minmax_keys reduces one). */
 static inline void sm16_minmax_vec(const uint16_t *x, int64_t n, __m512i *mx, __m512i *mn)
 {
-    __m512i mx0 = _mm512_set1_epi16(INT16_MIN), mx1 = mx0, mn0 = _mm512_set1_epi16(INT16_MAX), mn1 = mn0;
+    __m512i ma[2] = {_mm512_set1_epi16(INT16_MIN), _mm512_set1_epi16(INT16_MIN)};
+    __m512i mi[2] = {_mm512_set1_epi16(INT16_MAX), _mm512_set1_epi16(INT16_MAX)};
     int64_t i = 0;
-    for (; i + 64 <= n; i += 64) {
-        __m512i k0 = sm16_key(_mm512_loadu_si512(x + i)), k1 = sm16_key(_mm512_loadu_si512(x + i + 32));
-        mx0 = _mm512_max_epi16(mx0, k0);
-        mx1 = _mm512_max_epi16(mx1, k1);
-        mn0 = _mm512_min_epi16(mn0, k0);
-        mn1 = _mm512_min_epi16(mn1, k1);
-    }
+    for (; i + 64 <= n; i += 64)
+        sm16_keys_step64(x + i, NULL, ma, mi);
     for (; i < n; i += 32) {
         const __mmask32 mk = n - i >= 32 ? ~(__mmask32)0 : (__mmask32)((1u << (n - i)) - 1u);
         __m512i k0 = sm16_key(_mm512_maskz_loadu_epi16(mk, x + i));
-        mx0 = _mm512_mask_max_epi16(mx0, mk, mx0, k0);
-        mn0 = _mm512_mask_min_epi16(mn0, mk, mn0, k0);
+        ma[0] = _mm512_mask_max_epi16(ma[0], mk, ma[0], k0);
+        mi[0] = _mm512_mask_min_epi16(mi[0], mk, mi[0], k0);
     }
-    *mx = _mm512_max_epi16(mx0, mx1);
-    *mn = _mm512_min_epi16(mn0, mn1);
+    *mx = _mm512_max_epi16(ma[0], ma[1]);
+    *mn = _mm512_min_epi16(mi[0], mi[1]);
 }
 
 /* Largest and smallest of the keys in @p mx0 / @p mn0. */
