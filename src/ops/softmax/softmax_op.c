@@ -41,10 +41,21 @@
  * 111 -> 127%) and lost on rows of 1-2 KiB and less (bf16 [64,16,512,512] 62 -> 49% at 1 thread,
  * [65536,128] log-softmax 64 -> 59%), so they need rows of SM_NT_ROW16_BYTES too. (On Zen 4 plain
  * stores were as fast or faster from 64 MiB to 512 MiB moved.) The backward ops keep plain stores
- * below SM_NT_BYTES moved. CANNON_SOFTMAX_NT=0/1 forces the choice for experiments. */
+ * below SM_NT_BYTES moved. Since session 15 fp32 rows of exactly 512 elements (SM_PLAIN_ROW32_BYTES)
+ * keep plain stores too: same process, plain and streaming samples interleaved (bench_softmax --ab
+ * CANNON_SOFTMAX_NT=0), softmax and log-softmax on [64,16,512,512], [32768,512] and [65536,512],
+ * 1 and 2 threads, plain took 0.76-1.14x the time over 36 pairs, less in 29, median 0.89 (the
+ * losses, up to 1.14x, in minutes of fast memory; the benchmark's [64,16,512,512] at 1 thread
+ * 72 -> 86-97% of the floor in the first pairs), while rows of 384, 448,
+ * 640, 768, 1024, 128, 256 and 32000 gave mixed results or lost (0.79-1.45x). Rows of 2 KiB put
+ * row t + 2 of the pipelined kernel's input at the same offset in a 4 KiB page as row t's output
+ * (the tensors being page-aligned), which may be why this one length differs (not tested); bench/ops/
+ * bench_overlap also shows a core hiding less of its arithmetic under streaming stores than under
+ * plain ones. CANNON_SOFTMAX_NT=0/1 forces the choice for experiments. */
 #define SM_NT_BYTES ((uint64_t)4 << 30)
 #define SM_NT_OUT_BYTES ((uint64_t)8 << 20)
 #define SM_NT_ROW16_BYTES ((int64_t)16 << 10)
+#define SM_PLAIN_ROW32_BYTES ((int64_t)2048)
 
 static const char *const op_api[] = {"aclnnSoftmax", "aclnnLogSoftmax", "aclnnSoftmaxBackward",
                                      "aclnnLogSoftmaxBackward"};
@@ -58,7 +69,8 @@ static int streaming(int bwd, int dt, int64_t row_bytes, uint64_t bytes)
     if (bytes * (bwd ? 3 : 2) >= SM_NT_BYTES)
         return 1;
     return !bwd && bytes >= SM_NT_OUT_BYTES &&
-           (dt == SM_F32 || ((dt == SM_BF16 || dt == SM_F16) && row_bytes >= SM_NT_ROW16_BYTES));
+           ((dt == SM_F32 && row_bytes != SM_PLAIN_ROW32_BYTES) ||
+            ((dt == SM_BF16 || dt == SM_F16) && row_bytes >= SM_NT_ROW16_BYTES));
 }
 
 static int sm_kernel(const cannon_kernel_ctx *ctx, void *args)
