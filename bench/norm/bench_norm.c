@@ -250,10 +250,11 @@ int main(int argc, char **argv)
 {
     int ns = 7;
     const char *cases = NULL, *layouts = NULL, *shapes_sel = NULL;
-    static const char *const names[] = {"--ns", "--cases", "--layouts", "--shapes", "--ab", NULL};
+    long long ln_rows = 8192;
+    static const char *const names[] = {"--ns", "--cases", "--layouts", "--shapes", "--ln-rows", "--ab", NULL};
     const int bad = bench_check_args(argc, argv, names,
                                      "usage: bench_norm [--ns N] [--cases bn,ln,rms] [--layouts nchw,nhwc]\n"
-                                     "                  [--shapes 32x64x56x56,64x256x14x14] [--ab NAME[=VALUE]]\n"
+                                     "                  [--shapes 32x64x56x56,64x256x14x14] [--ln-rows 8192]\n                  [--ab NAME[=VALUE]]\n"
                                      "CANNON_CPU_THREADS sets the threads; one JSON line per case (see the source's header).\n");
     if (bad >= 0)
         return bad;
@@ -266,6 +267,8 @@ int main(int argc, char **argv)
             layouts = argv[i + 1];
         else if (!strcmp(argv[i], "--shapes"))
             shapes_sel = argv[i + 1];
+        else if (!strcmp(argv[i], "--ln-rows"))
+            ln_rows = atoll(argv[i + 1]);
         else if (!strcmp(argv[i], "--ab"))
             bench_ab_parse(&g_ab, argv[i + 1]);
     }
@@ -353,7 +356,7 @@ int main(int argc, char **argv)
     for (int rms = 0; rms < 2; rms++) {
         if (!has(cases, rms ? "rms" : "ln"))
             continue;
-        const int64_t shape[2] = {8192, 4096}, R = 4096, rows = 8192, rs[2] = {8192, 1}, n = rows * R;
+        const int64_t R = 4096, rows = ln_rows, shape[2] = {rows, R}, rs[2] = {rows, 1}, n = rows * R;
         ln_case c;
         memset(&c, 0, sizeof c);
         c.rms = rms;
@@ -375,10 +378,10 @@ int main(int argc, char **argv)
         c.mask = aclCreateBoolArray(m3, 3);
         timing t = measure(run_ln, &c, &c.what, ns);
         const double bytes = (double)n * 4, f5 = 5 * bytes / (t.copy_gbs * 1e9) * 1e3;
-        printf("{\"case\":\"%s_fwd_bwd\",\"layout\":\"ND\",\"shape\":\"8192x4096\",\"threads\":%u,\"ms\":%.3f,"
+        printf("{\"case\":\"%s_fwd_bwd\",\"layout\":\"ND\",\"shape\":\"%lldx4096\",\"threads\":%u,\"ms\":%.3f,"
                "\"ms_min\":%.3f,\"fwd_ms\":%.3f,\"bwd_ms\":%.3f,\"gbs\":%.2f,\"copy_gbs\":%.2f,\"floor5_ms\":%.3f,"
                "\"pct_of_floor5\":%.1f,\"fwd_min\":%.3f,\"bwd_min\":%.3f,\"copy_max_gbs\":%.2f}\n",
-               rms ? "rms_norm" : "layer_norm", threads, t.ms, t.ms_min, t.fwd_ms, t.bwd_ms, 5 * bytes / (t.ms * 1e6),
+               rms ? "rms_norm" : "layer_norm", (long long)rows, threads, t.ms, t.ms_min, t.fwd_ms, t.bwd_ms, 5 * bytes / (t.ms * 1e6),
                t.copy_gbs, f5, 100 * f5 / t.ms, t.fwd_min, t.bwd_min, t.copy_max);
         if (g_ab.name[0])
             printf("{\"ab\":\"%s\",\"case\":\"%s_fwd_bwd\",\"shape\":\"8192x4096\",\"threads\":%u,\"ms\":%.3f,"
