@@ -4,6 +4,7 @@
  * case (CANNON_CPU_THREADS sets the threads). run_norm_bench.py adds the peers (torch, oneDNN).
  *
  *   bench_norm [--ns N] [--cases bn,ln,rms] [--layouts nchw,nhwc] [--shapes 32x64x56x56,64x256x14x14]
+ *              [--ln-rows 8192]      (rows of the layer / rms norm case, of 4096 elements)
  *              [--ab NAME[=VALUE]]   (each sample also with NAME set, default value 1, interleaved;
  *                                     one more line per case)
  *
@@ -254,7 +255,8 @@ int main(int argc, char **argv)
     static const char *const names[] = {"--ns", "--cases", "--layouts", "--shapes", "--ln-rows", "--ab", NULL};
     const int bad = bench_check_args(argc, argv, names,
                                      "usage: bench_norm [--ns N] [--cases bn,ln,rms] [--layouts nchw,nhwc]\n"
-                                     "                  [--shapes 32x64x56x56,64x256x14x14] [--ln-rows 8192]\n                  [--ab NAME[=VALUE]]\n"
+                                     "                  [--shapes 32x64x56x56,64x256x14x14] [--ln-rows 8192]\n"
+                                     "                  [--ab NAME[=VALUE]]\n"
                                      "CANNON_CPU_THREADS sets the threads; one JSON line per case (see the source's header).\n");
     if (bad >= 0)
         return bad;
@@ -274,6 +276,10 @@ int main(int argc, char **argv)
     }
     if (ns < 1)
         ns = 1;
+    if (ln_rows < 1) {
+        fprintf(stderr, "bench_norm: --ln-rows needs a positive row count\n");
+        return 2;
+    }
     if (aclInit(NULL) != 0 || aclrtSetDevice(0) != 0 || aclrtCreateStream(&g_stream) != 0)
         return 1;
     const uint32_t threads = cannonGetWorkerCount();
@@ -357,6 +363,8 @@ int main(int argc, char **argv)
         if (!has(cases, rms ? "rms" : "ln"))
             continue;
         const int64_t R = 4096, rows = ln_rows, shape[2] = {rows, R}, rs[2] = {rows, 1}, n = rows * R;
+        char shape_name[48];
+        snprintf(shape_name, sizeof shape_name, "%lldx%lld", (long long)rows, (long long)R);
         ln_case c;
         memset(&c, 0, sizeof c);
         c.rms = rms;
@@ -378,15 +386,16 @@ int main(int argc, char **argv)
         c.mask = aclCreateBoolArray(m3, 3);
         timing t = measure(run_ln, &c, &c.what, ns);
         const double bytes = (double)n * 4, f5 = 5 * bytes / (t.copy_gbs * 1e9) * 1e3;
-        printf("{\"case\":\"%s_fwd_bwd\",\"layout\":\"ND\",\"shape\":\"%lldx4096\",\"threads\":%u,\"ms\":%.3f,"
+        printf("{\"case\":\"%s_fwd_bwd\",\"layout\":\"ND\",\"shape\":\"%s\",\"threads\":%u,\"ms\":%.3f,"
                "\"ms_min\":%.3f,\"fwd_ms\":%.3f,\"bwd_ms\":%.3f,\"gbs\":%.2f,\"copy_gbs\":%.2f,\"floor5_ms\":%.3f,"
                "\"pct_of_floor5\":%.1f,\"fwd_min\":%.3f,\"bwd_min\":%.3f,\"copy_max_gbs\":%.2f}\n",
-               rms ? "rms_norm" : "layer_norm", (long long)rows, threads, t.ms, t.ms_min, t.fwd_ms, t.bwd_ms, 5 * bytes / (t.ms * 1e6),
-               t.copy_gbs, f5, 100 * f5 / t.ms, t.fwd_min, t.bwd_min, t.copy_max);
+               rms ? "rms_norm" : "layer_norm", shape_name, threads, t.ms, t.ms_min, t.fwd_ms, t.bwd_ms,
+               5 * bytes / (t.ms * 1e6), t.copy_gbs, f5, 100 * f5 / t.ms, t.fwd_min, t.bwd_min, t.copy_max);
         if (g_ab.name[0])
-            printf("{\"ab\":\"%s\",\"case\":\"%s_fwd_bwd\",\"shape\":\"8192x4096\",\"threads\":%u,\"ms\":%.3f,"
+            printf("{\"ab\":\"%s\",\"case\":\"%s_fwd_bwd\",\"shape\":\"%s\",\"threads\":%u,\"ms\":%.3f,"
                    "\"ms_min\":%.3f,\"fwd_ms\":%.3f,\"bwd_ms\":%.3f}\n",
-                   g_ab.arg, rms ? "rms_norm" : "layer_norm", threads, t.ab_ms, t.ab_min, t.ab_fwd, t.ab_bwd);
+                   g_ab.arg, rms ? "rms_norm" : "layer_norm", shape_name, threads, t.ab_ms, t.ab_min, t.ab_fwd,
+                   t.ab_bwd);
         fflush(stdout);
         aclTensor *all[14] = {c.x, c.dy, c.y, c.dx, c.w, c.b, c.gw, c.gb, c.mean, c.rstd};
         void *allp[10] = {bx, bdy, by, bdx, pw, pb, pgw, pgb, pm, pr};
