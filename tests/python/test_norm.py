@@ -337,14 +337,17 @@ def test_batch_norm_channels_last_sums_same_on_every_tier(monkeypatch):
                     assert np.array_equal(a, g), (dt, shape)
 
 
-@pytest.mark.parametrize("case", ["nchw_fused_nt", "nchw_split", "nhwc_nt", "ln_nt", "rms_nt"])
+@pytest.mark.parametrize("case", ["nchw_fused_nt", "nchw_fused_nt_odd", "nchw_split", "nhwc_nt", "ln_nt", "rms_nt"])
 def test_large_paths(case, isa):
     """Shapes that take the other kernel paths: outputs of 8 MiB and more are written with
     streaming stores (runs not 64-byte aligned included); a channel-first tensor with few channels
     and more than 1 MiB takes the separate reduce / apply kernels."""
     rng = np.random.default_rng(23)
     if case.startswith("n"):
+        # _odd: runs of 2145 elements, so runs start and end inside cache lines and only the
+        # whole lines between are streamed.
         shape, fmt, ca = {"nchw_fused_nt": ((8, 16, 128, 129), FMT_NCHW, 1),
+                          "nchw_fused_nt_odd": ((16, 64, 33, 65), FMT_NCHW, 1),
                           "nchw_split": ((4, 2, 256, 260), FMT_NCHW, 1),
                           "nhwc_nt": ((8, 128, 129, 16), FMT_NHWC, 3)}[case]
         x, w, b = rand_bn(shape, ca, ACL_FLOAT, rng)

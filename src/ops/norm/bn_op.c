@@ -686,6 +686,15 @@ static int fused_ok(const bn_plan *pl, int with_g)
     return pl->I > 1 && slice <= FZ_SLICE_MAX && (pl->C >= 8 || pl->N * pl->C * es <= ((int64_t)1 << 20));
 }
 
+/* Whether the kernels run at AVX-512 width. The choices below that depend on it were measured on
+ * AVX-512 hosts (Zen 4) and, in session 20, on an AVX2-only host (the CI kind): with AVX2 and
+ * runs that do not fill whole cache lines, streaming stores and the three-kernel backward were
+ * faster at 1 thread too (fused_nt, bwd_split). Both give the same bits. */
+static int isa_wide(void)
+{
+    return cannon_isa_select() == CANNON_ISA_AVX512;
+}
+
 /* Whether the fused kernel writes its output with streaming stores: outputs of NM_NT_BYTES or
  * more, except on one worker where the runs do not fill whole cache lines ((I * es) % 64 != 0,
  * e.g. the 784-byte runs of [64,256,14,14] fp32). There each run's first and last lines are
@@ -701,7 +710,7 @@ static int fused_nt(const bn_plan *pl)
     const int64_t es = (int64_t)nm_esize(pl->dtype);
     if (pl->N * pl->C * es < NM_NT_BYTES)
         return 0;
-    return (pl->I * es) % 64 == 0 || cannonGetWorkerCount() >= 2;
+    return (pl->I * es) % 64 == 0 || cannonGetWorkerCount() >= 2 || !isa_wide();
 }
 
 /* Whether the fused kernel's backward would go channel by channel (fz_serial_block) rather
@@ -743,7 +752,8 @@ static int bwd_split(const bn_plan *pl, int training)
     const int64_t es = (int64_t)nm_esize(pl->dtype);
     if (pl->N * es * 2 > FZ_PF_BUDGET && pl->I * es < BN_SPLIT_RUN_MAX && pl->N * pl->C * es * 2 > BN_SPLIT_DATA_MIN)
         return 1;
-    return bwd_serial(pl, training, 1) && (cannonGetWorkerCount() >= 2 || pl->I * es < BN_SPLIT_SHORT_RUN);
+    return bwd_serial(pl, training, 1) &&
+           (cannonGetWorkerCount() >= 2 || pl->I * es < BN_SPLIT_SHORT_RUN || !isa_wide());
 }
 
 /* Whether a training forward that the fused kernel could take goes through the three kernels
