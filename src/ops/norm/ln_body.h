@@ -258,6 +258,21 @@ static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, float *pw,
  * RmsNorm 14.1-14.8 -> 12.1-12.4 ms in the first runs but only 1-2% faster in later ones; the
  * same bits. Inlined into one function per norm (ln_bwd_block_ln,
  * ln_bwd_block_rms): inlined into ln_unit instead, LayerNorm's block ran at the old speed. */
+/* One vector of dx at q of a whole block (ln_bwd_block), its column sums into *sc (and *sg). */
+VI vf FN(ln_bwd_t)(const NCT *x0, const NCT *g0, int64_t q, vf wv, float rr, float k1, float k0, float mr, vf *sc,
+                   vf *sg, const int rms)
+{
+    if (rms) {
+        const vf v = LD(x0, q), gr = vf_mul(LD(g0, q), vf_set1(rr));
+        *sc = vf_fma(gr, v, *sc);
+        return vf_fma(v, vf_set1(k1), vf_mul(gr, wv));
+    }
+    const vf gv = LD(g0, q), xh = vf_mul(vf_sub(LD(x0, q), vf_set1(mr)), vf_set1(rr));
+    *sc = vf_fma(gv, xh, *sc);
+    *sg = vf_add(*sg, gv);
+    return vf_fma(vf_mul(gv, wv), vf_set1(rr), vf_fma(xh, vf_set1(k1), vf_set1(k0)));
+}
+
 VI void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb, const int rms, int nt)
 {
     const int64_t R = a->R;
@@ -268,34 +283,93 @@ VI void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb, con
     float mr[LN_BWD_BLOCK], rr[LN_BWD_BLOCK], k0[LN_BWD_BLOCK], k1[LN_BWD_BLOCK];
     for (int k = 0; k < LN_BWD_BLOCK; k++)
         FN(ln_bwd_coef)(a, rb + k, rms, 0, NULL, NULL, &mr[k], &rr[k], &k0[k], &k1[k]);
+    /* Vectors narrower than a cache line (AVX2; 16-bit data on AVX-512) go by chunks, below.
+     * Vectors of a whole line: one column vector a step, the block's rows inside it. */
+    enum { LN_LV = 64 / (VW * (int)sizeof(NCT)) > 1 ? 64 / (VW * (int)sizeof(NCT)) : 1 };
     int64_t j = 0;
+    if (LN_LV > 1) {
+        /* The block's rows one after the other over a chunk of LN_CH columns, a whole line of
+         * each row at a time, the chunk's column sums kept in cb (dgamma) and cb + LN_CH (dbeta)
+         * between the rows. Two hazards of the column loop below with narrow vectors, both
+         * measured on an AVX2-only host (Zen 3), fp32 [8192,4096], 1 thread, bench_norm:
+         * - one vector a row a step streamed each row's line in parts with the other rows' stores
+         *   between them, and the write-combining buffers went out as partial lines: backward
+         *   190-200 ms against 14 ms for the forward;
+         * - with a line a row a step, each load still followed a store of the same column of the
+         *   row before, and rows R apart (a multiple of 4 KiB) of tensors whose addresses agree
+         *   modulo 4 KiB, as equal-sized allocations do, alias there (4K aliasing): backward
+         *   RmsNorm 45-52 ms, LayerNorm 77-80 ms, against 27-31 and 37-39 ms with dy and dx
+         *   moved off by 1-2 KiB. By chunks: RmsNorm 29-35 ms, LayerNorm 34-37 ms either way.
+         * cb sits half a page off the output modulo 4 KiB, so it aliases neither. Each lane adds
+         * the rows in order from zero, then into pw / pb, as the column loop does: the same bits. */
+        enum { LN_CH = 768 };
+        float cbuf[2 * LN_CH + 1024 + 16] __attribute__((aligned(64)));
+        const uintptr_t want = ((uintptr_t)o0 + 2048u) & 4095u;
+        float *cb = cbuf + (((want - (uintptr_t)cbuf) & 4095u) / sizeof(float));
+        const int64_t LL = LN_LV * VW, jend = R / LL * LL;
+        for (int64_t j0 = 0; j0 < jend; j0 += LN_CH) {
+            const int64_t je = jend - j0 < LN_CH ? jend : j0 + LN_CH;
+            for (int k = 0; k < LN_BWD_BLOCK; k++) {
+                for (int64_t jj = j0; jj < je; jj += LL) {
+                    for (int l = 0; l < LN_LV; l++) {
+                        const int64_t c = jj - j0 + l * VW, q = k * R + jj + l * VW;
+                        vf sc = k ? vf_load_f32(cb + c) : z, sg = k && !rms ? vf_load_f32(cb + LN_CH + c) : z;
+                        const vf t = FN(ln_bwd_t)(x0, g0, q, vf_load_f32(w + jj + l * VW), rr[k], k1[k], k0[k],
+                                                  mr[k], &sc, &sg, rms);
+                        vf_store_f32(cb + c, sc);
+                        if (!rms)
+                            vf_store_f32(cb + LN_CH + c, sg);
+                        if (nt)
+                            SS(o0, q, t);
+                        else
+                            ST(o0, q, t);
+                    }
+                }
+            }
+            for (int64_t jj = j0; jj < je; jj += VW) {
+                vf_store_f32(pw + jj, vf_add(vf_load_f32(pw + jj), vf_load_f32(cb + (jj - j0))));
+                if (!rms)
+                    vf_store_f32(pb + jj, vf_add(vf_load_f32(pb + jj), vf_load_f32(cb + LN_CH + (jj - j0))));
+            }
+        }
+        j = jend;
+    } else {
+        for (; j + VW <= R; j += VW) {
+            const vf wv = vf_load_f32(w + j);
+            vf sc = z, sg = z;
+            /* Kept a loop: fully unrolled (gcc -O3 does it, -O2 does not) the block's four
+             * streaming stores issue back to back and the backward from memory ran 10-15%
+             * slower: fp32 [8192,4096], 1 thread, bench_norm with the old and new builds
+             * interleaved 3 times, RmsNorm backward 15.2-15.6 -> 13.2-13.7 ms, LayerNorm
+             * 15.7-16.3 -> 13.6-14.7; the same bits. A stand-alone model of the block loop
+             * showed the same at -O3 against -O2 and with this pragma (AVX-512). */
+#pragma GCC unroll 1
+            for (int k = 0; k < LN_BWD_BLOCK; k++) {
+                const int64_t q = k * R + j;
+                const vf t = FN(ln_bwd_t)(x0, g0, q, wv, rr[k], k1[k], k0[k], mr[k], &sc, &sg, rms);
+                if (nt)
+                    SS(o0, q, t);
+                else
+                    ST(o0, q, t);
+            }
+            vf_store_f32(pw + j, vf_add(vf_load_f32(pw + j), sc));
+            if (!rms)
+                vf_store_f32(pb + j, vf_add(vf_load_f32(pb + j), sg));
+        }
+    }
+    /* Whole vectors left over (rows that are not whole lines, so never streamed: see ln_unit). */
     for (; j + VW <= R; j += VW) {
         const vf wv = vf_load_f32(w + j);
         vf sc = z, sg = z;
-        /* Kept a loop: fully unrolled (gcc -O3 does it, -O2 does not) the block's four
-         * streaming stores issue back to back and the backward from memory ran 10-15% slower:
-         * fp32 [8192,4096], 1 thread, bench_norm with the old and new builds interleaved 3
-         * times, RmsNorm backward 15.2-15.6 -> 13.2-13.7 ms, LayerNorm 15.7-16.3 -> 13.6-14.7;
-         * the same bits. A stand-alone model of the block loop showed the same at -O3 against
-         * -O2 and with this pragma. */
-#pragma GCC unroll 1
         for (int k = 0; k < LN_BWD_BLOCK; k++) {
             const int64_t q = k * R + j;
             if (rms) {
                 const vf v = LD(x0, q), gr = vf_mul(LD(g0, q), vf_set1(rr[k]));
-                const vf t = vf_fma(v, vf_set1(k1[k]), vf_mul(gr, wv));
-                if (nt)
-                    SS(o0, q, t);
-                else
-                    ST(o0, q, t);
+                ST(o0, q, vf_fma(v, vf_set1(k1[k]), vf_mul(gr, wv)));
                 sc = vf_fma(gr, v, sc);
             } else {
                 const vf gv = LD(g0, q), xh = vf_mul(vf_sub(LD(x0, q), vf_set1(mr[k])), vf_set1(rr[k]));
-                const vf t = vf_fma(vf_mul(gv, wv), vf_set1(rr[k]), vf_fma(xh, vf_set1(k1[k]), vf_set1(k0[k])));
-                if (nt)
-                    SS(o0, q, t);
-                else
-                    ST(o0, q, t);
+                ST(o0, q, vf_fma(vf_mul(gv, wv), vf_set1(rr[k]), vf_fma(xh, vf_set1(k1[k]), vf_set1(k0[k]))));
                 sc = vf_fma(gv, xh, sc);
                 sg = vf_add(sg, gv);
             }
