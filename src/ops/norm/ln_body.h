@@ -204,6 +204,61 @@ static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, float *pw,
         FN(ln_bwd_coef)(a, rb + k, rms, 1, pfx + k * R, pfg + k * R, &mrow[k], &rrow[k], &k0row[k], &k1row[k]);
     NCT *out = (NCT *)a->out;
     const int want_dx = a->want_dx;
+    enum { LN_LV = 64 / (VW * (int)sizeof(NCT)) > 1 ? 64 / (VW * (int)sizeof(NCT)) : 1 };
+    if (LN_LV > 1) {
+        /* Vectors narrower than a line: the rows one after the other over chunks of columns, as
+         * ln_bwd_block does it and for the same reasons (partial-line streaming, 4K aliasing);
+         * the same operations per element and the same order of each lane's sums. */
+        enum { LN_CH = 768 };
+        float cbuf[2 * LN_CH + 1024 + 16] __attribute__((aligned(64)));
+        const uintptr_t want = ((uintptr_t)(out ? out + rb * R : (NCT *)a->x + rb * R) + 2048u) & 4095u;
+        float *cb = cbuf + (((want - (uintptr_t)cbuf) & 4095u) / sizeof(float));
+        for (int64_t j0 = 0; j0 < R; j0 += LN_CH) {
+            const int64_t je = R - j0 < LN_CH ? R : j0 + LN_CH;
+            for (int64_t k = 0; k < nb; k++) {
+                const vf rv = vf_set1(rrow[k]);
+                for (int64_t j = j0; j < je; j += VW) {
+                    const size_t n = (size_t)(R - j < VW ? R - j : VW);
+                    const int64_t off = (rb + k) * R + j, c = j - j0;
+                    const NCT *x = (const NCT *)a->x + off, *g = (const NCT *)a->g + off;
+                    const vf wv = w ? co_load(w + j, n) : one;
+                    __builtin_prefetch(pfx + k * R + j, 0, 2);
+                    __builtin_prefetch(pfg + k * R + j, 0, 2);
+                    const vf v = n == VW ? LD(x, 0) : vf_keep(LDN(x, 0, n), n);
+                    const vf gv = n == VW ? LD(g, 0) : LDN(g, 0, n);
+                    vf sg = k ? vf_load_f32(cb + LN_CH + c) : z, sc = k ? vf_load_f32(cb + c) : z;
+                    vf t;
+                    if (rms) {
+                        const vf gr = vf_mul(gv, rv);
+                        t = vf_fma(v, vf_set1(k1row[k]), vf_mul(gr, wv));
+                        sc = vf_fma(gr, v, sc);
+                    } else {
+                        const vf xh = vf_keep(vf_mul(vf_sub(v, vf_set1(mrow[k])), rv), n);
+                        t = vf_fma(vf_mul(gv, wv), rv, vf_fma(xh, vf_set1(k1row[k]), vf_set1(k0row[k])));
+                        sc = vf_fma(gv, xh, sc);
+                        sg = vf_add(sg, gv);
+                    }
+                    vf_store_f32(cb + c, sc);
+                    vf_store_f32(cb + LN_CH + c, sg);
+                    if (want_dx) {
+                        if (n != VW)
+                            STN(out, off, t, n);
+                        else if (nt)
+                            SS(out, off, t);
+                        else
+                            ST(out, off, t);
+                    }
+                }
+            }
+            if (pw)
+                for (int64_t j = j0; j < je; j += VW) {
+                    vf_store_f32(pw + j, vf_add(vf_load_f32(pw + j), vf_load_f32(cb + (j - j0))));
+                    if (pb)
+                        vf_store_f32(pb + j, vf_add(vf_load_f32(pb + j), vf_load_f32(cb + LN_CH + (j - j0))));
+                }
+        }
+        return;
+    }
     int64_t j = 0;
     for (; j < R; j += VW) {
         const size_t n = (size_t)(R - j < VW ? R - j : VW);
