@@ -110,6 +110,26 @@ VI void vf_stream_bf16(uint16_t *p, vf v) { _mm_stream_si128((__m128i *)p, vf_to
  * skip a test; this tier has none to skip). */
 #define vf_store_bf16_nosub vf_store_bf16
 #define vf_stream_bf16_nosub vf_stream_bf16
+/* Two vectors as 16 bf16 at p, for vectors without NaN lanes: vf_to_bf16's rounding without its
+ * NaN blend, and one pack, permute and store for both (the same bits as two vf_store_bf16 of
+ * NaN-free vectors). packus sees the rounded patterns as int32 in [0, 65535]: exact. */
+VI __m256i vf_bf16_bits_nonan(vf v)
+{
+    const __m256i u = _mm256_castps_si256(v);
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    return _mm256_srli_epi32(_mm256_add_epi32(u, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff))), 16);
+}
+VI void vf_store2_bf16_nonan(uint16_t *p, vf a, vf b)
+{
+    const __m256i pk = _mm256_packus_epi32(vf_bf16_bits_nonan(a), vf_bf16_bits_nonan(b));
+    _mm256_storeu_si256((__m256i *)p, _mm256_permute4x64_epi64(pk, 0xD8));
+}
+/* The same with a streaming store (p 32-byte aligned). */
+VI void vf_stream2_bf16_nonan(uint16_t *p, vf a, vf b)
+{
+    const __m256i pk = _mm256_packus_epi32(vf_bf16_bits_nonan(a), vf_bf16_bits_nonan(b));
+    _mm256_stream_si256((__m256i *)p, _mm256_permute4x64_epi64(pk, 0xD8));
+}
 
 VI void vf_sfence(void) { _mm_sfence(); }
 
