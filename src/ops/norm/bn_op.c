@@ -687,9 +687,15 @@ static int fused_ok(const bn_plan *pl, int with_g)
 }
 
 /* Whether the kernels run at AVX-512 width. The choices below that depend on it were measured on
- * AVX-512 hosts (Zen 4) and, in session 20, on an AVX2-only host (the CI kind): with AVX2 and
- * runs that do not fill whole cache lines, streaming stores and the three-kernel backward were
- * faster at 1 thread too (fused_nt, bwd_split). Both give the same bits. */
+ * AVX-512 hosts (Zen 4/5) and, in session 20, on an AVX2-only host (Zen 3, the CI kind), where
+ * for runs that do not fill whole cache lines (bwd_serial's shapes, runs of BN_SPLIT_SHORT_RUN
+ * or more) the fused kernel's pipelined loop with streaming stores was the fastest at 1 and 2
+ * threads, forward and backward (fused_nt, add_fused's f.pipe, bwd_split, fwd_split).
+ * bench_norm --ab, fp32, fwd+bwd, against the three-kernel path (what AVX-512 takes at 2
+ * threads) or the channel-by-channel backward: [64,256,14,14] 1 thread 5.0-7.0 -> 4.3-6.6 ms
+ * (backward 3.2-4.3 -> 2.6-3.8), 2 threads 3.1-4.8 -> 2.3-3.5; [128,256,14,14] 10.8-12.1 ->
+ * 10.8-11.2 and 8.4-8.9 -> 6.5-8.0; the short runs of [64,512,7,7] the same either way (they
+ * keep the three kernels). Every path gives the same bits. */
 static int isa_wide(void)
 {
     return cannon_isa_select() == CANNON_ISA_AVX512;
@@ -753,7 +759,7 @@ static int bwd_split(const bn_plan *pl, int training)
     if (pl->N * es * 2 > FZ_PF_BUDGET && pl->I * es < BN_SPLIT_RUN_MAX && pl->N * pl->C * es * 2 > BN_SPLIT_DATA_MIN)
         return 1;
     return bwd_serial(pl, training, 1) &&
-           (cannonGetWorkerCount() >= 2 || pl->I * es < BN_SPLIT_SHORT_RUN || !isa_wide());
+           (pl->I * es < BN_SPLIT_SHORT_RUN || (cannonGetWorkerCount() >= 2 && isa_wide()));
 }
 
 /* Whether a training forward that the fused kernel could take goes through the three kernels
@@ -788,7 +794,7 @@ static aclnnStatus add_fused(bn_plan *pl, ch_args *ca, const chan_set *cs, int m
     a->nt = fused_nt(pl);
     /* The pipelined loop, except where bwd_serial says channel by channel (with this kernel's
      * own choice of streaming stores). */
-    f.pipe = !(bwd_serial(pl, use_x, use_g) && a->nt);
+    f.pipe = !(bwd_serial(pl, use_x, use_g) && a->nt && isa_wide());
     if (!f.pipe) {
         /* The reduction prefetches the first runs of the next channel while L2 has room for them
          * next to this channel's slice (at most half of them: the rest stream in during the
