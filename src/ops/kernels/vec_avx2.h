@@ -119,17 +119,14 @@ VI __m256i vf_bf16_bits_nonan(vf v)
     const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
     return _mm256_srli_epi32(_mm256_add_epi32(u, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff))), 16);
 }
-VI void vf_store2_bf16_nonan(uint16_t *p, vf a, vf b)
+VI __m256i vf_bf16_pack2_nonan(vf a, vf b)
 {
     const __m256i pk = _mm256_packus_epi32(vf_bf16_bits_nonan(a), vf_bf16_bits_nonan(b));
-    _mm256_storeu_si256((__m256i *)p, _mm256_permute4x64_epi64(pk, 0xD8));
+    return _mm256_permute4x64_epi64(pk, 0xD8);
 }
+VI void vf_store2_bf16_nonan(uint16_t *p, vf a, vf b) { _mm256_storeu_si256((__m256i *)p, vf_bf16_pack2_nonan(a, b)); }
 /* The same with a streaming store (p 32-byte aligned). */
-VI void vf_stream2_bf16_nonan(uint16_t *p, vf a, vf b)
-{
-    const __m256i pk = _mm256_packus_epi32(vf_bf16_bits_nonan(a), vf_bf16_bits_nonan(b));
-    _mm256_stream_si256((__m256i *)p, _mm256_permute4x64_epi64(pk, 0xD8));
-}
+VI void vf_stream2_bf16_nonan(uint16_t *p, vf a, vf b) { _mm256_stream_si256((__m256i *)p, vf_bf16_pack2_nonan(a, b)); }
 
 VI void vf_sfence(void) { _mm_sfence(); }
 

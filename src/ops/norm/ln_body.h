@@ -22,6 +22,21 @@
 #define LN_RUN 32
 /* Blocks per group of the backward's fp32 column sums (see ln_unit). */
 #define LN_COL_BLOCKS 4
+/* Vectors of the including type per cache line (1 where a vector is a whole line). */
+#define LN_LV (64 / (VW * (int)sizeof(NCT)) > 1 ? 64 / (VW * (int)sizeof(NCT)) : 1)
+/* Columns per chunk of the backward where vectors are narrower than a line (see ln_bwd_block),
+ * and the floats of a buffer that holds a chunk's two column sums half a page off a given
+ * address. */
+#define LN_CH 768
+#define LN_CBUF (2 * LN_CH + 1024 + 16)
+/* The chunk's column sums in @p buf (LN_CBUF floats, 64-byte aligned): 2 * LN_CH floats starting
+ * half a page off @p ref modulo 4 KiB, so that they alias neither the rows read nor the rows
+ * written (4K aliasing, see ln_bwd_block). */
+static inline float *ln_chunk_sums(float *buf, const void *ref)
+{
+    const uintptr_t want = ((uintptr_t)ref + 2048u) & 4095u;
+    return buf + (((want - (uintptr_t)buf) & 4095u) / sizeof(float));
+}
 #endif
 
 /* Forward of one row. pfp: the row to prefetch meanwhile (the next one, or this row when there
@@ -187,6 +202,23 @@ VI void FN(ln_bwd_coef)(const nl_args *a, int64_t row, const int rms, const int 
     *k0o = -(float)((double)r * c1);
 }
 
+/* One vector (n <= VW lanes) of dx of ln_bwd_rows at x / g, its column sums into *sc (and *sg). */
+VI vf FN(ln_bwd_el)(const NCT *x, const NCT *g, size_t n, vf wv, vf rv, float k1, float k0, float m, vf *sc, vf *sg,
+                    int rms)
+{
+    const vf v = n == VW ? LD(x, 0) : vf_keep(LDN(x, 0, n), n);
+    const vf gv = n == VW ? LD(g, 0) : LDN(g, 0, n);
+    if (rms) {
+        const vf gr = vf_mul(gv, rv);
+        *sc = vf_fma(gr, v, *sc); /* dgamma += dy * r * x */
+        return vf_fma(v, vf_set1(k1), vf_mul(gr, wv));
+    }
+    const vf xh = vf_keep(vf_mul(vf_sub(v, vf_set1(m)), rv), n);
+    *sc = vf_fma(gv, xh, *sc);
+    *sg = vf_add(*sg, gv);
+    return vf_fma(vf_mul(gv, wv), rv, vf_fma(xh, vf_set1(k1), vf_set1(k0)));
+}
+
 /* Backward of the rows [rb, rb + nb) (nb <= LN_BWD_BLOCK) in general: partial blocks, no
  * weight, no column sums or no dx (whole blocks with all of them go through ln_bwd_block).
  * pfx/pfg: the next block's x and dy (or this block's when there is none), the first quarter of
@@ -204,15 +236,12 @@ static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, float *pw,
         FN(ln_bwd_coef)(a, rb + k, rms, 1, pfx + k * R, pfg + k * R, &mrow[k], &rrow[k], &k0row[k], &k1row[k]);
     NCT *out = (NCT *)a->out;
     const int want_dx = a->want_dx;
-    enum { LN_LV = 64 / (VW * (int)sizeof(NCT)) > 1 ? 64 / (VW * (int)sizeof(NCT)) : 1 };
     if (LN_LV > 1) {
         /* Vectors narrower than a line: the rows one after the other over chunks of columns, as
          * ln_bwd_block does it and for the same reasons (partial-line streaming, 4K aliasing);
          * the same operations per element and the same order of each lane's sums. */
-        enum { LN_CH = 768 };
-        float cbuf[2 * LN_CH + 1024 + 16] __attribute__((aligned(64)));
-        const uintptr_t want = ((uintptr_t)(out ? out + rb * R : (NCT *)a->x + rb * R) + 2048u) & 4095u;
-        float *cb = cbuf + (((want - (uintptr_t)cbuf) & 4095u) / sizeof(float));
+        float cbuf[LN_CBUF] __attribute__((aligned(64)));
+        float *cb = ln_chunk_sums(cbuf, out ? (const void *)(out + rb * R) : (const void *)((const NCT *)a->x + rb * R));
         for (int64_t j0 = 0; j0 < R; j0 += LN_CH) {
             const int64_t je = R - j0 < LN_CH ? R : j0 + LN_CH;
             for (int64_t k = 0; k < nb; k++) {
@@ -220,24 +249,12 @@ static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, float *pw,
                 for (int64_t j = j0; j < je; j += VW) {
                     const size_t n = (size_t)(R - j < VW ? R - j : VW);
                     const int64_t off = (rb + k) * R + j, c = j - j0;
-                    const NCT *x = (const NCT *)a->x + off, *g = (const NCT *)a->g + off;
                     const vf wv = w ? co_load(w + j, n) : one;
                     __builtin_prefetch(pfx + k * R + j, 0, 2);
                     __builtin_prefetch(pfg + k * R + j, 0, 2);
-                    const vf v = n == VW ? LD(x, 0) : vf_keep(LDN(x, 0, n), n);
-                    const vf gv = n == VW ? LD(g, 0) : LDN(g, 0, n);
                     vf sg = k ? vf_load_f32(cb + LN_CH + c) : z, sc = k ? vf_load_f32(cb + c) : z;
-                    vf t;
-                    if (rms) {
-                        const vf gr = vf_mul(gv, rv);
-                        t = vf_fma(v, vf_set1(k1row[k]), vf_mul(gr, wv));
-                        sc = vf_fma(gr, v, sc);
-                    } else {
-                        const vf xh = vf_keep(vf_mul(vf_sub(v, vf_set1(mrow[k])), rv), n);
-                        t = vf_fma(vf_mul(gv, wv), rv, vf_fma(xh, vf_set1(k1row[k]), vf_set1(k0row[k])));
-                        sc = vf_fma(gv, xh, sc);
-                        sg = vf_add(sg, gv);
-                    }
+                    const vf t = FN(ln_bwd_el)((const NCT *)a->x + off, (const NCT *)a->g + off, n, wv, rv, k1row[k],
+                                               k0row[k], mrow[k], &sc, &sg, rms);
                     vf_store_f32(cb + c, sc);
                     vf_store_f32(cb + LN_CH + c, sg);
                     if (want_dx) {
@@ -267,24 +284,11 @@ static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, float *pw,
         vf sg = z, sc = z;
         for (int64_t k = 0; k < nb; k++) {
             const int64_t off = (rb + k) * R + j;
-            const NCT *x = (const NCT *)a->x + off, *g = (const NCT *)a->g + off;
-            const vf rv = vf_set1(rrow[k]);
             /* The next block's rows: memory reads overlap this pass. */
             __builtin_prefetch(pfx + k * R + j, 0, 2);
             __builtin_prefetch(pfg + k * R + j, 0, 2);
-            const vf v = n == VW ? LD(x, 0) : vf_keep(LDN(x, 0, n), n);
-            const vf gv = n == VW ? LD(g, 0) : LDN(g, 0, n);
-            vf t;
-            if (rms) {
-                const vf gr = vf_mul(gv, rv);
-                t = vf_fma(v, vf_set1(k1row[k]), vf_mul(gr, wv));
-                sc = vf_fma(gr, v, sc); /* dgamma += dy * r * x */
-            } else {
-                const vf xh = vf_keep(vf_mul(vf_sub(v, vf_set1(mrow[k])), rv), n);
-                t = vf_fma(vf_mul(gv, wv), rv, vf_fma(xh, vf_set1(k1row[k]), vf_set1(k0row[k])));
-                sc = vf_fma(gv, xh, sc);
-                sg = vf_add(sg, gv);
-            }
+            const vf t = FN(ln_bwd_el)((const NCT *)a->x + off, (const NCT *)a->g + off, n, wv, vf_set1(rrow[k]),
+                                       k1row[k], k0row[k], mrow[k], &sc, &sg, rms);
             if (want_dx) {
                 if (n != VW)
                     STN(out, off, t, n);
@@ -340,7 +344,6 @@ VI void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb, con
         FN(ln_bwd_coef)(a, rb + k, rms, 0, NULL, NULL, &mr[k], &rr[k], &k0[k], &k1[k]);
     /* Vectors narrower than a cache line (AVX2; 16-bit data on AVX-512) go by chunks, below.
      * Vectors of a whole line: one column vector a step, the block's rows inside it. */
-    enum { LN_LV = 64 / (VW * (int)sizeof(NCT)) > 1 ? 64 / (VW * (int)sizeof(NCT)) : 1 };
     int64_t j = 0;
     if (LN_LV > 1) {
         /* The block's rows one after the other over a chunk of LN_CH columns, a whole line of
@@ -357,10 +360,8 @@ VI void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb, con
          *   moved off by 1-2 KiB. By chunks: RmsNorm 29-35 ms, LayerNorm 34-37 ms either way.
          * cb sits half a page off the output modulo 4 KiB, so it aliases neither. Each lane adds
          * the rows in order from zero, then into pw / pb, as the column loop does: the same bits. */
-        enum { LN_CH = 768 };
-        float cbuf[2 * LN_CH + 1024 + 16] __attribute__((aligned(64)));
-        const uintptr_t want = ((uintptr_t)o0 + 2048u) & 4095u;
-        float *cb = cbuf + (((want - (uintptr_t)cbuf) & 4095u) / sizeof(float));
+        float cbuf[LN_CBUF] __attribute__((aligned(64)));
+        float *cb = ln_chunk_sums(cbuf, o0);
         const int64_t LL = LN_LV * VW, jend = R / LL * LL;
         for (int64_t j0 = 0; j0 < jend; j0 += LN_CH) {
             const int64_t je = jend - j0 < LN_CH ? jend : j0 + LN_CH;
@@ -418,16 +419,7 @@ VI void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb, con
         vf sc = z, sg = z;
         for (int k = 0; k < LN_BWD_BLOCK; k++) {
             const int64_t q = k * R + j;
-            if (rms) {
-                const vf v = LD(x0, q), gr = vf_mul(LD(g0, q), vf_set1(rr[k]));
-                ST(o0, q, vf_fma(v, vf_set1(k1[k]), vf_mul(gr, wv)));
-                sc = vf_fma(gr, v, sc);
-            } else {
-                const vf gv = LD(g0, q), xh = vf_mul(vf_sub(LD(x0, q), vf_set1(mr[k])), vf_set1(rr[k]));
-                ST(o0, q, vf_fma(vf_mul(gv, wv), vf_set1(rr[k]), vf_fma(xh, vf_set1(k1[k]), vf_set1(k0[k]))));
-                sc = vf_fma(gv, xh, sc);
-                sg = vf_add(sg, gv);
-            }
+            ST(o0, q, FN(ln_bwd_t)(x0, g0, q, wv, rr[k], k1[k], k0[k], mr[k], &sc, &sg, rms));
         }
         vf_store_f32(pw + j, vf_add(vf_load_f32(pw + j), sc));
         if (!rms)
