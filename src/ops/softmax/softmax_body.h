@@ -607,6 +607,20 @@ static void FN(write_soft_x)(const SM_CT *x, SM_CT *y, int64_t n, float m, doubl
  * with the exact exponential and fp64 accumulation (they are in cache, and rare). */
 #define SM_FAST_LOG_RESUM 2.0
 
+/* Where this tier's fp32 softmax rows stop keeping their exponentials (SM_RECOMPUTE_MIN_BYTES,
+ * measured on AVX-512). On AVX2 the exp costs about twice as much per element, so a second one
+ * costs more than the scratch's L2 traffic and every row keeps its scratch (the same values
+ * either way). Session 21, Zen 3, fp32 [512,32000] softmax: `bench_softmax_kern avx2 0 f32 512
+ * 32000 3 1`, old and new builds alternated 3 times, 62-74% -> 74-91% of an interleaved copy;
+ * the operator 1 thread 71-100% -> 115-121% of the floor, 2 threads 100-101% -> 110-115%. */
+#ifndef SM_RECOMPUTE_BYTES_T
+#if VW == 16
+#define SM_RECOMPUTE_BYTES_T SM_RECOMPUTE_MIN_BYTES
+#else
+#define SM_RECOMPUTE_BYTES_T INT64_MAX
+#endif
+#endif
+
 #ifndef SM_LOOK_DEFINED
 #define SM_LOOK_DEFINED
 /* The fast test of the next row, done by FN(fwd_row) between a row's sum and its write pass
@@ -649,7 +663,7 @@ static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, flo
         }
         if (fc) {
 #if SM_IS_F32
-            const int recompute = !lg && n * (int64_t)sizeof(SM_CT) >= SM_RECOMPUTE_MIN_BYTES;
+            const int recompute = !lg && n * (int64_t)sizeof(SM_CT) >= SM_RECOMPUTE_BYTES_T;
             const int kind = fc == 2 ? SM_KIND_WIDE : SM_KIND_NARROW;
             if (recompute) {
                 FN(write_soft_x)(x, y, n, m, FN(row_sumexp_kind)(x, n, m, NULL, pf, kind), pf, kind, nt);

@@ -91,7 +91,8 @@ enum sm_dtype { SM_F32 = 0, SM_F16 = 1, SM_BF16 = 2, SM_F64 = 3 };
  * noise, 0.99; rows of 1024 fp32 were 30% slower). 16-bit rows did so too until session 11, when
  * keeping the scratch measured faster: bf16 / fp16 [512,32000] softmax, `bench_softmax_kern`
  * CPU time against an interleaved copy, three alternations, 46-53% -> 54-58% and 46-50% -> 54-56%
- * of the floor; `bench_softmax` 2 threads fp16 60-66% -> 69-76%, bf16 -3..+14%. */
+ * of the floor; `bench_softmax` 2 threads fp16 60-66% -> 69-76%, bf16 -3..+14%. AVX-512 only
+ * since session 21: the AVX2 tier keeps every row's scratch (SM_RECOMPUTE_BYTES_T). */
 #define SM_RECOMPUTE_MIN_BYTES 32768
 /* Such rows go in blocks of about this many input bytes (at least one row), so that most rows
  * have their successor in the same block, i.e. on the same worker. */
