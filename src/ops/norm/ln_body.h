@@ -39,6 +39,17 @@ static inline float *ln_chunk_sums(float *buf, const void *ref)
 }
 #endif
 
+/* n <= VW values of t to p + i: a partial vector masked, a whole one streamed (@p nt) or plain. */
+VI void FN(ln_put)(NCT *p, int64_t i, vf t, size_t n, int nt)
+{
+    if (n != VW)
+        STN(p, i, t, n);
+    else if (nt)
+        SS(p, i, t);
+    else
+        ST(p, i, t);
+}
+
 /* Forward of one row. pfp: the row to prefetch meanwhile (the next one, or this row when there
  * is none). Its first half is requested during the statistics pass and its second half during
  * the normalisation (which runs from L1/L2), at a steady rate, so memory keeps reading all the
@@ -123,12 +134,7 @@ static void FN(ln_fwd_row)(const nl_args *a, int64_t row, int rms, int nt, const
         vf wv = w ? co_load(w + j, n) : one, bv = b ? co_load(b + j, n) : zero;
         vf t = rms ? vf_mul(v, rv) : vf_mul(vf_sub(vf_sub(v, mhv), mlv), rv);
         t = rms ? vf_mul(t, wv) : vf_fma(t, wv, bv);
-        if (n != VW)
-            STN(y, j, t, n);
-        else if (nt)
-            SS(y, j, t);
-        else
-            ST(y, j, t);
+        FN(ln_put)(y, j, t, n, nt);
     }
 }
 
@@ -202,9 +208,12 @@ VI void FN(ln_bwd_coef)(const nl_args *a, int64_t row, const int rms, const int 
     *k0o = -(float)((double)r * c1);
 }
 
-/* One vector (n <= VW lanes) of dx of ln_bwd_rows at x / g, its column sums into *sc (and *sg). */
-VI vf FN(ln_bwd_el)(const NCT *x, const NCT *g, size_t n, vf wv, vf rv, float k1, float k0, float m, vf *sc, vf *sg,
-                    int rms)
+/* One vector (n <= VW lanes) of dx at x / g, its column sums into *sc (and *sg): the arithmetic of
+ * ln_bwd_rows and ln_bwd_block, shared so both give the same bits. @p whole (a constant): n == VW
+ * is known, so the tail mask of x - mean is left out (ln_bwd_block; AVX2 does not fold a mask of
+ * all lanes away). */
+VI vf FN(ln_bwd_el)(const NCT *x, const NCT *g, size_t n, const int whole, vf wv, vf rv, float k1, float k0, float m,
+                    vf *sc, vf *sg, int rms)
 {
     const vf v = n == VW ? LD(x, 0) : vf_keep(LDN(x, 0, n), n);
     const vf gv = n == VW ? LD(g, 0) : LDN(g, 0, n);
@@ -213,7 +222,7 @@ VI vf FN(ln_bwd_el)(const NCT *x, const NCT *g, size_t n, vf wv, vf rv, float k1
         *sc = vf_fma(gr, v, *sc); /* dgamma += dy * r * x */
         return vf_fma(v, vf_set1(k1), vf_mul(gr, wv));
     }
-    const vf xh = vf_keep(vf_mul(vf_sub(v, vf_set1(m)), rv), n);
+    const vf d = vf_mul(vf_sub(v, vf_set1(m)), rv), xh = whole ? d : vf_keep(d, n);
     *sc = vf_fma(gv, xh, *sc);
     *sg = vf_add(*sg, gv);
     return vf_fma(vf_mul(gv, wv), rv, vf_fma(xh, vf_set1(k1), vf_set1(k0)));
@@ -241,7 +250,8 @@ static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, float *pw,
          * ln_bwd_block does it and for the same reasons (partial-line streaming, 4K aliasing);
          * the same operations per element and the same order of each lane's sums. */
         float cbuf[LN_CBUF] __attribute__((aligned(64)));
-        float *cb = ln_chunk_sums(cbuf, out ? (const void *)(out + rb * R) : (const void *)((const NCT *)a->x + rb * R));
+        const void *ref = out ? (const void *)(out + rb * R) : (const void *)((const NCT *)a->x + rb * R);
+        float *cb = ln_chunk_sums(cbuf, ref);
         for (int64_t j0 = 0; j0 < R; j0 += LN_CH) {
             const int64_t je = R - j0 < LN_CH ? R : j0 + LN_CH;
             for (int64_t k = 0; k < nb; k++) {
@@ -253,18 +263,12 @@ static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, float *pw,
                     __builtin_prefetch(pfx + k * R + j, 0, 2);
                     __builtin_prefetch(pfg + k * R + j, 0, 2);
                     vf sg = k ? vf_load_f32(cb + LN_CH + c) : z, sc = k ? vf_load_f32(cb + c) : z;
-                    const vf t = FN(ln_bwd_el)((const NCT *)a->x + off, (const NCT *)a->g + off, n, wv, rv, k1row[k],
+                    const vf t = FN(ln_bwd_el)((const NCT *)a->x + off, (const NCT *)a->g + off, n, 0, wv, rv, k1row[k],
                                                k0row[k], mrow[k], &sc, &sg, rms);
                     vf_store_f32(cb + c, sc);
                     vf_store_f32(cb + LN_CH + c, sg);
-                    if (want_dx) {
-                        if (n != VW)
-                            STN(out, off, t, n);
-                        else if (nt)
-                            SS(out, off, t);
-                        else
-                            ST(out, off, t);
-                    }
+                    if (want_dx)
+                        FN(ln_put)(out, off, t, n, nt);
                 }
             }
             if (pw)
@@ -287,16 +291,10 @@ static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, float *pw,
             /* The next block's rows: memory reads overlap this pass. */
             __builtin_prefetch(pfx + k * R + j, 0, 2);
             __builtin_prefetch(pfg + k * R + j, 0, 2);
-            const vf t = FN(ln_bwd_el)((const NCT *)a->x + off, (const NCT *)a->g + off, n, wv, vf_set1(rrow[k]),
+            const vf t = FN(ln_bwd_el)((const NCT *)a->x + off, (const NCT *)a->g + off, n, 0, wv, vf_set1(rrow[k]),
                                        k1row[k], k0row[k], mrow[k], &sc, &sg, rms);
-            if (want_dx) {
-                if (n != VW)
-                    STN(out, off, t, n);
-                else if (nt)
-                    SS(out, off, t);
-                else
-                    ST(out, off, t);
-            }
+            if (want_dx)
+                FN(ln_put)(out, off, t, n, nt);
         }
         if (pw) {
             /* Rp is a multiple of 16, so a full vector always fits; tail lanes add 0. */
@@ -317,21 +315,6 @@ static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, float *pw,
  * RmsNorm 14.1-14.8 -> 12.1-12.4 ms in the first runs but only 1-2% faster in later ones; the
  * same bits. Inlined into one function per norm (ln_bwd_block_ln,
  * ln_bwd_block_rms): inlined into ln_unit instead, LayerNorm's block ran at the old speed. */
-/* One vector of dx at q of a whole block (ln_bwd_block), its column sums into *sc (and *sg). */
-VI vf FN(ln_bwd_t)(const NCT *x0, const NCT *g0, int64_t q, vf wv, float rr, float k1, float k0, float mr, vf *sc,
-                   vf *sg, const int rms)
-{
-    if (rms) {
-        const vf v = LD(x0, q), gr = vf_mul(LD(g0, q), vf_set1(rr));
-        *sc = vf_fma(gr, v, *sc);
-        return vf_fma(v, vf_set1(k1), vf_mul(gr, wv));
-    }
-    const vf gv = LD(g0, q), xh = vf_mul(vf_sub(LD(x0, q), vf_set1(mr)), vf_set1(rr));
-    *sc = vf_fma(gv, xh, *sc);
-    *sg = vf_add(*sg, gv);
-    return vf_fma(vf_mul(gv, wv), vf_set1(rr), vf_fma(xh, vf_set1(k1), vf_set1(k0)));
-}
-
 VI void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb, const int rms, int nt)
 {
     const int64_t R = a->R;
@@ -370,15 +353,12 @@ VI void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb, con
                     for (int l = 0; l < LN_LV; l++) {
                         const int64_t c = jj - j0 + l * VW, q = k * R + jj + l * VW;
                         vf sc = k ? vf_load_f32(cb + c) : z, sg = k && !rms ? vf_load_f32(cb + LN_CH + c) : z;
-                        const vf t = FN(ln_bwd_t)(x0, g0, q, vf_load_f32(w + jj + l * VW), rr[k], k1[k], k0[k],
-                                                  mr[k], &sc, &sg, rms);
+                        const vf t = FN(ln_bwd_el)(x0 + q, g0 + q, VW, 1, vf_load_f32(w + jj + l * VW), vf_set1(rr[k]),
+                                                   k1[k], k0[k], mr[k], &sc, &sg, rms);
                         vf_store_f32(cb + c, sc);
                         if (!rms)
                             vf_store_f32(cb + LN_CH + c, sg);
-                        if (nt)
-                            SS(o0, q, t);
-                        else
-                            ST(o0, q, t);
+                        FN(ln_put)(o0, q, t, VW, nt);
                     }
                 }
             }
@@ -402,11 +382,9 @@ VI void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb, con
 #pragma GCC unroll 1
             for (int k = 0; k < LN_BWD_BLOCK; k++) {
                 const int64_t q = k * R + j;
-                const vf t = FN(ln_bwd_t)(x0, g0, q, wv, rr[k], k1[k], k0[k], mr[k], &sc, &sg, rms);
-                if (nt)
-                    SS(o0, q, t);
-                else
-                    ST(o0, q, t);
+                const vf t =
+                    FN(ln_bwd_el)(x0 + q, g0 + q, VW, 1, wv, vf_set1(rr[k]), k1[k], k0[k], mr[k], &sc, &sg, rms);
+                FN(ln_put)(o0, q, t, VW, nt);
             }
             vf_store_f32(pw + j, vf_add(vf_load_f32(pw + j), sc));
             if (!rms)
@@ -419,7 +397,7 @@ VI void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb, con
         vf sc = z, sg = z;
         for (int k = 0; k < LN_BWD_BLOCK; k++) {
             const int64_t q = k * R + j;
-            ST(o0, q, FN(ln_bwd_t)(x0, g0, q, wv, rr[k], k1[k], k0[k], mr[k], &sc, &sg, rms));
+            ST(o0, q, FN(ln_bwd_el)(x0 + q, g0 + q, VW, 1, wv, vf_set1(rr[k]), k1[k], k0[k], mr[k], &sc, &sg, rms));
         }
         vf_store_f32(pw + j, vf_add(vf_load_f32(pw + j), sc));
         if (!rms)

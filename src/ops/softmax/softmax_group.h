@@ -16,6 +16,31 @@
 #endif
 #if SM_IS_F32 && VW == 8
 #define SMG_PAIR 1
+/* K (4 or 8) vectors of each row at xa + i / xb + i: the exponentials (into ea / eb unless NULL), added
+ * in fp32 by the fixed tree of FN(row_sumexp_body)'s steps, ((e0 + e1) + (e2 + e3)) + ..., then
+ * once into the row's fp64 accumulator. */
+VI vf FN(pair_tree)(const vf *p, const int K)
+{
+    const vf lo = vf_add(vf_add(p[0], p[1]), vf_add(p[2], p[3]));
+    return K == 8 ? vf_add(lo, vf_add(vf_add(p[4], p[5]), vf_add(p[6], p[7]))) : lo;
+}
+VI void FN(pair_step)(const float *xa, const float *xb, int64_t i, vf va, vf vb, float *ea, float *eb, vd *a0,
+                      vd *b0, const int K)
+{
+    vf p[8], q[8];
+    for (int k = 0; k < K; k++) {
+        p[k] = SM_EXP_FAST(vf_sub(LD(xa + i + k * VW), va));
+        q[k] = SM_EXP_FAST(vf_sub(LD(xb + i + k * VW), vb));
+    }
+    if (ea)
+        for (int k = 0; k < K; k++) {
+            vf_store_f32(ea + i + k * VW, p[k]);
+            vf_store_f32(eb + i + k * VW, q[k]);
+        }
+    *a0 = vd_add(*a0, FN(pair_tree)(p, K));
+    *b0 = vd_add(*b0, FN(pair_tree)(q, K));
+}
+
 /* FN(row_sumexp_fast) for two rows at once (the AVX2 tier, fp32), step for step in lockstep:
  * each row gets exactly the same operations in the same order as there (the same bits), and the
  * two rows' exp chains overlap. In L2, rows of 128 cost 2.8 cycles per element one at a time,
@@ -27,34 +52,10 @@ static void FN(row_sumexp_fast2)(const float *xa, const float *xb, int64_t n, fl
     SM_EXP_FAST_SETUP;
     vd a0 = vd_zero(), b0 = vd_zero();
     int64_t i = 0;
-    for (; i + 8 * VW <= n; i += 8 * VW) {
-        vf p[8], q[8];
-        for (int k = 0; k < 8; k++) {
-            p[k] = SM_EXP_FAST(vf_sub(LD(xa + i + k * VW), va));
-            q[k] = SM_EXP_FAST(vf_sub(LD(xb + i + k * VW), vb));
-        }
-        if (ea)
-            for (int k = 0; k < 8; k++) {
-                vf_store_f32(ea + i + k * VW, p[k]);
-                vf_store_f32(eb + i + k * VW, q[k]);
-            }
-        a0 = vd_add(a0, vf_add(vf_add(vf_add(p[0], p[1]), vf_add(p[2], p[3])), vf_add(vf_add(p[4], p[5]), vf_add(p[6], p[7]))));
-        b0 = vd_add(b0, vf_add(vf_add(vf_add(q[0], q[1]), vf_add(q[2], q[3])), vf_add(vf_add(q[4], q[5]), vf_add(q[6], q[7]))));
-    }
-    for (; i + 4 * VW <= n; i += 4 * VW) {
-        vf p[4], q[4];
-        for (int k = 0; k < 4; k++) {
-            p[k] = SM_EXP_FAST(vf_sub(LD(xa + i + k * VW), va));
-            q[k] = SM_EXP_FAST(vf_sub(LD(xb + i + k * VW), vb));
-        }
-        if (ea)
-            for (int k = 0; k < 4; k++) {
-                vf_store_f32(ea + i + k * VW, p[k]);
-                vf_store_f32(eb + i + k * VW, q[k]);
-            }
-        a0 = vd_add(a0, vf_add(vf_add(p[0], p[1]), vf_add(p[2], p[3])));
-        b0 = vd_add(b0, vf_add(vf_add(q[0], q[1]), vf_add(q[2], q[3])));
-    }
+    for (; i + 8 * VW <= n; i += 8 * VW)
+        FN(pair_step)(xa, xb, i, va, vb, ea, eb, &a0, &b0, 8);
+    for (; i + 4 * VW <= n; i += 4 * VW)
+        FN(pair_step)(xa, xb, i, va, vb, ea, eb, &a0, &b0, 4);
     for (; i < n; i += VW) {
         const size_t k = (size_t)(n - i) < VW ? (size_t)(n - i) : VW;
         vf p = SM_EXP_FAST(vf_sub(LDN(xa + i, k, ma), va)), q = SM_EXP_FAST(vf_sub(LDN(xb + i, k, mb), vb));
