@@ -1,5 +1,5 @@
 /*
- * bench_exp16: what the exponential of the 16-bit softmax fast path costs on this core, in four
+ * bench_exp16: what the exponential of the 16-bit softmax fast path costs on this core, in five
  * formulations, next to the core's own rate of 512-bit vector operations.
  *
  * The one-thread 16-bit softmax cells of issue #3 are bound by their arithmetic (docs/ops.md,
@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "bench_common.h" /* bench_cmp */
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -195,23 +197,20 @@ T512 static void table32_init(tbl32 *t)
     t->b1 = _mm512_loadu_si512(b + 16);
 }
 
-enum { F_POLY3, F_REDUCE, F_SHIFTER, F_TABLE32, F_TABLE32M, F_N };
-static const char *const f_name[F_N] = {"poly3_scalef", "reduce_scalef", "shifter", "table32", "table32m"};
-
-/* The row constant c of formulation f for a row maximum m. */
-static float row_const(int f, float m)
+/* The row constant c for a row maximum m: -m log2(e), or for the table forms (int_m) the shifter
+ * minus the integer M nearest 32 m log2(e). */
+static float row_const(int int_m, float m)
 {
-    if (f == F_TABLE32 || f == F_TABLE32M)
-        return SHIFTER - nearbyintf(m * (32.0f * LOG2E));
-    return -(m * LOG2E);
+    return int_m ? SHIFTER - nearbyintf(m * (32.0f * LOG2E)) : -(m * LOG2E);
 }
 
-/* The exp pass over n bf16 elements in the pair layout (as the fast path: load 32, shift / mask
- * into two fp32 vectors, two exponentials, two stores, two sums), it times. */
+/* For each formulation EXPF: NAME, the exp pass over n bf16 elements in the pair layout (as the
+ * fast path: load 32, shift / mask into two fp32 vectors, two exponentials, two stores, two
+ * sums), which is timed, and NAME_one, one vector of it, for the accuracy check. */
 #define EXP_PASS(NAME, EXPF)                                                                    \
-    T512 static float NAME(const uint16_t *x, float *e, long n, float m, int f, long it, const tbl32 *t) \
+    T512 static float NAME(const uint16_t *x, float *e, long n, float cs, long it, const tbl32 *t) \
     {                                                                                           \
-        const __m512 c = _mm512_set1_ps(row_const(f, m));                                       \
+        const __m512 c = _mm512_set1_ps(cs);                                                    \
         const __m512i hi = _mm512_set1_epi32((int)0xffff0000u);                                 \
         __m512 s0 = _mm512_setzero_ps(), s1 = s0;                                               \
         for (long r = 0; r < it; r++)                                                           \
@@ -225,45 +224,45 @@ static float row_const(int f, float m)
                 s1 = _mm512_add_ps(s1, od);                                                     \
             }                                                                                   \
         return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));                                     \
-    }
+    }                                                                                           \
+    T512 static __m512 NAME##_one(__m512 x, __m512 c, const tbl32 *t) { return EXPF(x, c, t); }
 EXP_PASS(pass_poly3, exp_poly3_scalef)
 EXP_PASS(pass_reduce, exp_reduce_scalef)
 EXP_PASS(pass_shifter, exp_shifter)
 EXP_PASS(pass_table32, exp_table32)
 EXP_PASS(pass_table32m, exp_table32m)
 
+typedef struct form {
+    const char *name;
+    float (*pass)(const uint16_t *, float *, long, float, long, const tbl32 *);
+    __m512 (*one)(__m512, __m512, const tbl32 *);
+    int int_m; /* row constant from an integer M (see row_const) */
+} form;
+static const form forms[] = {
+    {"poly3_scalef", pass_poly3, pass_poly3_one, 0},       {"reduce_scalef", pass_reduce, pass_reduce_one, 0},
+    {"shifter", pass_shifter, pass_shifter_one, 0},        {"table32", pass_table32, pass_table32_one, 1},
+    {"table32m", pass_table32m, pass_table32m_one, 1},
+};
+
 /* Worst relative error of formulation f against exp(x - m) over x - m in [-64, 0] (the row
- * constant of table32 divided out). */
-T512 static double max_rel_err(int f, const tbl32 *t)
+ * constant of the table forms, 2^((32 m log2(e) - M) / 32), divided out). */
+T512 static double max_rel_err(const form *f, const tbl32 *t)
 {
     const float m = 3.75f;
-    const __m512 c = _mm512_set1_ps(row_const(f, m));
-    const double k = f == F_TABLE32 || f == F_TABLE32M ? exp2(((double)m * (double)(32.0f * LOG2E) - nearbyint((double)m * (32.0f * LOG2E))) / 32.0)
-                                    : 1.0;
+    const __m512 c = _mm512_set1_ps(row_const(f->int_m, m));
+    const double ml = (double)m * (double)(32.0f * LOG2E), k = f->int_m ? exp2((ml - nearbyint(ml)) / 32.0) : 1.0;
     double worst = 0.0;
     for (int i = 0; i <= 640000; i += 16) {
         float xs[16], ys[16];
         for (int j = 0; j < 16; j++)
             xs[j] = m - 64.0f * (float)(i + j) / 640000.0f;
-        const __m512 x = _mm512_loadu_ps(xs);
-        const __m512 y = f == F_POLY3     ? exp_poly3_scalef(x, c, t)
-                         : f == F_REDUCE  ? exp_reduce_scalef(x, c, t)
-                         : f == F_SHIFTER ? exp_shifter(x, c, t)
-                         : f == F_TABLE32 ? exp_table32(x, c, t)
-                                          : exp_table32m(x, c, t);
-        _mm512_storeu_ps(ys, y);
+        _mm512_storeu_ps(ys, f->one(_mm512_loadu_ps(xs), c, t));
         for (int j = 0; j < 16 && i + j <= 640000; j++) {
             const double ex = exp((double)xs[j] - (double)m) * k, er = fabs((double)ys[j] / ex - 1.0);
             worst = er > worst ? er : worst;
         }
     }
     return worst;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 int main(int argc, char **argv)
@@ -298,7 +297,7 @@ int main(int argc, char **argv)
             ops_fn[op](it_ops);
             t[s] = (cpu_s() - t0) / ((double)it_ops * 12.0) * 1e9;
         }
-        qsort(t, (size_t)ns, sizeof(double), cmp_d);
+        qsort(t, (size_t)ns, sizeof(double), bench_cmp);
         if (op == OP_FMA)
             fma_ns = t[0];
         printf("  %-22s %.4f ns  x FMA %.2f\n", op_name[op], t[0], t[0] / fma_ns);
@@ -317,21 +316,16 @@ int main(int argc, char **argv)
     table32_init(&tb);
     const long it = 3000;
     printf("exp pass of the 16-bit fast path in L1 (16 KiB), ns per element, and worst relative error on x - max in [-64, 0]\n");
-    for (int f = 0; f < F_N; f++) {
-        float (*pass)(const uint16_t *, float *, long, float, int, long, const tbl32 *) =
-            f == F_POLY3     ? pass_poly3
-            : f == F_REDUCE  ? pass_reduce
-            : f == F_SHIFTER ? pass_shifter
-            : f == F_TABLE32 ? pass_table32
-                             : pass_table32m;
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+        const float c = row_const(forms[f].int_m, 4.0f);
         for (int s = 0; s < ns; s++) {
             const double t0 = cpu_s();
-            g_sink = pass(x, e, N, 4.0f, f, it, &tb);
+            g_sink = forms[f].pass(x, e, N, c, it, &tb);
             t[s] = (cpu_s() - t0) / ((double)it * N) * 1e9;
         }
-        qsort(t, (size_t)ns, sizeof(double), cmp_d);
-        printf("  %-14s %.4f ns/el  = %.2f FMA slots per 16 elements   max rel err %.2e\n", f_name[f], t[0],
-               t[0] * 16.0 / fma_ns, max_rel_err(f, &tb));
+        qsort(t, (size_t)ns, sizeof(double), bench_cmp);
+        printf("  %-14s %.4f ns/el  = %.2f FMA slots per 16 elements   max rel err %.2e\n", forms[f].name, t[0],
+               t[0] * 16.0 / fma_ns, max_rel_err(&forms[f], &tb));
     }
     return 0;
 }
