@@ -554,6 +554,45 @@ def test_batch_norm_fused_nt_unaligned_runs(isa):
     _bn_train_against_reference((8, 16, 130, 129), 29, 2.0)
 
 
+# Channel-first, outputs >= 8 MiB, runs that do not fill whole cache lines but 2 or 4 of them do:
+# on 1 worker at AVX-512 width the fused forward goes group by group (fwd_groups), each group's
+# output streamed in whole lines across its runs; on 2 the three kernels take it (fwd_split). fp32
+# groups of 4 runs of 900 floats with 130 channels (blocks end in a short group), fp16 and bf16
+# groups of 2 runs of 784 elements. Each worker count's output against the float64 reference, and
+# the same bits for both.
+GROUPS_SCRIPT = r"""
+import hashlib, sys
+sys.path.insert(0, %r)
+import numpy as np
+import cannon_testlib as ct
+from norm_helpers import FMT_NCHW, call, dbl, empty, flag, quantize, read, tensor
+h = hashlib.sha256()
+rng = np.random.default_rng(17)
+for shape, dt in (((20, 130, 30, 30), ct.ACL_FLOAT), ((64, 128, 28, 28), ct.ACL_FLOAT16),
+                  ((64, 128, 28, 28), ct.ACL_BF16)):
+    C = shape[1]
+    x = tensor(quantize(rng.normal(-4.0, 2.0, shape), dt), dt, FMT_NCHW)
+    w, b = tensor(rng.uniform(0.5, 1.5, C)), tensor(rng.normal(0, 1, C))
+    rm, rv = tensor(np.zeros(C)), tensor(np.ones(C))
+    y, sm, si = empty(shape, dt, FMT_NCHW), empty((C,)), empty((C,))
+    call("aclnnBatchNorm", x, w, b, rm, rv, flag(True), dbl(0.1), dbl(1e-5), y, sm, si)
+    xd = read(x).astype(np.float64)
+    mean, var = xd.mean(axis=(0, 2, 3)), xd.var(axis=(0, 2, 3))
+    ref = (xd - mean[:, None, None]) / np.sqrt(var[:, None, None] + 1e-5) * read(w)[:, None, None] + read(b)[:, None, None]
+    err = np.abs(read(y).astype(np.float64) - ref) / (np.abs(ref) + 1.0)
+    assert err.max() < (2e-6 if dt == ct.ACL_FLOAT else 1e-3 if dt == ct.ACL_FLOAT16 else 8e-3), (dt, err.max())
+    for t in (y, sm, si, rm, rv):
+        h.update(np.ascontiguousarray(t.storage()).tobytes())
+print(h.hexdigest())
+"""
+
+
+def test_batch_norm_fused_groups_same_bits_any_workers():
+    here = os.path.dirname(os.path.abspath(__file__))
+    digests = set(outputs_per_thread_count(GROUPS_SCRIPT % here, ("1", "2"), 600, drop_isa=True))
+    assert len(digests) == 1, digests
+
+
 def _bn_backward(x, dy, w, sm, si, dt):
     """Training BatchNormBackward (NCHW, every output): gradInput, gradWeight, gradBias read back."""
     C = len(w)

@@ -284,6 +284,77 @@ static void FN(app_chan)(const nb_args *a, int64_t c)
         FN(app_span)(a, (o * C + c) * I, I, mh, ml, ah, al, cb, ck, a->nt, o < a->pf_split ? 0 : pf);
 }
 
+/* Row o of a group of channels [c0, c1) (channel-first data, I*es >= 128): the runs (o, c0) ..
+ * (o, c1 - 1) lie next to each other, so their outputs form one contiguous segment; it is
+ * written with streaming stores in whole cache lines, the line that two runs share included
+ * (both parts computed into an aligned scratch line first, each with its own channel's
+ * coefficients, then streamed), and only the segment's first and last partial lines through the
+ * cache. app_chan's runs start and end inside lines, and those lines are read into the cache
+ * before they are written. Each element's value is app_one's with its channel's coefficients, as
+ * everywhere. With pfc >= 0, the same row of channels [pfc, pfc + pfn) (the next group) is
+ * prefetched into L2, a run per run written. */
+static void FN(app_grp_row)(const nb_args *a, int64_t o, int64_t c0, int64_t c1, int64_t pfc, int64_t pfn)
+{
+    const int64_t C = a->C, I = a->I, K = c1 - c0, L = (int64_t)(64 / sizeof(NCT));
+    const int ux = a->use_x, ug = a->use_g;
+    const int64_t base = (o * C + c0) * I;
+    const NCT *x = ux ? (const NCT *)a->x + base : NULL, *g = ug ? (const NCT *)a->g + base : NULL;
+    NCT *out = (NCT *)a->out + base;
+    const float *co = a->co;
+    /* Offsets (in elements from the segment's start) of the 64-byte boundaries: a0 + m*L. */
+    const int64_t a0 = (int64_t)(((64 - (uintptr_t)out % 64) % 64) / sizeof(NCT));
+    NCT tmp[64 / sizeof(NCT)] __attribute__((aligned(64)));
+    const vf zero = vf_set1(0.0f);
+    int64_t lo = 0;
+    for (int64_t k = 0; k < K; k++) {
+        const int64_t c = c0 + k, end = (k + 1) * I;
+        const vf mh = vf_set1(co[c]), ml = vf_set1(co[C + c]), ah = vf_set1(co[2 * C + c]),
+                 al = vf_set1(co[5 * C + c]), cb = vf_set1(co[3 * C + c]), ck = vf_set1(co[4 * C + c]);
+        /* The next group's run k lies pf elements after this one's. */
+        const int64_t pf = pfc >= 0 && k < pfn ? (pfc - c0) * I : 0;
+        if (pf) {
+            const int64_t pb = (o * C + pfc + k) * I;
+            for (int64_t j = 0; j < I; j += L) {
+                if (ux)
+                    __builtin_prefetch((const NCT *)a->x + pb + j, 0, 2);
+                if (ug)
+                    __builtin_prefetch((const NCT *)a->g + pb + j, 0, 2);
+            }
+        }
+        /* The run's own lines [lo, hi): the last run's tail goes through the cache. */
+        const int64_t hi = k == K - 1 ? end : a0 + (end - a0) / L * L;
+        if (hi > lo) {
+            if (ux && ug)
+                FN(app_span_k)(x + lo, g + lo, out + lo, hi - lo, mh, ml, ah, al, cb, ck, 1, 0, 1, 1);
+            else if (ux)
+                FN(app_span_k)(x + lo, NULL, out + lo, hi - lo, mh, ml, ah, al, cb, ck, 1, 0, 1, 0);
+            else
+                FN(app_span_k)(NULL, g + lo, out + lo, hi - lo, mh, ml, ah, al, cb, ck, 1, 0, 0, 1);
+        }
+        if (k == K - 1 || hi == end) {
+            lo = end;
+            continue;
+        }
+        /* The line [hi, hi + L) shared with run k + 1. */
+        const int64_t c2 = c + 1, n1 = end - hi;
+        const vf mh2 = vf_set1(co[c2]), ml2 = vf_set1(co[C + c2]), ah2 = vf_set1(co[2 * C + c2]),
+                 al2 = vf_set1(co[5 * C + c2]), cb2 = vf_set1(co[3 * C + c2]), ck2 = vf_set1(co[4 * C + c2]);
+        for (int64_t j = 0; j < L;) {
+            const int first = j < n1;
+            const int64_t lim = first ? n1 : L;
+            const size_t n = (size_t)(lim - j < VW ? lim - j : VW);
+            vf xv = ux ? LDN(x, hi + j, n) : zero, gv = ug ? LDN(g, hi + j, n) : zero;
+            vf y = first ? FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck)
+                         : FN(app_one)(ux, ug, xv, gv, mh2, ml2, ah2, al2, cb2, ck2);
+            STN(tmp, j, y, n);
+            j += (int64_t)n;
+        }
+        for (int64_t j = 0; j < L; j += VW)
+            SS(out, hi + j, LD(tmp, j));
+        lo = hi + L;
+    }
+}
+
 /* Run o of both halves of a pipeline step in one loop (see pipe_chan): the sums of a run of
  * channel cr at x/g (exactly red_run_k's order: pairs of vectors from the run's start, then the
  * tail) and the elementwise pass of a run of channel ca at ax/ag -> out, vector for vector, with

@@ -133,6 +133,24 @@ void NM_ENTRY(bn_app_chan)(const nb_args *a, int64_t c0, int64_t c1)
         vf_sfence();
 }
 
+void NM_ENTRY(bn_app_grp)(const nb_args *a, int64_t c0, int64_t c1, int64_t pfc, int64_t pfn)
+{
+    for (int64_t o = 0; o < a->O; o++) {
+        switch (a->dtype) {
+        case NM_F32:
+            app_grp_row_f32(a, o, c0, c1, pfc, pfn);
+            break;
+        case NM_F16:
+            app_grp_row_f16(a, o, c0, c1, pfc, pfn);
+            break;
+        default:
+            app_grp_row_bf16(a, o, c0, c1, pfc, pfn);
+            break;
+        }
+    }
+    vf_sfence();
+}
+
 void NM_ENTRY(bn_pipe_chan)(const nb_args *r, const nb_args *a, int64_t cr, int64_t ca, int64_t nxt, int64_t pf_runs)
 {
     switch (r->dtype) {
