@@ -664,30 +664,37 @@ static void fz_pipe_block(const fz_args *f, int64_t c0, int64_t c1)
     }
 }
 
-/* Channels [c0, c1) in groups of f->grp: the group's sums (red_plane's order: row by row over the
- * group's contiguous segments), its per-channel arithmetic, then its elementwise pass row by row
- * (app_grp_row), which prefetches the next group's rows into L2 as it writes, so the next sums
- * read from L2 while memory streams. The last group of the block prefetches the first group of
- * the block W blocks on (the next one this worker most likely takes). */
+/* Channels [c0, c1) in groups of f->grp channels, as a software pipeline like fz_pipe_block's
+ * with a group in place of a channel: step s sums group s while it writes group s - 1's output
+ * row by row, each row of a group one segment of whole cache lines, streamed. The sums read about
+ * FZ_PF_AHEAD bytes ahead, past the last row into the next group's first rows: the block's next
+ * group, else the first of the block W blocks on, as the W workers claim blocks in turn (a wrong
+ * guess costs bandwidth, never a result). */
 static void fz_grp_block(const fz_args *f, int64_t c0, int64_t c1, int64_t W)
 {
     const int64_t K = f->grp;
-    for (int64_t g0 = c0; g0 < c1; g0 += K) {
-        const int64_t g1 = c1 - g0 < K ? c1 : g0 + K;
-        int64_t pfc = g1 < c1 ? g1 : c1 + (W - 1) * f->upb, pfn;
-        if (pfc >= f->units)
-            pfc = -1;
-        pfn = pfc < 0 ? 0 : (f->units - pfc < K ? f->units - pfc : K);
-        if (g1 < c1 && c1 - g1 < pfn)
-            pfn = c1 - g1;
-        if (f->pre_op >= 0)
+    const int64_t ng = (c1 - c0 + K - 1) / K;
+    const int64_t row_bytes = K * f->red.I * (int64_t)nm_esize(f->red.dtype);
+    const int64_t pf_rows = (FZ_PF_AHEAD + row_bytes - 1) / row_bytes;
+    for (int64_t s = 0; s <= ng; s++) {
+        const int64_t g0 = s < ng ? c0 + s * K : -1, g1 = g0 < 0 ? -1 : (c1 - g0 < K ? c1 : g0 + K);
+        const int64_t p0 = s > 0 && f->use_app ? c0 + (s - 1) * K : -1;
+        const int64_t p1 = p0 < 0 ? -1 : (c1 - p0 < K ? c1 : p0 + K);
+        int64_t n0 = -1, n1 = -1;
+        if (g0 >= 0) {
+            n0 = g1 < c1 ? g1 : c1 + (W - 1) * f->upb;
+            if (n0 >= f->units)
+                n0 = -1;
+            else
+                n1 = g1 < c1 ? (c1 - g1 < K ? c1 : g1 + K) : (f->units - n0 < K ? f->units : n0 + K);
+        }
+        if (g0 >= 0 && f->pre_op >= 0)
             for (int64_t c = g0; c < g1; c++)
                 ch_one(&f->ch, f->pre_op, c);
-        nm_bn_red_grp(&f->red, g0, g1);
-        for (int64_t c = g0; c < g1; c++)
-            ch_one(&f->ch, f->fin_op, c);
-        if (f->use_app)
-            nm_bn_app_grp(&f->app, g0, g1, pfc, pfn);
+        nm_bn_pipe_grp(&f->red, &f->app, g0, g1, p0, p1, n0, n1, pf_rows);
+        if (g0 >= 0)
+            for (int64_t c = g0; c < g1; c++)
+                ch_one(&f->ch, f->fin_op, c);
     }
 }
 
@@ -805,19 +812,21 @@ static int fwd_split(const bn_plan *pl)
     return cannonGetWorkerCount() >= 2 && bwd_split(pl, 1);
 }
 
-/* Channels per group of the training forward's grouped loop (fz_grp_block), 0: not taken.
+/* Channels per group of the training forward's grouped pipeline (fz_grp_block), 0: not taken.
  * Taken at AVX-512 width where a run of I elements does not fill whole cache lines but 2 or 4
  * runs do, the output is streamed (NM_NT_BYTES or more) and two groups' slices fit the L2 budget:
  * then every row of a group is one segment of whole lines, so the whole output streams, where
  * the channel-by-channel loops write each run's first and last lines through the cache (on one
- * worker, every line: fused_nt). That is the group size: groups whose segments end inside lines
- * gave little or nothing. fp32 [64,256,14,14] at 1 thread, forward, bench_norm --ab in one process
- * (median of 15 samples, six runs, copy at 28-36 GB/s): 1.03-1.18 -> 0.81-1.03 ms (12-30% less;
- * groups of 3, 5, 6 or 7 channels: -11% to +7%, of 2: -13% to +1%, of 8: -16%). Not taken for
+ * worker, every line: fused_nt). fp32 [64,256,14,14] at 1 thread, forward, bench_norm --ab in
+ * one process (median of 15 samples, copy at 28-36 GB/s), against fz_pipe_block with plain
+ * stores: 1.03-1.18 -> 0.81-1.03 ms (12-30% less) with groups that summed and then wrote (a
+ * first version), and the pipeline below took a further 1-10% less (six runs). Group sizes whose
+ * rows end inside lines gave little or nothing (3, 5, 6, 7 channels: -11% to +7%). Not taken for
  * runs of 7x7 fp32 (groups of 16: +9%, +4%, -5%), nor on the AVX2 tier (this host forced to it:
- * -5%, +4%), nor in the backward: groups of 4 channels of x and dy overflow the budget and took
- * 3-9% longer, groups of 1 or 2 the same or longer than the pipelined loop. At 2 or more workers
- * these shapes go through the three kernels (fwd_split). The same bits on every path. */
+ * -5%, +4%), nor in the backward (groups of 4 channels of x and dy, either version: -7% to +9%;
+ * its arithmetic rather than its memory traffic is what keeps it from the floor there). At 2 or
+ * more workers these shapes go through the three kernels (fwd_split). The same bits on every
+ * path. */
 static int64_t fwd_groups(const bn_plan *pl, int fin_op, int use_x, int use_g)
 {
     const int64_t es = (int64_t)nm_esize(pl->dtype), run = pl->I * es;

@@ -291,9 +291,8 @@ static void FN(app_chan)(const nb_args *a, int64_t c)
  * coefficients, then streamed), and only the segment's first and last partial lines through the
  * cache. app_chan's runs start and end inside lines, and those lines are read into the cache
  * before they are written. Each element's value is app_one's with its channel's coefficients, as
- * everywhere. With pfc >= 0, the same row of channels [pfc, pfc + pfn) (the next group) is
- * prefetched into L2, a run per run written. */
-static void FN(app_grp_row)(const nb_args *a, int64_t o, int64_t c0, int64_t c1, int64_t pfc, int64_t pfn)
+ * everywhere. */
+static void FN(app_grp_row)(const nb_args *a, int64_t o, int64_t c0, int64_t c1)
 {
     const int64_t C = a->C, I = a->I, K = c1 - c0, L = (int64_t)(64 / sizeof(NCT));
     const int ux = a->use_x, ug = a->use_g;
@@ -310,17 +309,6 @@ static void FN(app_grp_row)(const nb_args *a, int64_t o, int64_t c0, int64_t c1,
         const int64_t c = c0 + k, end = (k + 1) * I;
         const vf mh = vf_set1(co[c]), ml = vf_set1(co[C + c]), ah = vf_set1(co[2 * C + c]),
                  al = vf_set1(co[5 * C + c]), cb = vf_set1(co[3 * C + c]), ck = vf_set1(co[4 * C + c]);
-        /* The next group's run k lies pf elements after this one's. */
-        const int64_t pf = pfc >= 0 && k < pfn ? (pfc - c0) * I : 0;
-        if (pf) {
-            const int64_t pb = (o * C + pfc + k) * I;
-            for (int64_t j = 0; j < I; j += L) {
-                if (ux)
-                    __builtin_prefetch((const NCT *)a->x + pb + j, 0, 2);
-                if (ug)
-                    __builtin_prefetch((const NCT *)a->g + pb + j, 0, 2);
-            }
-        }
         /* The run's own lines [lo, hi): the last run's tail goes through the cache. */
         const int64_t hi = k == K - 1 ? end : a0 + (end - a0) / L * L;
         if (hi > lo) {
@@ -352,6 +340,53 @@ static void FN(app_grp_row)(const nb_args *a, int64_t o, int64_t c0, int64_t c1,
         for (int64_t j = 0; j < L; j += VW)
             SS(out, hi + j, LD(tmp, j));
         lo = hi + L;
+    }
+}
+
+/* One step of the grouped pipeline (channel-first data, groups whose rows are whole cache lines):
+ * the partials of the channels [g0, g1) (red_plane's order: row by row, each channel's run into
+ * its own accumulators; the same bits) and, row by row in the same loop, the elementwise pass of
+ * the previous group [p0, p1) (app_grp_row), which the previous step read. The runs being summed
+ * prefetch the same run pf_rows rows ahead, past the last row the runs of the group [n0, n1).
+ * g0, p0 or n0 < 0: none. */
+static void FN(pipe_grp)(const nb_args *r, const nb_args *a, int64_t g0, int64_t g1, int64_t p0, int64_t p1,
+                         int64_t n0, int64_t n1, int64_t pf_rows)
+{
+    const int64_t C = r->C, I = r->I, O = r->O, span = r->span;
+    const NCT *x = (const NCT *)r->x, *g = (const NCT *)r->g;
+    const int stats = r->mode == NB_RED_STATS;
+    const int64_t K = g0 >= 0 ? g1 - g0 : 0;
+    vd acc[NB_PLANE_CH][4];
+    float mv[NB_PLANE_CH];
+    for (int64_t k = 0; k < K; k++)
+        mv[k] = stats ? cannon_norm_ld(x, (g0 + k) * I, r->dtype) : r->center[g0 + k];
+    for (int64_t o0 = 0, p = 0; o0 < O; o0 += span, p++) {
+        const int64_t o1 = o0 + span < O ? o0 + span : O;
+        for (int64_t k = 0; k < K; k++)
+            acc[k][0] = acc[k][1] = acc[k][2] = acc[k][3] = vd_zero();
+        for (int64_t o = o0; o < o1; o++) {
+            for (int64_t k = 0; k < K; k++) {
+                const int64_t base = (o * C + g0 + k) * I, pr = o + pf_rows;
+                int64_t pfd = 0;
+                if (pr < O)
+                    pfd = pf_rows * C * I;
+                else if (n0 >= 0 && k < n1 - n0)
+                    pfd = ((pr - O) * C + n0 + k) * I - base;
+                vd s0 = acc[k][0], q0 = acc[k][1], s1 = acc[k][2], q1 = acc[k][3];
+                const vf m = vf_set1(mv[k]);
+                if (stats)
+                    FN(red_run_k)(x + base, NULL, I, m, &s0, &q0, &s1, &q1, 1, 1, pfd);
+                else
+                    FN(red_run_k)(x + base, g + base, I, m, &s0, &q0, &s1, &q1, 0, 1, pfd);
+                acc[k][0] = s0, acc[k][1] = q0, acc[k][2] = s1, acc[k][3] = q1;
+            }
+            if (p0 >= 0)
+                FN(app_grp_row)(a, o, p0, p1);
+        }
+        for (int64_t k = 0; k < K; k++) {
+            r->part[(p * 2 + 0) * C + g0 + k] = vd_hsum(acc[k][0]) + vd_hsum(acc[k][2]);
+            r->part[(p * 2 + 1) * C + g0 + k] = vd_hsum(acc[k][1]) + vd_hsum(acc[k][3]);
+        }
     }
 }
 

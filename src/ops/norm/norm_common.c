@@ -257,28 +257,22 @@ void nm_bn_app_chan(const nb_args *a, int64_t c0, int64_t c1)
     NM_DISPATCH(bn_app_chan, a, c0, c1)
 }
 
-void nm_bn_red_grp(const nb_args *a, int64_t c0, int64_t c1)
+void nm_bn_pipe_grp(const nb_args *r, const nb_args *a, int64_t g0, int64_t g1, int64_t p0, int64_t p1, int64_t n0,
+                    int64_t n1, int64_t pf_rows)
 {
-    const int64_t P = (a->O + a->span - 1) / a->span;
-    for (int64_t p = 0; p < P; p++)
-        NM_DISPATCH(bn_reduce, a, p * a->C + c0, p * a->C + c1)
-}
-
-void nm_bn_app_grp(const nb_args *a, int64_t c0, int64_t c1, int64_t pfc, int64_t pfn)
-{
-    switch (a->isa) {
+    switch (r->isa) {
 #if defined(CANNON_OPS_HAVE_AVX512)
     case CANNON_ISA_AVX512:
-        cannon_norm_bn_app_grp_avx512(a, c0, c1, pfc, pfn);
+        cannon_norm_bn_pipe_grp_avx512(r, a, g0, g1, p0, p1, n0, n1, pf_rows);
         break;
 #endif
 #if defined(CANNON_OPS_HAVE_AVX2)
     case CANNON_ISA_AVX2:
-        cannon_norm_bn_app_grp_avx2(a, c0, c1, pfc, pfn);
+        cannon_norm_bn_pipe_grp_avx2(r, a, g0, g1, p0, p1, n0, n1, pf_rows);
         break;
 #endif
     default:
-        cannon_norm_bn_app_grp_scalar(a, c0, c1, pfc, pfn);
+        cannon_norm_bn_pipe_grp_scalar(r, a, g0, g1, p0, p1, n0, n1, pf_rows);
         break;
     }
 }

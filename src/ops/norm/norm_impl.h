@@ -133,22 +133,22 @@ void NM_ENTRY(bn_app_chan)(const nb_args *a, int64_t c0, int64_t c1)
         vf_sfence();
 }
 
-void NM_ENTRY(bn_app_grp)(const nb_args *a, int64_t c0, int64_t c1, int64_t pfc, int64_t pfn)
+void NM_ENTRY(bn_pipe_grp)(const nb_args *r, const nb_args *a, int64_t g0, int64_t g1, int64_t p0, int64_t p1,
+                           int64_t n0, int64_t n1, int64_t pf_rows)
 {
-    for (int64_t o = 0; o < a->O; o++) {
-        switch (a->dtype) {
-        case NM_F32:
-            app_grp_row_f32(a, o, c0, c1, pfc, pfn);
-            break;
-        case NM_F16:
-            app_grp_row_f16(a, o, c0, c1, pfc, pfn);
-            break;
-        default:
-            app_grp_row_bf16(a, o, c0, c1, pfc, pfn);
-            break;
-        }
+    switch (r->dtype) {
+    case NM_F32:
+        pipe_grp_f32(r, a, g0, g1, p0, p1, n0, n1, pf_rows);
+        break;
+    case NM_F16:
+        pipe_grp_f16(r, a, g0, g1, p0, p1, n0, n1, pf_rows);
+        break;
+    default:
+        pipe_grp_bf16(r, a, g0, g1, p0, p1, n0, n1, pf_rows);
+        break;
     }
-    vf_sfence();
+    if (p0 >= 0)
+        vf_sfence();
 }
 
 void NM_ENTRY(bn_pipe_chan)(const nb_args *r, const nb_args *a, int64_t cr, int64_t ca, int64_t nxt, int64_t pf_runs)

@@ -87,12 +87,17 @@ void cannon_norm_bn_pipe_chan_avx2(const nb_args *r, const nb_args *a, int64_t c
                                    int64_t pf_runs);
 void cannon_norm_bn_pipe_chan_avx512(const nb_args *r, const nb_args *a, int64_t cr, int64_t ca, int64_t nxt,
                                      int64_t pf_runs);
-/* Groups of channels [c0, c1) of channel-first data whose runs are at least 128 bytes: the
- * elementwise pass row by row over the group's contiguous segments, streamed in whole lines
- * (see app_grp_row); pfc >= 0: prefetch the same rows of channels [pfc, pfc + pfn). */
-void cannon_norm_bn_app_grp_scalar(const nb_args *a, int64_t c0, int64_t c1, int64_t pfc, int64_t pfn);
-void cannon_norm_bn_app_grp_avx2(const nb_args *a, int64_t c0, int64_t c1, int64_t pfc, int64_t pfn);
-void cannon_norm_bn_app_grp_avx512(const nb_args *a, int64_t c0, int64_t c1, int64_t pfc, int64_t pfn);
+/* One step of the fused kernel's grouped pipeline (channel-first data whose runs fill whole
+ * cache lines in groups): the partials of channels [g0, g1) (as bn_red_chan) and the elementwise
+ * pass of [p0, p1) (as bn_app_chan, the output streamed in whole lines across each row of the
+ * group), row by row; the runs summed prefetch pf_rows rows ahead, then channels [n0, n1). g0, p0
+ * or n0 < 0: none. */
+void cannon_norm_bn_pipe_grp_scalar(const nb_args *r, const nb_args *a, int64_t g0, int64_t g1, int64_t p0,
+                                    int64_t p1, int64_t n0, int64_t n1, int64_t pf_rows);
+void cannon_norm_bn_pipe_grp_avx2(const nb_args *r, const nb_args *a, int64_t g0, int64_t g1, int64_t p0,
+                                  int64_t p1, int64_t n0, int64_t n1, int64_t pf_rows);
+void cannon_norm_bn_pipe_grp_avx512(const nb_args *r, const nb_args *a, int64_t g0, int64_t g1, int64_t p0,
+                                    int64_t p1, int64_t n0, int64_t n1, int64_t pf_rows);
 void cannon_norm_ln_scalar(const nl_args *a, int64_t u0, int64_t u1);
 void cannon_norm_ln_avx2(const nl_args *a, int64_t u0, int64_t u1);
 void cannon_norm_ln_avx512(const nl_args *a, int64_t u0, int64_t u1);

@@ -52,10 +52,9 @@ int nm_ln_kernel(const cannon_kernel_ctx *ctx, void *args);
 /* The tiered per-channel pieces of the fused batch-norm kernel (see norm_kernels.h). */
 void nm_bn_red_chan(const nb_args *a, int64_t c0, int64_t c1);
 void nm_bn_app_chan(const nb_args *a, int64_t c0, int64_t c1);
-/* Groups of channels: bn_reduce's partials of channels [c0, c1) for every O-range (red_plane's
- * order, the same bits), and the elementwise pass over them row by row (see app_grp_row). */
-void nm_bn_red_grp(const nb_args *a, int64_t c0, int64_t c1);
-void nm_bn_app_grp(const nb_args *a, int64_t c0, int64_t c1, int64_t pfc, int64_t pfn);
+/* One step of the fused kernel's grouped pipeline (see cannon_norm_bn_pipe_grp_*). */
+void nm_bn_pipe_grp(const nb_args *r, const nb_args *a, int64_t g0, int64_t g1, int64_t p0, int64_t p1, int64_t n0,
+                    int64_t n1, int64_t pf_rows);
 
 /* Output size from which results are written with streaming stores: beyond it they would only
  * evict the inputs from the caches (a function of the shape only; the values do not change). */
