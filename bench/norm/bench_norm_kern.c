@@ -1,7 +1,8 @@
 /*
- * bench_norm_kern: where the time of the channels-last BatchNorm goes. Runs the three-kernel
- * path's passes alone on one thread, no runtime (the kernels' launch wrappers called block by
- * block, the tier from CANNON_ISA), fp32 (O rows, C channels):
+ * bench_norm_kern: where the time of the three-kernel BatchNorm goes. Runs its passes alone on
+ * one thread, no runtime (the kernels' launch wrappers called block by block, the tier from
+ * CANNON_ISA), fp32, channels-last (O rows, C channels) or, with I > 1, channel-first (O runs of
+ * I elements per channel, the reduction in plane order with bn_op.c's O-ranges and blocks):
  *   red_stats  read x                  (forward statistics)
  *   app_x      read x, write y         (forward normalisation)
  *   red_grad   read x and dy           (backward sums)
@@ -16,8 +17,8 @@
  * allows here). hot ns/element is the arithmetic's own cost; cold ~ ref + hot says that memory
  * and arithmetic take turns instead of overlapping. Wall time, so run it on a quiet machine, or
  * compare the ratios, which both sides of share the load.
- *   bench_norm_kern [C O [NS]]      (default 256 12544 9: [64,256,14,14] NHWC; 64 100352 is
- *                                     [32,64,56,56])
+ *   bench_norm_kern [C O [NS [I]]]  (default 256 12544 9 1: [64,256,14,14] NHWC; 64 100352 is
+ *                                     [32,64,56,56]; 256 64 9 196 is [64,256,14,14] NCHW)
  * Prints one line per pass: the minimum and median of NS samples (ns per element).
  */
 #define _DEFAULT_SOURCE /* clock_gettime, posix_memalign, madvise */
@@ -125,15 +126,16 @@ int main(int argc, char **argv)
 {
     const int64_t C = argc > 1 ? atoll(argv[1]) : 256, O = argc > 2 ? atoll(argv[2]) : 12544;
     int ns = argc > 3 ? atoi(argv[3]) : 9;
-    if (C < 1 || O < 1 || ns < 1) {
-        fprintf(stderr, "usage: bench_norm_kern [C O [NS]]\n");
+    const int64_t I = argc > 4 ? atoll(argv[4]) : 1;
+    if (C < 1 || O < 1 || ns < 1 || I < 1) {
+        fprintf(stderr, "usage: bench_norm_kern [C O [NS [I]]]\n");
         return 2;
     }
     if (ns > 64)
         ns = 64;
-    const size_t n = (size_t)(O * C), fl = (size_t)32 << 20;
+    const size_t n = (size_t)(O * C * I), fl = (size_t)32 << 20;
     /* Rows of the hot case: about 256 KiB of x, well inside L2 with dy and y. */
-    int64_t Oh = (65536 + C - 1) / C;
+    int64_t Oh = (65536 + C * I - 1) / (C * I);
     if (Oh > O)
         Oh = O;
     float *x = bench_big(n * 4), *g = bench_big(n * 4), *y = bench_big(n * 4);
@@ -141,9 +143,13 @@ int main(int argc, char **argv)
     /* The small arrays 64-byte aligned, as the executor's workspace reservations are (the
      * elementwise pass loads its coefficients as whole vectors). */
     float *co = bench_big((size_t)(6 * C + 1) * 4), *center = bench_big((size_t)C * 4);
-    int64_t span = (32768 + C - 1) / C;
+    /* The reduction's O-ranges as bn_op.c's plan_ws makes them (at least 8 for channel-first
+     * data). */
+    int64_t span = I > 1 ? (16384 + I - 1) / I : (32768 + C - 1) / C;
     while ((O + span - 1) / span > 4096)
         span *= 2;
+    if (I > 1 && O >= 8 && (O + span - 1) / span < 8)
+        span = (O + 7) / 8;
     const int64_t P = (O + span - 1) / span;
     double *part = bench_big((size_t)(P * 2 * C + 8) * sizeof(double));
     if (!x || !g || !y || !f0 || !f1 || !co || !center || !part) {
@@ -180,20 +186,30 @@ int main(int argc, char **argv)
                 a.co = co;
                 a.O = OO;
                 a.C = C;
-                a.I = 1;
+                a.I = I;
                 a.dtype = NM_F32;
                 a.isa = isa;
                 uint32_t bd;
                 if (red) {
                     a.mode = grad ? NB_RED_GRAD : NB_RED_STATS;
-                    a.span = span;
-                    a.units = (OO + span - 1) / span;
-                    nm_blocks(a.units, (int64_t)64 << 10, &a.units_per_block, &bd);
+                    a.span = span < OO ? span : OO;
+                    a.units = (OO + a.span - 1) / a.span * (I > 1 ? C : 1);
+                    if (I > 1) {
+                        /* bn_op.c's add_reduce: 256 KiB of adjacent runs per block, at least 16
+                         * blocks. */
+                        int64_t upb = ((int64_t)256 << 10) / (I * 4) + 1;
+                        if (a.units / upb < 16)
+                            upb = a.units / 16 > 1 ? a.units / 16 : 1;
+                        a.units_per_block = upb;
+                        bd = (uint32_t)((a.units + upb - 1) / upb);
+                    } else {
+                        nm_blocks(a.units, (int64_t)64 << 10, &a.units_per_block, &bd);
+                    }
                 } else {
                     a.use_x = 1;
                     a.use_g = grad;
-                    a.span = (16384 + C - 1) / C;
-                    a.units = (OO + a.span - 1) / a.span;
+                    a.span = I > 1 ? (16384 + I - 1) / I : (16384 + C - 1) / C;
+                    a.units = I > 1 ? (OO * C + a.span - 1) / a.span : (OO + a.span - 1) / a.span;
                     a.nt = !hot && (int64_t)n * 4 >= NM_NT_BYTES;
                     nm_blocks(a.units, (int64_t)64 << 10, &a.units_per_block, &bd);
                 }
@@ -201,11 +217,11 @@ int main(int argc, char **argv)
                 if (hot) {
                     /* Warm, then enough repeats for about as many elements as the cold pass. */
                     launch(f, &a, bd);
-                    const int reps = (int)(n / (size_t)(OO * C)) > 0 ? (int)(n / (size_t)(OO * C)) : 1;
+                    const int reps = (int)(n / (size_t)(OO * C * I)) > 0 ? (int)(n / (size_t)(OO * C * I)) : 1;
                     const double t0 = bench_now();
                     for (int r = 0; r < reps; r++)
                         launch(f, &a, bd);
-                    th[k][s] = (bench_now() - t0) / ((double)reps * (double)(OO * C)) * 1e9;
+                    th[k][s] = (bench_now() - t0) / ((double)reps * (double)(OO * C * I)) * 1e9;
                 } else {
                     readn(f0, f1, fl);
                     const double t0 = bench_now();
@@ -222,8 +238,9 @@ int main(int argc, char **argv)
             tr[k][s] = (bench_now() - t0) / (double)n * 1e9;
         }
     }
-    printf("channels-last C=%lld O=%lld (%.1f MiB per tensor), tier %d, 1 thread, ns per element, min / median of %d\n",
-           (long long)C, (long long)O, (double)n * 4 / (1 << 20), isa, ns);
+    printf("%s C=%lld O=%lld I=%lld (%.1f MiB per tensor), tier %d, 1 thread, ns per element, min / median of %d\n",
+           I > 1 ? "channel-first" : "channels-last", (long long)C, (long long)O, (long long)I,
+           (double)n * 4 / (1 << 20), isa, ns);
     for (int k = 0; k < 4; k++) {
         qsort(tc[k], (size_t)ns, sizeof(double), bench_cmp);
         qsort(th[k], (size_t)ns, sizeof(double), bench_cmp);
