@@ -812,29 +812,34 @@ static int fwd_split(const bn_plan *pl)
     return cannonGetWorkerCount() >= 2 && bwd_split(pl, 1);
 }
 
-/* Channels per group of the training forward's grouped pipeline (fz_grp_block), 0: not taken.
- * Taken at AVX-512 width where a run of I elements does not fill whole cache lines but 2 or 4
- * runs do, the output is streamed (NM_NT_BYTES or more) and two groups' slices fit the L2 budget:
- * then every row of a group is one segment of whole lines, so the whole output streams, where
- * the channel-by-channel loops write each run's first and last lines through the cache (on one
- * worker, every line: fused_nt). fp32 [64,256,14,14] at 1 thread, forward, bench_norm --ab in
- * one process (median of 15 samples, copy at 28-36 GB/s), against fz_pipe_block with plain
- * stores: 1.03-1.18 -> 0.81-1.03 ms (12-30% less) with groups that summed and then wrote (a
- * first version), and the pipeline below took a further 1-10% less (six runs). Group sizes whose
- * rows end inside lines gave little or nothing (3, 5, 6, 7 channels: -11% to +7%). Not taken for
- * runs of 7x7 fp32 (groups of 16: +9%, +4%, -5%), nor on the AVX2 tier (this host forced to it:
- * -5%, +4%), nor in the backward (groups of 4 channels of x and dy, either version: -7% to +9%;
- * its arithmetic rather than its memory traffic is what keeps it from the floor there). At 2 or
- * more workers these shapes go through the three kernels (fwd_split). The same bits on every
- * path. */
-static int64_t fwd_groups(const bn_plan *pl, int fin_op, int use_x, int use_g)
+/* Channels per group of the fused kernel's grouped pipeline (fz_grp_block), 0: not taken. Taken
+ * for the training forward and the training backward (dx wanted) at AVX-512 width where a run of
+ * I elements does not fill whole cache lines but 2 or 4 runs do, the output is streamed
+ * (NM_NT_BYTES or more) and two groups' slices (of x, and of dy in the backward) fit the L2
+ * budget: then every row of a group is one segment of whole lines, so the whole output streams,
+ * where the channel-by-channel loops write each run's first and last lines through the cache (on
+ * one worker, every line: fused_nt). bench_norm --ab in one process, fp32, 1 thread, medians of
+ * 11-15 samples, the copy at 20-40 GB/s:
+ *   forward [64,256,14,14] 1.03-1.18 -> 0.81-1.03 ms with groups summed and then written (a first
+ *   version), the pipeline a further 1-10% less; against the channel loops [64,256,14,14] 1.07-1.11
+ *   -> 0.81-0.83, [64,512,14,14] 2.51-2.57 -> 1.81-1.94, [64,1024,14,14] 5.50-5.79 -> 4.64-5.05;
+ *   backward [32,512,14,14] 1.70-1.73 -> 1.32-1.35, [32,1024,14,14] 3.82-4.69 -> 3.32-4.01,
+ *   [48,1024,14,14] 5.59-7.07 -> 5.28-6.83.
+ * Where two groups of the backward exceed the budget it was mixed ([64,256,14,14] 11-20% less,
+ * [64,512,14,14] 2-13% more) or worse ([96,256,14,14], [128,256,14,14]: 2-10% more), so those
+ * keep the channel loop. Group sizes whose rows end inside lines gave little or nothing (3, 5, 6,
+ * 7 channels in the forward: -11% to +7%; 2 in the backward of [64,256,14,14]: -6% to +17%). Not
+ * taken for runs of 7x7 fp32 (groups of 16: +9%, +4%, -5%), nor on the AVX2 tier (this host
+ * forced to it: -5%, +4%). At 2 or more workers these shapes go through the three kernels
+ * (fwd_split, bwd_split). The same bits on every path. */
+static int64_t fused_groups(const bn_plan *pl, int fin_op, int use_x, int use_g)
 {
     const int64_t es = (int64_t)nm_esize(pl->dtype), run = pl->I * es;
-    if (fin_op != CH_BN_FIN || !use_x || use_g || !isa_wide() || pl->N * pl->C * es < NM_NT_BYTES ||
-        run < 128 || run % 64 == 0)
+    const int fwd = fin_op == CH_BN_FIN && use_x && !use_g, bwd = fin_op == CH_BWD_FIN && use_x && use_g;
+    if (!(fwd || bwd) || !isa_wide() || pl->N * pl->C * es < NM_NT_BYTES || run < 128 || run % 64 == 0)
         return 0;
     const int64_t k = run % 32 == 0 ? 2 : run % 16 == 0 ? 4 : 0;
-    return k > 0 && 2 * k * pl->N * es <= FZ_PF_BUDGET ? k : 0;
+    return k > 0 && 2 * k * pl->N * es * (bwd ? 2 : 1) <= FZ_PF_BUDGET ? k : 0;
 }
 
 static aclnnStatus add_fused(bn_plan *pl, ch_args *ca, const chan_set *cs, int mode, int pre_op, int fin_op,
@@ -867,7 +872,7 @@ static aclnnStatus add_fused(bn_plan *pl, ch_args *ca, const chan_set *cs, int m
             pct = 50;
         r->pf_split = a->pf_split = pl->O * pct / 100;
     }
-    f.grp = fwd_groups(pl, fin_op, use_app && use_x, use_g);
+    f.grp = fused_groups(pl, fin_op, use_app && use_x, use_g);
     if (f.grp > 0)
         f.pipe = 0;
     f.ch = *ca;
