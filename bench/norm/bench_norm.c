@@ -5,6 +5,8 @@
  *
  *   bench_norm [--ns N] [--cases bn,ln,rms] [--layouts nchw,nhwc] [--shapes 32x64x56x56,64x256x14x14]
  *              [--ln-rows 8192]      (rows of the layer / rms norm case, of 4096 elements)
+ *              [--dtype f32]         (the batch-norm data tensors: f32, f16 or bf16; the
+ *                                     per-channel tensors stay fp32; floors count its bytes)
  *              [--ab NAME[=VALUE]]   (each sample also with NAME set, default value 1, interleaved;
  *                                     one more line per case)
  *
@@ -78,12 +80,29 @@ static void *dev(size_t bytes, float fill)
     return p;
 }
 
-static aclTensor *tens(const int64_t *shape, int nd, aclFormat fmt, void *data)
+/* 16-bit data (fp16 or bf16 bit patterns): @p base plus a small varying mantissa, so the values
+ * lie near the float whose pattern base is (1.0: 0x3C00 fp16, 0x3F80 bf16). */
+static void *dev16(size_t bytes, uint16_t base)
+{
+    void *p = NULL;
+    if (aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != 0)
+        exit(1);
+    for (size_t i = 0; i < bytes / 2; i++)
+        ((uint16_t *)p)[i] = (uint16_t)(base + i % 97);
+    return p;
+}
+
+static aclTensor *tens_dt(const int64_t *shape, int nd, aclFormat fmt, void *data, aclDataType dt)
 {
     int64_t n = 1;
     for (int i = 0; i < nd; i++)
         n *= shape[i];
-    return aclCreateTensor(shape, (uint64_t)nd, ACL_FLOAT, NULL, 0, fmt, &n, 1, data);
+    return aclCreateTensor(shape, (uint64_t)nd, dt, NULL, 0, fmt, &n, 1, data);
+}
+
+static aclTensor *tens(const int64_t *shape, int nd, aclFormat fmt, void *data)
+{
+    return tens_dt(shape, nd, fmt, data, ACL_FLOAT);
 }
 
 static void *g_ws;
@@ -252,11 +271,13 @@ int main(int argc, char **argv)
     int ns = 7;
     const char *cases = NULL, *layouts = NULL, *shapes_sel = NULL;
     long long ln_rows = 8192;
-    static const char *const names[] = {"--ns", "--cases", "--layouts", "--shapes", "--ln-rows", "--ab", NULL};
+    aclDataType bn_dt = ACL_FLOAT;
+    static const char *const names[] = {"--ns", "--cases", "--layouts", "--shapes", "--ln-rows", "--ab", "--dtype",
+                                        NULL};
     const int bad = bench_check_args(argc, argv, names,
                                      "usage: bench_norm [--ns N] [--cases bn,ln,rms] [--layouts nchw,nhwc]\n"
                                      "                  [--shapes 32x64x56x56,64x256x14x14] [--ln-rows 8192]\n"
-                                     "                  [--ab NAME[=VALUE]]\n"
+                                     "                  [--ab NAME[=VALUE]] [--dtype f32|f16|bf16]\n"
                                      "CANNON_CPU_THREADS sets the threads; one JSON line per case (see the source's header).\n");
     if (bad >= 0)
         return bad;
@@ -273,7 +294,19 @@ int main(int argc, char **argv)
             ln_rows = atoll(argv[i + 1]);
         else if (!strcmp(argv[i], "--ab"))
             bench_ab_parse(&g_ab, argv[i + 1]);
+        else if (!strcmp(argv[i], "--dtype")) {
+            if (!strcmp(argv[i + 1], "f16"))
+                bn_dt = ACL_FLOAT16;
+            else if (!strcmp(argv[i + 1], "bf16"))
+                bn_dt = ACL_BF16;
+            else if (strcmp(argv[i + 1], "f32") != 0) {
+                fprintf(stderr, "bench_norm: --dtype takes f32, f16 or bf16\n");
+                return 2;
+            }
+        }
     }
+    const size_t es = bn_dt == ACL_FLOAT ? 4 : 2;
+    const char *dt_name = bn_dt == ACL_FLOAT ? "f32" : bn_dt == ACL_FLOAT16 ? "f16" : "bf16";
     if (ns < 1)
         ns = 1;
     if (ln_rows < 1) {
@@ -318,12 +351,20 @@ int main(int argc, char **argv)
             const int64_t C = sh[1], n = sh[0] * sh[1] * sh[2] * sh[3];
             const aclFormat fmt = nhwc ? ACL_FORMAT_NHWC : ACL_FORMAT_NCHW;
             bn_case c;
-            void *bx = dev((size_t)n * 4, 1.0f), *bdy = dev((size_t)n * 4, 0.1f), *by = dev((size_t)n * 4, 0.0f),
-                 *bdx = dev((size_t)n * 4, 0.0f);
-            c.x = tens(shape, 4, fmt, bx);
-            c.dy = tens(shape, 4, fmt, bdy);
-            c.y = tens(shape, 4, fmt, by);
-            c.dx = tens(shape, 4, fmt, bdx);
+            void *bx, *bdy, *by, *bdx;
+            if (es == 4) {
+                bx = dev((size_t)n * 4, 1.0f), bdy = dev((size_t)n * 4, 0.1f), by = dev((size_t)n * 4, 0.0f);
+                bdx = dev((size_t)n * 4, 0.0f);
+            } else {
+                /* 1.0 and 0.125 plus small steps. */
+                const int h = bn_dt == ACL_FLOAT16;
+                bx = dev16((size_t)n * 2, h ? 0x3C00 : 0x3F80), bdy = dev16((size_t)n * 2, h ? 0x3000 : 0x3E00);
+                by = dev16((size_t)n * 2, 0), bdx = dev16((size_t)n * 2, 0);
+            }
+            c.x = tens_dt(shape, 4, fmt, bx, bn_dt);
+            c.dy = tens_dt(shape, 4, fmt, bdy, bn_dt);
+            c.y = tens_dt(shape, 4, fmt, by, bn_dt);
+            c.dx = tens_dt(shape, 4, fmt, bdx, bn_dt);
             void *pv[8];
             aclTensor **vt[8] = {&c.w, &c.b, &c.rm, &c.rv, &c.sm, &c.si, &c.gw, &c.gb};
             for (int i = 0; i < 8; i++) {
@@ -332,13 +373,13 @@ int main(int argc, char **argv)
             }
             c.mask = aclCreateBoolArray(m3, 3);
             timing t = measure(run_bn, &c, &c.what, ns);
-            const double bytes = (double)n * 4;
+            const double bytes = (double)n * (double)es;
             const double f8 = 8 * bytes / (t.copy_gbs * 1e9) * 1e3, f5 = 5 * bytes / (t.copy_gbs * 1e9) * 1e3;
-            printf("{\"case\":\"batch_norm_fwd_bwd\",\"layout\":\"%s\",\"shape\":\"%s\",\"threads\":%u,"
+            printf("{\"case\":\"batch_norm_fwd_bwd\",\"dtype\":\"%s\",\"layout\":\"%s\",\"shape\":\"%s\",\"threads\":%u,"
                    "\"ms\":%.3f,\"ms_min\":%.3f,\"fwd_ms\":%.3f,\"bwd_ms\":%.3f,\"gbs\":%.2f,\"copy_gbs\":%.2f,"
                    "\"floor5_ms\":%.3f,\"pct_of_floor5\":%.1f,\"floor8_ms\":%.3f,\"pct_of_floor8\":%.1f,"
                    "\"fwd_min\":%.3f,\"bwd_min\":%.3f,\"copy_max_gbs\":%.2f}\n",
-                   nhwc ? "NHWC" : "NCHW", shape_names[s], threads, t.ms, t.ms_min, t.fwd_ms, t.bwd_ms,
+                   dt_name, nhwc ? "NHWC" : "NCHW", shape_names[s], threads, t.ms, t.ms_min, t.fwd_ms, t.bwd_ms,
                    5 * bytes / (t.ms * 1e6), t.copy_gbs, f5, 100 * f5 / t.ms, f8, 100 * f8 / t.ms, t.fwd_min,
                    t.bwd_min, t.copy_max);
             if (g_ab.name[0])

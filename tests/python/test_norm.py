@@ -554,12 +554,13 @@ def test_batch_norm_fused_nt_unaligned_runs(isa):
     _bn_train_against_reference((8, 16, 130, 129), 29, 2.0)
 
 
-# Channel-first, outputs >= 8 MiB, runs that do not fill whole cache lines but 2 or 4 of them do:
-# on 1 worker at AVX-512 width the fused training forward and backward go group by group
+# Channel-first, outputs >= 8 MiB, runs that do not fill whole cache lines but 4 of them do: on 1
+# worker at AVX-512 width the fused fp32 training forward and backward go group by group
 # (fused_groups), each group's output streamed in whole lines across its runs; on 2 the three
 # kernels take them (fwd_split, bwd_split). fp32 groups of 4 runs of 900 floats with 210 channels
-# (blocks of 16 channels, the last of 2), fp16 and bf16 groups of 2 runs of 784 elements. Each
-# worker count's results against the float64 reference, and the same bits for both.
+# (blocks of 16 channels, the last of 2); fp16 and bf16 with runs of 784 elements, which the
+# channel-by-channel loop takes on 1 worker. Each worker count's results against the float64
+# reference, and the same bits for both.
 GROUPS_SCRIPT = r"""
 import hashlib, sys
 sys.path.insert(0, %r)

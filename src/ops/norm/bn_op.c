@@ -813,8 +813,9 @@ static int fwd_split(const bn_plan *pl)
 }
 
 /* Channels per group of the fused kernel's grouped pipeline (fz_grp_block), 0: not taken. Taken
- * for the training forward and the training backward (dx wanted) at AVX-512 width where a run of
- * I elements does not fill whole cache lines but 2 or 4 runs do, the output is streamed
+ * for the fp32 training forward and the training backward (dx wanted) at AVX-512 width (a vector
+ * is a whole cache line) where a run of I elements does not fill whole lines but 2 or 4 runs
+ * do, the output is streamed
  * (NM_NT_BYTES or more) and two groups' slices (of x, and of dy in the backward) fit the L2
  * budget: then every row of a group is one segment of whole lines, so the whole output streams,
  * where the channel-by-channel loops write each run's first and last lines through the cache (on
@@ -830,13 +831,16 @@ static int fwd_split(const bn_plan *pl)
  * keep the channel loop. Group sizes whose rows end inside lines gave little or nothing (3, 5, 6,
  * 7 channels in the forward: -11% to +7%; 2 in the backward of [64,256,14,14]: -6% to +17%). Not
  * taken for runs of 7x7 fp32 (groups of 16: +9%, +4%, -5%), nor on the AVX2 tier (this host
- * forced to it: -5%, +4%). At 2 or more workers these shapes go through the three kernels
+ * forced to it: -5%, +4%), nor for 16-bit data, whose vectors are half a line (fp16 and bf16
+ * [32,256,28,28] and [64,256,28,28], groups of 2: the forward 10-30% slower, the backward 1-19%,
+ * bench_norm --dtype). At 2 or more workers these shapes go through the three kernels
  * (fwd_split, bwd_split). The same bits on every path. */
 static int64_t fused_groups(const bn_plan *pl, int fin_op, int use_x, int use_g)
 {
     const int64_t es = (int64_t)nm_esize(pl->dtype), run = pl->I * es;
     const int fwd = fin_op == CH_BN_FIN && use_x && !use_g, bwd = fin_op == CH_BWD_FIN && use_x && use_g;
-    if (!(fwd || bwd) || !isa_wide() || pl->N * pl->C * es < NM_NT_BYTES || run < 128 || run % 64 == 0)
+    if (!(fwd || bwd) || es != 4 || !isa_wide() || pl->N * pl->C * es < NM_NT_BYTES || run < 128 ||
+        run % 64 == 0)
         return 0;
     const int64_t k = run % 32 == 0 ? 2 : run % 16 == 0 ? 4 : 0;
     return k > 0 && 2 * k * pl->N * es * (bwd ? 2 : 1) <= FZ_PF_BUDGET ? k : 0;
