@@ -815,9 +815,8 @@ static int fwd_split(const bn_plan *pl)
 /* Channels per group of the fused kernel's grouped pipeline (fz_grp_block), 0: not taken. Taken
  * for the fp32 training forward and the training backward (dx wanted) at AVX-512 width (a vector
  * is a whole cache line) where a run of I elements does not fill whole lines but 2 or 4 runs
- * do, the output is streamed
- * (NM_NT_BYTES or more) and two groups' slices (of x, and of dy in the backward) fit the L2
- * budget: then every row of a group is one segment of whole lines, so the whole output streams,
+ * do, the output is streamed (NM_NT_BYTES or more) and two groups' slices (of x, and of dy in
+ * the backward) fit the L2 budget: then every row of a group is one segment of whole lines, so the whole output streams,
  * where the channel-by-channel loops write each run's first and last lines through the cache (on
  * one worker, every line: fused_nt). bench_norm --ab in one process, fp32, 1 thread, medians of
  * 11-15 samples, the copy at 20-40 GB/s:

@@ -311,14 +311,8 @@ static void FN(app_grp_row)(const nb_args *a, int64_t o, int64_t c0, int64_t c1)
                  al = vf_set1(co[5 * C + c]), cb = vf_set1(co[3 * C + c]), ck = vf_set1(co[4 * C + c]);
         /* The run's own lines [lo, hi): the last run's tail goes through the cache. */
         const int64_t hi = k == K - 1 ? end : a0 + (end - a0) / L * L;
-        if (hi > lo) {
-            if (ux && ug)
-                FN(app_span_k)(x + lo, g + lo, out + lo, hi - lo, mh, ml, ah, al, cb, ck, 1, 0, 1, 1);
-            else if (ux)
-                FN(app_span_k)(x + lo, NULL, out + lo, hi - lo, mh, ml, ah, al, cb, ck, 1, 0, 1, 0);
-            else
-                FN(app_span_k)(NULL, g + lo, out + lo, hi - lo, mh, ml, ah, al, cb, ck, 1, 0, 0, 1);
-        }
+        if (hi > lo)
+            FN(app_span)(a, base + lo, hi - lo, mh, ml, ah, al, cb, ck, 1, 0);
         if (k == K - 1 || hi == end) {
             lo = end;
             continue;
