@@ -95,7 +95,7 @@ int main(int argc, char **argv)
     const int64_t C = g.C, O = g.O;
     const size_t n = (size_t)(O * C);
     float *x = bench_big(n * 4), *dy = bench_big(n * 4), *y = bench_big(n * 4), *dx = bench_big(n * 4);
-    float *co = bench_big((size_t)(6 * C + 1) * 4), *center = bench_big((size_t)C * 4);
+    float *co = bench_big((size_t)(NM_CO_ROWS * C + 1) * 4), *center = bench_big((size_t)C * 4);
     int64_t span = (32768 + C - 1) / C;
     while ((O + span - 1) / span > 4096)
         span *= 2;
@@ -109,7 +109,7 @@ int main(int argc, char **argv)
         x[i] = 1.0f + (float)(i % 97) * 0.01f;
         dy[i] = 0.1f + (float)(i % 89) * 0.01f;
     }
-    for (int64_t i = 0; i < 6 * C + 1; i++)
+    for (int64_t i = 0; i < NM_CO_ROWS * C + 1; i++)
         co[i] = 0.5f;
     for (int64_t c = 0; c < C; c++)
         center[c] = 1.4f;

@@ -142,7 +142,7 @@ int main(int argc, char **argv)
     float *f0 = bench_big(fl * 4), *f1 = bench_big(fl * 4);
     /* The small arrays 64-byte aligned, as the executor's workspace reservations are (the
      * elementwise pass loads its coefficients as whole vectors). */
-    float *co = bench_big((size_t)(6 * C + 1) * 4), *center = bench_big((size_t)C * 4);
+    float *co = bench_big((size_t)(NM_CO_ROWS * C + 1) * 4), *center = bench_big((size_t)C * 4);
     /* The reduction's O-ranges as bn_op.c's plan_ws makes them (at least 8 for channel-first
      * data). */
     int64_t span = I > 1 ? (16384 + I - 1) / I : (32768 + C - 1) / C;
@@ -163,7 +163,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < fl; i++)
         f0[i] = f1[i] = (float)(i % 13);
-    for (int64_t i = 0; i < 6 * C + 1; i++)
+    for (int64_t i = 0; i < NM_CO_ROWS * C + 1; i++)
         co[i] = 0.5f + (float)(i % 5) * 0.1f;
     for (int64_t c = 0; c < C; c++)
         center[c] = 1.4f;

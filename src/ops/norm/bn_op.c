@@ -8,7 +8,7 @@
  *   chan   (scalar, one block):   combines the partials in range order and does the per-channel
  *                                 arithmetic (mean/invstd, running stats, gradients of weight and
  *                                 bias, the coefficients of the elementwise pass);
- *   apply  (tiered, many blocks): out = ((x - mh) - ml)*a + b + dy*k per element.
+ *   apply  (tiered, many blocks): out = (x - m)*a + b + dy*k per element.
  * Statistics: a shifted single pass (shift = the channel's first element) with exact fp64
  * squares, so a large mean costs no accuracy and the data are read once for the statistics.
  * saveInvstd holds 1/sqrt(var + eps) (PyTorch's and Ascend 950's convention), and
@@ -70,36 +70,35 @@ static void running_update(const ch_args *a, int64_t c, double mean, double var,
         vput(&a->v[V_RV], c, (1.0 - m) * vget(&a->v[V_RV], c, 1.0) + m * unbiased);
 }
 
-/* The elementwise coefficients of the forward normalisation: mean = mh + ml, scale = ah + al =
- * w * invstd (both kept to about 48 bits, so the output is rounded essentially once). */
-static void set_scale(const ch_args *a, int64_t c, double scale)
-{
-    const float hi = (float)scale;
-    a->co[2 * a->C + c] = hi;
-    a->co[5 * a->C + c] = (float)(scale - (double)hi);
-}
-
-static void fwd_co(const ch_args *a, int64_t c, double mean, double invstd)
+/* Channel c's coefficients of the elementwise pass (rows NM_CO_*, see norm_kernels.h). */
+static void set_co(const ch_args *a, int64_t c, float m, float s, float b, float k)
 {
     const int64_t C = a->C;
-    const float mh = (float)mean;
-    a->co[c] = mh;
-    a->co[C + c] = (float)(mean - (double)mh);
-    set_scale(a, c, vget(&a->v[V_W], c, 1.0) * invstd);
-    a->co[3 * C + c] = (float)vget(&a->v[V_B], c, 0.0);
-    a->co[4 * C + c] = 0.0f;
+    a->co[NM_CO_M * C + c] = m;
+    a->co[NM_CO_A * C + c] = s;
+    a->co[NM_CO_B * C + c] = b;
+    a->co[NM_CO_K * C + c] = k;
+}
+
+/* The forward normalisation: y = (x - m) * s + b', m = the mean rounded to fp32, s = w * invstd
+ * rounded to fp32, and b' = bias - (mean - m) * s in fp64, so the part of the mean that m drops is
+ * not lost: a large mean (1e4 + N(0,1)) costs nothing, x - m being exact near it. The output is
+ * rounded twice (the scale, then the multiply-add): within about 1 ulp, as torch's. One scale
+ * instead of a two-float (48-bit) one, and no second subtraction, makes the elementwise pass two
+ * operations per vector instead of four, which is what it runs at from memory on Zen 5 (see
+ * docs/ops.md, session 25). */
+static void fwd_co(const ch_args *a, int64_t c, double mean, double invstd)
+{
+    const float m = (float)mean;
+    const float s = (float)(vget(&a->v[V_W], c, 1.0) * invstd);
+    set_co(a, c, m, s, (float)(vget(&a->v[V_B], c, 0.0) - (mean - (double)m) * (double)s), 0.0f);
 }
 
 /* dx = k*dy + a*(x - mean) + b for training-mode statistics. */
 static void bwd_co(const ch_args *a, int64_t c, float mean, float invstd, double sdy, double sdx, double n)
 {
-    const int64_t C = a->C;
     const double w = vget(&a->v[V_W], c, 1.0), is = invstd;
-    a->co[c] = mean;
-    a->co[C + c] = 0.0f;
-    set_scale(a, c, -w * is * is * is * sdx / n);
-    a->co[3 * C + c] = (float)(-w * is * sdy / n);
-    a->co[4 * C + c] = (float)(w * is);
+    set_co(a, c, mean, (float)(-w * is * is * is * sdx / n), (float)(-w * is * sdy / n), (float)(w * is));
 }
 
 /* One channel of the per-channel ops (all but CH_GATHER and CH_EB): combine the channel's
@@ -136,7 +135,6 @@ static void ch_one(const ch_args *a, int op, int64_t c)
         case CH_BN_EVAL: {
             const double rm = (float)vget(&a->v[V_RM], c, 0.0);
             fwd_co(a, c, rm, 1.0 / sqrt(vget(&a->v[V_RV], c, 1.0) + a->eps));
-            a->co[C + c] = 0.0f;
             break;
         }
         case CH_ELEMT:
@@ -151,8 +149,7 @@ static void ch_one(const ch_args *a, int op, int64_t c)
                 if (a->training) {
                     bwd_co(a, c, a->center[c], invstd, s, q, (double)a->N);
                 } else {
-                    a->co[c] = a->co[C + c] = a->co[2 * C + c] = a->co[3 * C + c] = a->co[5 * C + c] = 0.0f;
-                    a->co[4 * C + c] = (float)(vget(&a->v[V_W], c, 1.0) * (double)invstd);
+                    set_co(a, c, 0.0f, 0.0f, 0.0f, (float)(vget(&a->v[V_W], c, 1.0) * (double)invstd));
                 }
             }
             break;
@@ -175,7 +172,7 @@ static int ch_kernel(const cannon_kernel_ctx *ctx, void *args)
         /* Validate the counts before writing anything; the gate stays closed until they pass, so
          * the elementwise pass after a refused counter writes nothing. */
         if (a->co)
-            a->co[6 * C] = 0.0f;
+            a->co[NM_CO_ROWS * C] = 0.0f;
         double total = 0.0;
         for (int64_t i = 0; i < a->cnt_n; i++) {
             const double n = vget(&a->v[V_CNT], i, 0.0);
@@ -193,7 +190,7 @@ static int ch_kernel(const cannon_kernel_ctx *ctx, void *args)
                                                               : "aclnnBatchNormElemtBackward");
         }
         if (a->co)
-            a->co[6 * C] = 1.0f;
+            a->co[NM_CO_ROWS * C] = 1.0f;
         for (int64_t c = 0; c < C; c++) {
             if (a->op == CH_GATHER) {
                 /* Pool the ranks' (count, mean, biased var) exactly as one batch would:
@@ -410,7 +407,7 @@ static void plan_ws(bn_plan *pl)
         pl->red_span = (pl->O + BN_MIN_RANGES - 1) / BN_MIN_RANGES;
     pl->P = (pl->O + pl->red_span - 1) / pl->red_span;
     pl->ws_part = cannonExecutorReserveWorkspace(pl->e, (uint64_t)(pl->P * 2 * C) * sizeof(double) + 8);
-    pl->ws_co = cannonExecutorReserveWorkspace(pl->e, (uint64_t)(6 * C + 1) * sizeof(float));
+    pl->ws_co = cannonExecutorReserveWorkspace(pl->e, (uint64_t)(NM_CO_ROWS * C + 1) * sizeof(float));
     pl->ws_center = cannonExecutorReserveWorkspace(pl->e, (uint64_t)C * sizeof(float) + 4);
 }
 
@@ -506,7 +503,7 @@ static aclnnStatus add_apply(bn_plan *pl, int use_x, int use_g, int gated, int r
     refs[n++] = at(pl->ro, offsetof(nb_args, out));
     refs[n++] = ws_ref(pl->ws_co, offsetof(nb_args, co));
     if (gated)
-        refs[n++] = ws_ref(pl->ws_co + (uint64_t)(6 * pl->C) * sizeof(float), offsetof(nb_args, gate));
+        refs[n++] = ws_ref(pl->ws_co + (uint64_t)(NM_CO_ROWS * pl->C) * sizeof(float), offsetof(nb_args, gate));
     /* Large data: the rows each worker summed (see nm_bn_add_aff). */
     aclnnStatus st = bn_affine(pl, a.units)
                          ? nm_bn_add_aff(pl->e, pl->api, &a, 1, pl->red_span, refs, n)
@@ -1255,7 +1252,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormGatherStatsWithCountsGetWorkspaceS
     if (C == 0)
         return finish(&pl, ACLNN_SUCCESS, workspaceSize, executor);
     pl.C = C;
-    pl.ws_co = cannonExecutorReserveWorkspace(pl.e, sizeof(float) * (uint64_t)(6 * C + 1));
+    pl.ws_co = cannonExecutorReserveWorkspace(pl.e, sizeof(float) * (uint64_t)(NM_CO_ROWS * C + 1));
     pl.ws_center = cannonExecutorReserveWorkspace(pl.e, sizeof(float) * (uint64_t)C);
     chan_set cs;
     chan_init(&cs);

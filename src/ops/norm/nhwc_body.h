@@ -189,23 +189,21 @@ VI void FN(app_rows_k)(const NCT *x, const NCT *g, NCT *out, const float *co, in
         int64_t c0 = 0;
         for (; c0 < Cf; c0 += VW) {
             const int64_t base = o * C + c0;
-            const vf mh = vf_load_f32(co + c0), ml = vf_load_f32(co + C + c0), ah = vf_load_f32(co + 2 * C + c0),
-                     al = vf_load_f32(co + 5 * C + c0), cb = vf_load_f32(co + 3 * C + c0),
-                     ck = vf_load_f32(co + 4 * C + c0);
+            const vf cm = vf_load_f32(co + NM_CO_M * C + c0), cs = vf_load_f32(co + NM_CO_A * C + c0),
+                     cb = vf_load_f32(co + NM_CO_B * C + c0), ck = vf_load_f32(co + NM_CO_K * C + c0);
             vf xv = ux ? LD(x, base) : zero, gv = ug ? LD(g, base) : zero;
             if (nt)
-                SS(out, base, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck));
+                SS(out, base, FN(app_one)(ux, ug, xv, gv, cm, cs, cb, ck));
             else
-                ST(out, base, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck));
+                ST(out, base, FN(app_one)(ux, ug, xv, gv, cm, cs, cb, ck));
         }
         if (c0 < C) {
             const size_t n = (size_t)(C - c0);
             const int64_t base = o * C + c0;
-            const vf mh = co_load(co + c0, n), ml = co_load(co + C + c0, n), ah = co_load(co + 2 * C + c0, n),
-                     al = co_load(co + 5 * C + c0, n), cb = co_load(co + 3 * C + c0, n),
-                     ck = co_load(co + 4 * C + c0, n);
+            const vf cm = co_load(co + NM_CO_M * C + c0, n), cs = co_load(co + NM_CO_A * C + c0, n),
+                     cb = co_load(co + NM_CO_B * C + c0, n), ck = co_load(co + NM_CO_K * C + c0, n);
             vf xv = ux ? LDN(x, base, n) : zero, gv = ug ? LDN(g, base, n) : zero;
-            STN(out, base, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck), n);
+            STN(out, base, FN(app_one)(ux, ug, xv, gv, cm, cs, cb, ck), n);
         }
     }
 }

@@ -151,30 +151,28 @@ static void FN(red_plane)(const nb_args *a, int64_t p, int64_t c0, int64_t c1)
     }
 }
 
-/* out = [((x - mh) - ml) * (ah + al)] + b + [g * k]: mh + ml is the mean and ah + al the scale,
- * each split into two floats, so x - mean loses nothing when |mean| >> std (x - mh is exact near
- * the mean) and the scale's rounding does not add to the output's. */
-VI vf FN(app_one)(int ux, int ug, vf x, vf g, vf mh, vf ml, vf ah, vf al, vf cb, vf ck)
+/* out = [(x - m) * s] + b + [g * k] (rows NM_CO_* of the coefficients): x - m is exact near the
+ * mean, the part of the mean that m drops is in b. Two dependent operations per vector in the
+ * forward (three with g): on Zen 5 the elementwise passes from memory slow down with every
+ * operation that waits on the loaded data (docs/ops.md, session 25), so the formula is kept to
+ * what the accuracy needs. */
+VI vf FN(app_one)(int ux, int ug, vf x, vf g, vf cm, vf cs, vf cb, vf ck)
 {
 #if VW == 1
-    /* The scalar tier has no fused multiply-add; double arithmetic gives the same single final
-     * rounding the vector tiers get from FMA. */
+    /* The scalar tier has no fused multiply-add; fp64 arithmetic stands in for the vector tiers'
+     * FMAs (the results agree to within the last bit). */
     double t = cb;
-    if (ux) {
-        const double d = (double)vf_sub(vf_sub(x, mh), ml);
-        t += d * (double)ah + d * (double)al;
-    }
     if (ug)
         t += (double)g * (double)ck;
+    if (ux)
+        t += (double)vf_sub(x, cm) * (double)cs;
     return (float)t;
 #else
     vf t = cb;
-    if (ux) {
-        vf d = vf_sub(vf_sub(x, mh), ml);
-        t = vf_fma(d, ah, vf_fma(d, al, t));
-    }
     if (ug)
         t = vf_fma(g, ck, t);
+    if (ux)
+        t = vf_fma(vf_sub(x, cm), cs, t);
     return t;
 #endif
 }
@@ -185,7 +183,7 @@ VI vf FN(app_one)(int ux, int ug, vf x, vf g, vf mh, vf ml, vf ah, vf al, vf cb,
  * elements ahead are prefetched into L2 as the span is processed. Always inlined with constant
  * ux/ug, and every pointer is a local: vector stores may alias anything, so fields read through
  * @p a would be reloaded on every iteration. */
-VI void FN(app_span_k)(const NCT *x, const NCT *g, NCT *out, int64_t len, vf mh, vf ml, vf ah, vf al, vf cb, vf ck,
+VI void FN(app_span_k)(const NCT *x, const NCT *g, NCT *out, int64_t len, vf cm, vf cs, vf cb, vf ck,
                        int nt, int64_t pf, const int ux, const int ug)
 {
     const vf zero = vf_set1(0.0f);
@@ -198,7 +196,7 @@ VI void FN(app_span_k)(const NCT *x, const NCT *g, NCT *out, int64_t len, vf mh,
         while (i < head) {
             const size_t n = (size_t)(head - i < VW ? head - i : VW);
             vf xv = ux ? LDN(x, i, n) : zero, gv = ug ? LDN(g, i, n) : zero;
-            STN(out, i, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck), n);
+            STN(out, i, FN(app_one)(ux, ug, xv, gv, cm, cs, cb, ck), n);
             i += (int64_t)n;
         }
         /* Stream whole cache lines only: a line left partly streamed (a vector narrower than a
@@ -215,12 +213,12 @@ VI void FN(app_span_k)(const NCT *x, const NCT *g, NCT *out, int64_t len, vf mh,
                     __builtin_prefetch(x + i + pf, 0, 2);
                 if (ug)
                     __builtin_prefetch(g + i + pf, 0, 2);
-                SS(out, i, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck));
+                SS(out, i, FN(app_one)(ux, ug, xv, gv, cm, cs, cb, ck));
             }
         } else {
             for (; i + VW <= nt_end; i += VW) {
                 vf xv = ux ? LD(x, i) : zero, gv = ug ? LD(g, i) : zero;
-                SS(out, i, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck));
+                SS(out, i, FN(app_one)(ux, ug, xv, gv, cm, cs, cb, ck));
             }
         }
     }
@@ -231,31 +229,31 @@ VI void FN(app_span_k)(const NCT *x, const NCT *g, NCT *out, int64_t len, vf mh,
                 __builtin_prefetch(x + i + pf, 0, 2);
             if (ug)
                 __builtin_prefetch(g + i + pf, 0, 2);
-            ST(out, i, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck));
+            ST(out, i, FN(app_one)(ux, ug, xv, gv, cm, cs, cb, ck));
         }
     }
     for (; i + VW <= len; i += VW) {
         vf xv = ux ? LD(x, i) : zero, gv = ug ? LD(g, i) : zero;
-        ST(out, i, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck));
+        ST(out, i, FN(app_one)(ux, ug, xv, gv, cm, cs, cb, ck));
     }
     if (i < len) {
         const size_t n = (size_t)(len - i);
         vf xv = ux ? LDN(x, i, n) : zero, gv = ug ? LDN(g, i, n) : zero;
-        STN(out, i, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck), n);
+        STN(out, i, FN(app_one)(ux, ug, xv, gv, cm, cs, cb, ck), n);
     }
 }
 
-static inline void FN(app_span)(const nb_args *a, int64_t base, int64_t len, vf mh, vf ml, vf ah, vf al, vf cb,
+static inline void FN(app_span)(const nb_args *a, int64_t base, int64_t len, vf cm, vf cs, vf cb,
                                 vf ck, int nt, int64_t pf)
 {
     const NCT *x = a->use_x ? (const NCT *)a->x + base : NULL, *g = a->use_g ? (const NCT *)a->g + base : NULL;
     NCT *out = (NCT *)a->out + base;
     if (a->use_x && a->use_g)
-        FN(app_span_k)(x, g, out, len, mh, ml, ah, al, cb, ck, nt, pf, 1, 1);
+        FN(app_span_k)(x, g, out, len, cm, cs, cb, ck, nt, pf, 1, 1);
     else if (a->use_x)
-        FN(app_span_k)(x, g, out, len, mh, ml, ah, al, cb, ck, nt, pf, 1, 0);
+        FN(app_span_k)(x, g, out, len, cm, cs, cb, ck, nt, pf, 1, 0);
     else
-        FN(app_span_k)(x, g, out, len, mh, ml, ah, al, cb, ck, nt, pf, 0, 1);
+        FN(app_span_k)(x, g, out, len, cm, cs, cb, ck, nt, pf, 0, 1);
 }
 
 static void FN(app_runs)(const nb_args *a, int64_t u)
@@ -265,8 +263,8 @@ static void FN(app_runs)(const nb_args *a, int64_t u)
     const float *co = a->co;
     for (int64_t r = r0; r < r1; r++) {
         const int64_t c = r % C;
-        FN(app_span)(a, r * I, I, vf_set1(co[c]), vf_set1(co[C + c]), vf_set1(co[2 * C + c]), vf_set1(co[5 * C + c]),
-                     vf_set1(co[3 * C + c]), vf_set1(co[4 * C + c]), a->nt, 0);
+        FN(app_span)(a, r * I, I, vf_set1(co[NM_CO_M * C + c]), vf_set1(co[NM_CO_A * C + c]),
+                     vf_set1(co[NM_CO_B * C + c]), vf_set1(co[NM_CO_K * C + c]), a->nt, 0);
     }
 }
 
@@ -275,13 +273,13 @@ static void FN(app_chan)(const nb_args *a, int64_t c)
 {
     const int64_t C = a->C, I = a->I;
     const float *co = a->co;
-    const vf mh = vf_set1(co[c]), ml = vf_set1(co[C + c]), ah = vf_set1(co[2 * C + c]), al = vf_set1(co[5 * C + c]),
-             cb = vf_set1(co[3 * C + c]), ck = vf_set1(co[4 * C + c]);
+    const vf cm = vf_set1(co[NM_CO_M * C + c]), cs = vf_set1(co[NM_CO_A * C + c]), cb = vf_set1(co[NM_CO_B * C + c]),
+             ck = vf_set1(co[NM_CO_K * C + c]);
     /* Channel c + pf_step's run (o, c + pf_step) starts pf_step * I elements after run (o, c);
      * runs before pf_split were prefetched during the reduction. */
     const int64_t pf = a->pf_step > 0 && c + a->pf_step < C ? a->pf_step * I : 0;
     for (int64_t o = 0; o < a->O; o++)
-        FN(app_span)(a, (o * C + c) * I, I, mh, ml, ah, al, cb, ck, a->nt, o < a->pf_split ? 0 : pf);
+        FN(app_span)(a, (o * C + c) * I, I, cm, cs, cb, ck, a->nt, o < a->pf_split ? 0 : pf);
 }
 
 /* Row o of a group of channels [c0, c1) (channel-first data, I*es >= 128): the runs (o, c0) ..
@@ -307,27 +305,27 @@ static void FN(app_grp_row)(const nb_args *a, int64_t o, int64_t c0, int64_t c1)
     int64_t lo = 0;
     for (int64_t k = 0; k < K; k++) {
         const int64_t c = c0 + k, end = (k + 1) * I;
-        const vf mh = vf_set1(co[c]), ml = vf_set1(co[C + c]), ah = vf_set1(co[2 * C + c]),
-                 al = vf_set1(co[5 * C + c]), cb = vf_set1(co[3 * C + c]), ck = vf_set1(co[4 * C + c]);
+        const vf cm = vf_set1(co[NM_CO_M * C + c]), cs = vf_set1(co[NM_CO_A * C + c]),
+                 cb = vf_set1(co[NM_CO_B * C + c]), ck = vf_set1(co[NM_CO_K * C + c]);
         /* The run's own lines [lo, hi): the last run's tail goes through the cache. */
         const int64_t hi = k == K - 1 ? end : a0 + (end - a0) / L * L;
         if (hi > lo)
-            FN(app_span)(a, base + lo, hi - lo, mh, ml, ah, al, cb, ck, 1, 0);
+            FN(app_span)(a, base + lo, hi - lo, cm, cs, cb, ck, 1, 0);
         if (k == K - 1 || hi == end) {
             lo = end;
             continue;
         }
         /* The line [hi, hi + L) shared with run k + 1. */
         const int64_t c2 = c + 1, n1 = end - hi;
-        const vf mh2 = vf_set1(co[c2]), ml2 = vf_set1(co[C + c2]), ah2 = vf_set1(co[2 * C + c2]),
-                 al2 = vf_set1(co[5 * C + c2]), cb2 = vf_set1(co[3 * C + c2]), ck2 = vf_set1(co[4 * C + c2]);
+        const vf cm2 = vf_set1(co[NM_CO_M * C + c2]), cs2 = vf_set1(co[NM_CO_A * C + c2]),
+                 cb2 = vf_set1(co[NM_CO_B * C + c2]), ck2 = vf_set1(co[NM_CO_K * C + c2]);
         for (int64_t j = 0; j < L;) {
             const int first = j < n1;
             const int64_t lim = first ? n1 : L;
             const size_t n = (size_t)(lim - j < VW ? lim - j : VW);
             vf xv = ux ? LDN(x, hi + j, n) : zero, gv = ug ? LDN(g, hi + j, n) : zero;
-            vf y = first ? FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck)
-                         : FN(app_one)(ux, ug, xv, gv, mh2, ml2, ah2, al2, cb2, ck2);
+            vf y = first ? FN(app_one)(ux, ug, xv, gv, cm, cs, cb, ck)
+                         : FN(app_one)(ux, ug, xv, gv, cm2, cs2, cb2, ck2);
             STN(tmp, j, y, n);
             j += (int64_t)n;
         }
@@ -392,7 +390,7 @@ static void FN(pipe_grp)(const nb_args *r, const nb_args *a, int64_t g0, int64_t
  * output's alignment head (written first), so its streaming stores are aligned. Always inlined
  * with constant stats/ux/ug/nt. */
 VI void FN(pipe_run_k)(const NCT *x, const NCT *g, int64_t I, vf m, vd *s0, vd *q0, vd *s1, vd *q1, int64_t pfd,
-                       const NCT *ax, const NCT *ag, NCT *out, vf mh, vf ml, vf ah, vf al, vf cb, vf ck,
+                       const NCT *ax, const NCT *ag, NCT *out, vf cm, vf cs, vf cb, vf ck,
                        const int stats, const int ux, const int ug, const int nt)
 {
     const vf zero = vf_set1(0.0f);
@@ -405,7 +403,7 @@ VI void FN(pipe_run_k)(const NCT *x, const NCT *g, int64_t I, vf m, vd *s0, vd *
         for (int64_t j = 0; j < h;) {
             const size_t n = (size_t)(h - j < VW ? h - j : VW);
             vf xv = ux ? LDN(ax, j, n) : zero, gv = ug ? LDN(ag, j, n) : zero;
-            STN(out, j, FN(app_one)(ux, ug, xv, gv, mh, ml, ah, al, cb, ck), n);
+            STN(out, j, FN(app_one)(ux, ug, xv, gv, cm, cs, cb, ck), n);
             j += (int64_t)n;
         }
     }
@@ -417,8 +415,8 @@ VI void FN(pipe_run_k)(const NCT *x, const NCT *g, int64_t I, vf m, vd *s0, vd *
         const int64_t j = h + i;
         vf xa = ux ? LD(ax, j) : zero, ga = ug ? LD(ag, j) : zero;
         vf xb = ux ? LD(ax, j + VW) : zero, gb = ug ? LD(ag, j + VW) : zero;
-        vf ya = FN(app_one)(ux, ug, xa, ga, mh, ml, ah, al, cb, ck);
-        vf yb = FN(app_one)(ux, ug, xb, gb, mh, ml, ah, al, cb, ck);
+        vf ya = FN(app_one)(ux, ug, xa, ga, cm, cs, cb, ck);
+        vf yb = FN(app_one)(ux, ug, xb, gb, cm, cs, cb, ck);
         if (nt) {
             SS(out, j, ya);
             SS(out, j + VW, yb);
@@ -431,7 +429,7 @@ VI void FN(pipe_run_k)(const NCT *x, const NCT *g, int64_t I, vf m, vd *s0, vd *
     if (i < I)
         FN(red_run_k)(x + i, stats ? NULL : g + i, I - i, m, s0, q0, s1, q1, stats, 1, pfd);
     if (h + i < I)
-        FN(app_span_k)(ux ? ax + h + i : NULL, ug ? ag + h + i : NULL, out + h + i, I - h - i, mh, ml, ah, al, cb,
+        FN(app_span_k)(ux ? ax + h + i : NULL, ug ? ag + h + i : NULL, out + h + i, I - h - i, cm, cs, cb,
                        ck, nt, 0, ux, ug);
 }
 
@@ -452,9 +450,8 @@ static void FN(pipe_chan)(const nb_args *r, const nb_args *a, int64_t cr, int64_
     const vf m = cr >= 0 ? vf_set1(stats ? cannon_norm_ld(rx, cr * I, r->dtype) : r->center[cr]) : vf_set1(0.0f);
     const float *co = a->co;
     const int64_t cc = ca >= 0 ? ca : 0;
-    const vf mh = vf_set1(co ? co[cc] : 0.0f), ml = vf_set1(co ? co[C + cc] : 0.0f),
-             ah = vf_set1(co ? co[2 * C + cc] : 0.0f), al = vf_set1(co ? co[5 * C + cc] : 0.0f),
-             cb = vf_set1(co ? co[3 * C + cc] : 0.0f), ck = vf_set1(co ? co[4 * C + cc] : 0.0f);
+    const vf cm = vf_set1(co ? co[NM_CO_M * C + cc] : 0.0f), cs = vf_set1(co ? co[NM_CO_A * C + cc] : 0.0f),
+             cb = vf_set1(co ? co[NM_CO_B * C + cc] : 0.0f), ck = vf_set1(co ? co[NM_CO_K * C + cc] : 0.0f);
     const NCT *ax = (const NCT *)a->x, *ag = (const NCT *)a->g;
     NCT *out = (NCT *)a->out;
     const int nt = a->nt;
@@ -473,17 +470,17 @@ static void FN(pipe_chan)(const nb_args *r, const nb_args *a, int64_t cr, int64_
                 pfd = ((o + pf_runs - O) * C + nxt) * I - base;
             if (cr >= 0 && ca >= 0 && (fwd1 || bwd1)) {
                 if (fwd1 && nt)
-                    FN(pipe_run_k)(rx + base, NULL, I, m, &s0, &q0, &s1, &q1, pfd, ax + abase, NULL, out + abase, mh,
-                                   ml, ah, al, cb, ck, 1, 1, 0, 1);
+                    FN(pipe_run_k)(rx + base, NULL, I, m, &s0, &q0, &s1, &q1, pfd, ax + abase, NULL, out + abase, cm,
+                                   cs, cb, ck, 1, 1, 0, 1);
                 else if (fwd1)
-                    FN(pipe_run_k)(rx + base, NULL, I, m, &s0, &q0, &s1, &q1, pfd, ax + abase, NULL, out + abase, mh,
-                                   ml, ah, al, cb, ck, 1, 1, 0, 0);
+                    FN(pipe_run_k)(rx + base, NULL, I, m, &s0, &q0, &s1, &q1, pfd, ax + abase, NULL, out + abase, cm,
+                                   cs, cb, ck, 1, 1, 0, 0);
                 else if (nt)
                     FN(pipe_run_k)(rx + base, rg + base, I, m, &s0, &q0, &s1, &q1, pfd, ax + abase, ag + abase,
-                                   out + abase, mh, ml, ah, al, cb, ck, 0, 1, 1, 1);
+                                   out + abase, cm, cs, cb, ck, 0, 1, 1, 1);
                 else
                     FN(pipe_run_k)(rx + base, rg + base, I, m, &s0, &q0, &s1, &q1, pfd, ax + abase, ag + abase,
-                                   out + abase, mh, ml, ah, al, cb, ck, 0, 1, 1, 0);
+                                   out + abase, cm, cs, cb, ck, 0, 1, 1, 0);
                 continue;
             }
             if (cr >= 0) {
@@ -493,7 +490,7 @@ static void FN(pipe_chan)(const nb_args *r, const nb_args *a, int64_t cr, int64_
                     FN(red_run_k)(rx + base, rg + base, I, m, &s0, &q0, &s1, &q1, 0, 1, pfd);
             }
             if (ca >= 0)
-                FN(app_span)(a, abase, I, mh, ml, ah, al, cb, ck, nt, 0);
+                FN(app_span)(a, abase, I, cm, cs, cb, ck, nt, 0);
         }
         if (cr >= 0) {
             r->part[(p * 2 + 0) * C + cr] = vd_hsum(s0) + vd_hsum(s1);

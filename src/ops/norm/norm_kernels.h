@@ -23,19 +23,29 @@ enum {
     NB_RED_GRAD = 1   /* part[p][0][c] = sum(dy), part[p][1][c] = sum(dy * (x - m_c)), m_c = center[c] */
 };
 
+/* The elementwise pass's coefficient rows in nb_args.co (row r of channel c at co[r * C + c]):
+ * m, the mean rounded to fp32 (x - m is exact near the mean, so large means lose nothing); a, the
+ * scale; b, the shift, which also carries the mean's rounding error (-(mean - m) * a, computed in
+ * fp64); k, dy's factor (backward). Behind the rows, co[NM_CO_ROWS * C] is the gate. */
+#define NM_CO_M 0
+#define NM_CO_A 1
+#define NM_CO_B 2
+#define NM_CO_K 3
+#define NM_CO_ROWS 4
+
 typedef struct nb_args {
     const void *x;       /* input (O, C, I) */
     const void *g;       /* gradOut, same layout and dtype (NULL when unused) */
     void *out;           /* apply: output */
     double *part;        /* reduce: partial sums [units_p][2][C] */
     const float *center; /* reduce GRAD: per-channel mean (fp32, C) */
-    const float *co;     /* apply: coefficients, 6 arrays of C floats: mh, ml, ah, b, k, al */
+    const float *co;     /* apply: coefficients, NM_CO_ROWS arrays of C floats (rows NM_CO_M, _A, _B, _K) */
     const float *gate;   /* apply: skipped when *gate == 0 (an earlier glue kernel refused its inputs) */
     int64_t O, C, I;
     int64_t units, units_per_block;
     int64_t span; /* reduce: O-range per partial (I > 1: units = C * P; I == 1: units = P); apply: runs (I > 1) or rows per unit */
     int32_t mode, dtype, isa;
-    int32_t use_x, use_g; /* apply: out = [((x - mh) - ml) * (ah + al)] + b + [g * k] */
+    int32_t use_x, use_g; /* apply: out = [(x - m) * a] + b + [g * k] */
     int32_t nt;           /* apply: write the output with streaming stores (it exceeds the caches) */
     int32_t rev;          /* apply: start with the blocks the reduction read last (see nm_bn_apply_kernel) */
     int32_t pf_step;      /* bn_red_chan / bn_app_chan: prefetch channel c + pf_step into L2 (0: none) */
