@@ -177,6 +177,15 @@ VI vf FN(app_one)(int ux, int ug, vf x, vf g, vf cm, vf cs, vf cb, vf ck)
 #endif
 }
 
+/* Channel c's coefficients (rows NM_CO_* of co, C channels) broadcast to vectors. */
+VI void FN(co_chan)(const float *co, int64_t C, int64_t c, vf *cm, vf *cs, vf *cb, vf *ck)
+{
+    *cm = vf_set1(co[NM_CO_M * C + c]);
+    *cs = vf_set1(co[NM_CO_A * C + c]);
+    *cb = vf_set1(co[NM_CO_B * C + c]);
+    *ck = vf_set1(co[NM_CO_K * C + c]);
+}
+
 /* out[base .. base+len) for one channel's coefficients. With nt, the full vectors from the first
  * 64-byte boundary on are written with streaming stores: the output then goes to memory without
  * being read into the cache first (the values are the same either way). With pf, the data pf
@@ -262,9 +271,9 @@ static void FN(app_runs)(const nb_args *a, int64_t u)
     const int64_t r0 = u * a->span, r1 = r0 + a->span < nruns ? r0 + a->span : nruns;
     const float *co = a->co;
     for (int64_t r = r0; r < r1; r++) {
-        const int64_t c = r % C;
-        FN(app_span)(a, r * I, I, vf_set1(co[NM_CO_M * C + c]), vf_set1(co[NM_CO_A * C + c]),
-                     vf_set1(co[NM_CO_B * C + c]), vf_set1(co[NM_CO_K * C + c]), a->nt, 0);
+        vf cm, cs, cb, ck;
+        FN(co_chan)(co, C, r % C, &cm, &cs, &cb, &ck);
+        FN(app_span)(a, r * I, I, cm, cs, cb, ck, a->nt, 0);
     }
 }
 
@@ -273,8 +282,8 @@ static void FN(app_chan)(const nb_args *a, int64_t c)
 {
     const int64_t C = a->C, I = a->I;
     const float *co = a->co;
-    const vf cm = vf_set1(co[NM_CO_M * C + c]), cs = vf_set1(co[NM_CO_A * C + c]), cb = vf_set1(co[NM_CO_B * C + c]),
-             ck = vf_set1(co[NM_CO_K * C + c]);
+    vf cm, cs, cb, ck;
+    FN(co_chan)(co, C, c, &cm, &cs, &cb, &ck);
     /* Channel c + pf_step's run (o, c + pf_step) starts pf_step * I elements after run (o, c);
      * runs before pf_split were prefetched during the reduction. */
     const int64_t pf = a->pf_step > 0 && c + a->pf_step < C ? a->pf_step * I : 0;
@@ -305,8 +314,8 @@ static void FN(app_grp_row)(const nb_args *a, int64_t o, int64_t c0, int64_t c1)
     int64_t lo = 0;
     for (int64_t k = 0; k < K; k++) {
         const int64_t c = c0 + k, end = (k + 1) * I;
-        const vf cm = vf_set1(co[NM_CO_M * C + c]), cs = vf_set1(co[NM_CO_A * C + c]),
-                 cb = vf_set1(co[NM_CO_B * C + c]), ck = vf_set1(co[NM_CO_K * C + c]);
+        vf cm, cs, cb, ck;
+        FN(co_chan)(co, C, c, &cm, &cs, &cb, &ck);
         /* The run's own lines [lo, hi): the last run's tail goes through the cache. */
         const int64_t hi = k == K - 1 ? end : a0 + (end - a0) / L * L;
         if (hi > lo)
@@ -317,8 +326,8 @@ static void FN(app_grp_row)(const nb_args *a, int64_t o, int64_t c0, int64_t c1)
         }
         /* The line [hi, hi + L) shared with run k + 1. */
         const int64_t c2 = c + 1, n1 = end - hi;
-        const vf cm2 = vf_set1(co[NM_CO_M * C + c2]), cs2 = vf_set1(co[NM_CO_A * C + c2]),
-                 cb2 = vf_set1(co[NM_CO_B * C + c2]), ck2 = vf_set1(co[NM_CO_K * C + c2]);
+        vf cm2, cs2, cb2, ck2;
+        FN(co_chan)(co, C, c2, &cm2, &cs2, &cb2, &ck2);
         for (int64_t j = 0; j < L;) {
             const int first = j < n1;
             const int64_t lim = first ? n1 : L;
@@ -449,9 +458,9 @@ static void FN(pipe_chan)(const nb_args *r, const nb_args *a, int64_t cr, int64_
     const int stats = r->mode == NB_RED_STATS;
     const vf m = cr >= 0 ? vf_set1(stats ? cannon_norm_ld(rx, cr * I, r->dtype) : r->center[cr]) : vf_set1(0.0f);
     const float *co = a->co;
-    const int64_t cc = ca >= 0 ? ca : 0;
-    const vf cm = vf_set1(co ? co[NM_CO_M * C + cc] : 0.0f), cs = vf_set1(co ? co[NM_CO_A * C + cc] : 0.0f),
-             cb = vf_set1(co ? co[NM_CO_B * C + cc] : 0.0f), ck = vf_set1(co ? co[NM_CO_K * C + cc] : 0.0f);
+    vf cm = vf_set1(0.0f), cs = cm, cb = cm, ck = cm;
+    if (co)
+        FN(co_chan)(co, C, ca >= 0 ? ca : 0, &cm, &cs, &cb, &ck);
     const NCT *ax = (const NCT *)a->x, *ag = (const NCT *)a->g;
     NCT *out = (NCT *)a->out;
     const int nt = a->nt;
