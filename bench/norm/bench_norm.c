@@ -40,31 +40,15 @@
 #include "cannon/kernel.h"
 
 #include "bench_common.h"
-
-typedef struct copy_args {
-    const double *a;
-    double *b;
-    size_t n, per_block;
-} copy_args;
-
-static int copy_kernel(const cannon_kernel_ctx *ctx, void *p)
-{
-    const copy_args *c = (const copy_args *)p;
-    size_t i0 = (size_t)ctx->block_idx * c->per_block, i1 = i0 + c->per_block;
-    if (i1 > c->n)
-        i1 = c->n;
-    for (size_t i = i0; i < i1; i++)
-        c->b[i] = c->a[i];
-    return 0;
-}
+#include "bench_copy.h"
 
 static aclrtStream g_stream;
-static copy_args g_copy;
+static bench_copy_args g_copy;
 
 static void run_copy(void *p)
 {
     (void)p;
-    cannon_launch_desc d = {"copy", copy_kernel, &g_copy, sizeof g_copy,
+    cannon_launch_desc d = {"copy", bench_copy_kernel, &g_copy, sizeof g_copy,
                             (uint32_t)((g_copy.n + g_copy.per_block - 1) / g_copy.per_block)};
     cannonLaunchKernel(&d, g_stream);
     aclrtSynchronizeStream(g_stream);
