@@ -114,11 +114,12 @@ def test_layer_norm_offset_rows(mu, sd, isa):
     close(read(r2), rr, ACL_FLOAT, "rms rstd")
 
 
-# The forward's row sums are fp32 runs folded into fp64 around a shift (the mean of the first 16
-# elements), summed again around the mean found when the shift is more than a standard deviation
-# away. Mean and rstd must stay within a few fp32 ulps of the float64 values (far tighter than
-# the standard) for rows whose first elements are far from the mean: a ramp, outliers among the
-# first 16, a large offset, and rows shorter than 16 and than a vector; RmsNorm's rstd likewise.
+# The forward's row sums run in fp64 with exact squares around a shift (the row's first element;
+# fp32 runs folded into fp64 around the mean of the first 16 elements were tried and dropped, see
+# docs/ops.md). Mean and rstd must stay within a few fp32 ulps of the float64 values (far tighter
+# than the standard) for rows whose first elements are far from the mean: a ramp, outliers among
+# the first 16, a large offset, and rows shorter than 16 and than a vector; RmsNorm's rstd
+# likewise.
 @pytest.mark.parametrize("R", [5, 13, 40, 4160])
 def test_forward_stats_tight(R, isa):
     rng = np.random.default_rng(53)
