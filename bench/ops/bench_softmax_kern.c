@@ -18,48 +18,13 @@
 #include <time.h>
 
 #include "softmax_kernels.h"
+#include "bench_copy.h"
 #include "bench_softmax_data.h"
 
 static int cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
-}
-
-/* The floor's copy: 32-byte vectors, four per iteration, with AVX when the CPU has it. */
-typedef double kv4d __attribute__((vector_size(32), aligned(8)));
-#define KCOPY_BODY                                                          \
-    do {                                                                    \
-        size_t v_ = 0;                                                      \
-        for (; v_ + 4 <= nv; v_ += 4) {                                     \
-            kv4d t0_ = s[v_], t1_ = s[v_ + 1], t2_ = s[v_ + 2], t3_ = s[v_ + 3]; \
-            d[v_] = t0_;                                                    \
-            d[v_ + 1] = t1_;                                                \
-            d[v_ + 2] = t2_;                                                \
-            d[v_ + 3] = t3_;                                                \
-        }                                                                   \
-        for (; v_ < nv; v_++)                                               \
-            d[v_] = s[v_];                                                  \
-    } while (0)
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2"))) static void kcopy_avx(kv4d *d, const kv4d *s, size_t nv)
-{
-    KCOPY_BODY;
-}
-#endif
-static void kcopy_base(kv4d *d, const kv4d *s, size_t nv)
-{
-    KCOPY_BODY;
-}
-static void kcopy(void *dst, const void *src, size_t bytes)
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_supports("avx2")) {
-        kcopy_avx((kv4d *)dst, (const kv4d *)src, bytes / 32);
-        return;
-    }
-#endif
-    kcopy_base((kv4d *)dst, (const kv4d *)src, bytes / 32);
 }
 
 static double cpu_now(void)
@@ -123,7 +88,7 @@ int main(int argc, char **argv)
                                                     : !strcmp(tier, "avx2") ? cannon_softmax_units_avx2
                                                                             : cannon_softmax_units_avx512;
     fn(&a, 0, rows);
-    kcopy(y, x, n * es);
+    bench_copy_bytes(y, x, n * es);
     /* Each sample repeats the call (and the copy) enough times to cover about 2^21 elements:
      * reading the thread CPU clock is a system call (about a microsecond in these VMs), which
      * one call on cache-resident rows would otherwise carry in full. SM_BENCH_REPS overrides. */
@@ -139,7 +104,7 @@ int main(int argc, char **argv)
     for (int it = 0; it < iters; it++) {
         double t0 = cpu_now();
         for (int k = 0; k < reps; k++)
-            kcopy(y, x, n * es);
+            bench_copy_bytes(y, x, n * es);
         cs[it] = (cpu_now() - t0) / reps;
         t0 = cpu_now();
         for (int k = 0; k < reps; k++)
