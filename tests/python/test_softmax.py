@@ -39,7 +39,16 @@ def ref_forward(x, dim, op):
         m = np.max(x, axis=dim, keepdims=True)
         e = np.exp(x - m)
         s = np.sum(e, axis=dim, keepdims=True)
-        return e / s if op == "softmax" else (x - m) - np.log(s)
+        if op == "softmax":
+            return e / s
+        # log s near 0 (one dominant element): s = c + t with c the count of maxima (terms of 1)
+        # and t the rest; log1p((c - 1) + t) keeps t's precision, which log of s rounded to
+        # float64 loses (a rest of 1e-13 then carries a relative error of 1e-3 and more).
+        eq = x == m
+        c = np.sum(eq, axis=dim, keepdims=True)
+        t = np.sum(np.where(eq, 0.0, e), axis=dim, keepdims=True)
+        ls = np.where(np.isfinite(m) & (s < 2), np.log1p((c - 1) + t), np.log(s))
+        return (x - m) - ls
 
 
 def bits_of(v, dtype):
@@ -349,6 +358,33 @@ def test_long_rows_recomputed_exp(L, isa, op, dtype):
                 f"{op} {dtype} n={n} row {r} {isa}"
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
+def test_log_softmax_near_zero(L, isa, dtype):
+    """Rows with one dominant element: log-softmax of that element is -log s with s = 1 + t, t as
+    small as 1e-13 (and 1e-27 off the fast paths), made of terms far below half an fp64 ulp of 1.
+    A sum of all terms rounded to fp64 loses them (the scalar tier was 15% off, 34 bf16 ulps);
+    log s is taken as log1p of the rest summed apart (softmax_body.h, FN(row_log_near1)). Every
+    row path (batches, pipelines, rows, long rows, the online path above 32768) and columns
+    (dim 0), against the float64 reference, which sums the rest apart too."""
+    rng = np.random.default_rng(47)
+    for n, rows in ((64, 64), (128, 40), (512, 40), (1000, 8), (1024, 8), (4096, 6), (8192, 48),
+                    (32000, 4), (40000, 3)):
+        x = rng.uniform(-4, 4, size=(rows, n))
+        for r in range(rows):
+            gap = (30.0, 36.0, 40.0, 70.0)[r % 4]
+            x[r, (7 * r) % n] = 4.0 + gap
+        xq, xv = quantize(x, dtype)
+        out = run_forward(L, "log_softmax", xq, dtype, -1)
+        check(decode(out, dtype), ref_forward(xv, -1, "log_softmax"), dtype, f"rows {dtype} n={n} {isa}")
+        outc = run_forward(L, "log_softmax", np.ascontiguousarray(xq.T), dtype, 0)
+        check(decode(outc, dtype), ref_forward(np.ascontiguousarray(xv.T), 0, "log_softmax"), dtype,
+              f"cols {dtype} n={n} {isa}")
+        if dtype == "float64":
+            top = (np.arange(rows), (7 * np.arange(rows)) % n)
+            ref = ref_forward(xv, -1, "log_softmax")
+            assert np.all(np.abs(out[top] - ref[top]) <= 1e-12 * np.abs(ref[top])), f"fp64 n={n}"
+
+
 # ---------------------------------------------------------------- pipelined 16-bit rows
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
@@ -378,6 +414,46 @@ def test_pipelined_rows_same_bits(L, isa, op, dtype):
         for r in range(x.shape[0]):
             alone = run_forward(L, op, np.ascontiguousarray(xq[r:r + 1]), dtype, -1)
             assert np.array_equal(alone.view(np.uint16), np.ascontiguousarray(out[r:r + 1]).view(np.uint16)), \
+                f"{op} {dtype} n={n} row {r} {isa}"
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_pipelined_long_rows_same_bits(L, isa, op, dtype, monkeypatch):
+    """Long 16-bit rows (SM_PIPE_LONG_MIN_R = 8192 to SM_SCRATCH_MAX, multiples of 64) go through the
+    pipeline too, with plain or streaming stores (CANNON_SOFTMAX_NT forces either). 48 rows, so
+    that every block holds 3 rows or more; rows off the fast path at the pipeline's start, middle
+    and end of a block; an output view 3 elements into its storage (bf16 then streams no pair
+    layout and keeps the row path); lengths off the pipeline (8200, 4096) too. Every row has the
+    bits of the row alone, for either kind of store."""
+    rng = np.random.default_rng(43)
+    rows = 48
+    for n in (8192, 16384, 32000, 8200, 4096):
+        x = rng.uniform(-4, 4, size=(rows, n))
+        x[0, 5] = 300.0             # spread > 64: the prologue's row goes to FN(fwd_row)
+        x[21, :] += 2000.0          # |max| > 1024, mid-tensor
+        x[22, 7] = 40.0             # one dominant element: log-softmax sum below 2
+        x[23, 9] = np.nan
+        x[rows - 1, 11] = -300.0    # the last row (the epilogue)
+        xq, xv = quantize(x, dtype)
+        outs = {}
+        for nt in ("0", "1"):
+            monkeypatch.setenv("CANNON_SOFTMAX_NT", nt)
+            outs[nt] = run_forward(L, op, xq, dtype, -1)
+            t = L.tensor_from(xq, ACL[dtype])
+            o = L.empty(xq.shape, ACL[dtype], strides=ct._contig_strides(xq.shape), offset=3)
+            L.call(FWD[op], t, -1, o)
+            outs[nt + "off"] = o.view()
+            t.destroy()
+            o.destroy()
+        with np.errstate(all="ignore"):
+            check(decode(outs["1"], dtype), ref_forward(xv, -1, op), dtype, f"{op} {dtype} n={n} {isa}")
+        for k in ("1", "0off", "1off"):
+            assert np.array_equal(np.ascontiguousarray(outs[k]).view(np.uint16), outs["0"].view(np.uint16)), \
+                f"{op} {dtype} n={n} {k} {isa}"
+        for r in (0, 1, 2, 3, 20, 21, 22, 23, 24, rows - 2, rows - 1):
+            alone = run_forward(L, op, np.ascontiguousarray(xq[r:r + 1]), dtype, -1)
+            assert np.array_equal(alone.view(np.uint16), np.ascontiguousarray(outs["0"][r:r + 1]).view(np.uint16)), \
                 f"{op} {dtype} n={n} row {r} {isa}"
 
 

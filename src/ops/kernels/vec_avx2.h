@@ -40,6 +40,8 @@ static inline __m256i vw_imask(size_t n)
 
 VI vf vf_keep(vf v, size_t n) { return _mm256_and_ps(v, _mm256_castsi256_ps(vw_imask(n))); }
 VI vf vf_zero_nan(vf v) { return _mm256_and_ps(v, _mm256_cmp_ps(v, v, _CMP_ORD_Q)); }
+/* v where a != b (or either is NaN), 0 where a == b. */
+VI vf vf_zero_eq(vf v, vf a, vf b) { return _mm256_and_ps(v, _mm256_cmp_ps(a, b, _CMP_NEQ_UQ)); }
 
 VI vf vf_load_f32(const float *p) { return _mm256_loadu_ps(p); }
 VI vf vf_loadn_f32(const float *p, size_t n, float fill)

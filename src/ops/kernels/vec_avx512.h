@@ -45,6 +45,8 @@ static inline __mmask16 vw_mask(size_t n) { return (__mmask16)((1u << n) - 1u); 
 VI vf vf_keep(vf v, size_t n) { return _mm512_maskz_mov_ps(vw_mask(n), v); }
 /* NaN lanes set to 0. */
 VI vf vf_zero_nan(vf v) { return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, v, _CMP_ORD_Q), v); }
+/* v where a != b (or either is NaN), 0 where a == b. */
+VI vf vf_zero_eq(vf v, vf a, vf b) { return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ), v); }
 
 /* ---- loads (widen to fp32) and stores (narrow with round-to-nearest-even) ---- */
 VI vf vf_load_f32(const float *p) { return _mm512_loadu_ps(p); }

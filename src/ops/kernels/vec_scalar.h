@@ -30,6 +30,8 @@ VI float vf_hmax(vf v) { return v; }
 
 VI vf vf_keep(vf v, size_t n) { return n ? v : 0.0f; }
 VI vf vf_zero_nan(vf v) { return v == v ? v : 0.0f; }
+/* v where a != b (or either is NaN), 0 where a == b. */
+VI vf vf_zero_eq(vf v, vf a, vf b) { return a == b ? 0.0f : v; }
 
 VI vf vf_load_f32(const float *p) { return *p; }
 VI vf vf_loadn_f32(const float *p, size_t n, float fill) { return n ? *p : fill; }

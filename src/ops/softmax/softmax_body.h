@@ -366,6 +366,35 @@ static double FN(row_sumexp)(const SM_CT *x, int64_t n, float m, float *e)
     return vd_hsum(a0) + vd_hsum(a1);
 }
 
+/* log s for a row whose sum s = sum of exp(x - m) is below 2 (the log-softmax outputs near 0),
+ * with m the row max, finite. There s is 1 (the max's own term) plus a small rest t, and log s
+ * is about t: a sum s rounded in fp64 keeps t to an absolute 2^-53 only, so a rest of 1e-13 would
+ * come out with a relative error of 1e-3 and more (every term below half an ulp of 1 is lost to
+ * the running sum; the scalar tier lost 15% of such a t, 34 bf16 ulps). So the terms of x == m
+ * (each exactly 1) are counted apart, c of them, the others summed in fp64, and
+ * log s = log1p((c - 1) + t): t to fp64 precision, then libm's log1p. The exponentials are
+ * FN(row_sumexp)'s. A NaN in the row makes it NaN, as log s would. */
+static double FN(row_log_near1)(const SM_CT *x, int64_t n, float m)
+{
+    const vf vm = vf_set1(m), one = vf_set1(1.0f);
+    vd t0 = vd_zero(), t1 = vd_zero(), c = vd_zero();
+    int64_t i = 0;
+    for (; i + 2 * VW <= n; i += 2 * VW) {
+        const vf x0 = LD(x + i), x1 = LD(x + i + VW);
+        t0 = vd_add(t0, vf_zero_eq(SM_EXP_DIFF(x0, vm), x0, vm));
+        t1 = vd_add(t1, vf_zero_eq(SM_EXP_DIFF(x1, vm), x1, vm));
+        c = vd_add(c, vf_add(vf_sub(one, vf_zero_eq(one, x0, vm)), vf_sub(one, vf_zero_eq(one, x1, vm))));
+    }
+    for (; i < n; i += VW) {
+        const size_t k = (size_t)(n - i) < VW ? (size_t)(n - i) : VW;
+        /* Padding lanes read -inf: exp(-inf - m) = 0 and -inf != m. */
+        const vf x0 = LDN(x + i, k, -__builtin_inff());
+        t0 = vd_add(t0, vf_zero_eq(SM_EXP_DIFF(x0, vm), x0, vm));
+        c = vd_add(c, vf_sub(one, vf_zero_eq(one, x0, vm)));
+    }
+    return log1p((vd_hsum(c) - 1.0) + (vd_hsum(t0) + vd_hsum(t1)));
+}
+
 /* Write a row element by element from f(i) = vector i of the result: head up to a 64-byte
  * boundary with plain stores, the body with streaming stores when asked, the tail plain. */
 #define SM_WRITE_ROW_WITH(y, n, nt, STF, STNTF, VEXPR_FULL, VEXPR_PART)                          \
@@ -673,9 +702,7 @@ static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, flo
 #else
             s = FN(row_sumexp_fast)(x, n, m, lg ? NULL : scratch, pf, SM_PERM(nt, y));
 #endif
-            if (lg && s < SM_FAST_LOG_RESUM)
-                s = FN(row_sumexp)(x, n, m, NULL);
-            const float k = FN(fast_scalar)(lg, s);
+            const float k = lg && s < SM_FAST_LOG_RESUM ? (float)FN(row_log_near1)(x, n, m) : FN(fast_scalar)(lg, s);
 #if !SM_IS_F32
             /* The next row's max and min while log s (a chain of about 15 dependent vector ops)
              * or 1/s is computed: without independent work there, the write pass waited for it
@@ -709,7 +736,9 @@ static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, flo
     }
     const vf vm = vf_set1(m);
     if (lg) {
-        const vf ls = vf_set1((float)log_d(s));
+        const vf ls = vf_set1((float)(s < SM_FAST_LOG_RESUM && m > -__builtin_inff() && m < __builtin_inff()
+                                          ? FN(row_log_near1)(x, n, m)
+                                          : log_d(s)));
         SM_WRITE_ROW(y, n, nt, vf_sub(vf_sub(LD(x + i), vm), ls),
                      vf_sub(vf_sub(LDN(x + i, k, 0.0f), vm), ls));
     } else {
@@ -741,7 +770,7 @@ static inline int FN(fast_test_keys)(__m512i mx, __m512i mn, float *m)
  * (x - m) - kc, kc = log s). Each pass's own operations as in FN(fwd_row). @p xw (NULL: none):
  * where A also copies row xa, for B to read it from there a loop later (see FN(fwd_pipe)).
  * Always inlined with constant dA, dB, dC, lg. */
-VI void FN(pipe_step)(int64_t i, const int dA, const int dB, const int dC, const int lg, const SM_CT *pfa,
+VI void FN(pipe_step)(int64_t i, const int dA, const int dB, const int dC, const int lg, const int nt, const SM_CT *pfa,
                       const SM_CT *xa, SM_CT *xw, __m512i *ka, __m512i *kb, const SM_CT *xb, vf vmb, vf cb, float *eb, vf *sb,
                       const SM_CT *xc, SM_CT *yc, const float *ec, float mc, float kc)
 {
@@ -756,23 +785,24 @@ VI void FN(pipe_step)(int64_t i, const int dA, const int dB, const int dC, const
         FN(sum16_step4)(xb, i, vmb, cb, lg ? NULL : eb, 1, sb);
     if (dC) {
         if (lg)
-            FN(write_log)(xc + i, yc + i, 4 * VW, 0, mc, kc);
+            FN(write_log)(xc + i, yc + i, 4 * VW, nt, mc, kc);
         else
-            FN(write_soft)(yc + i, 4 * VW, 0, ec + i, kc, 1);
+            FN(write_soft)(yc + i, 4 * VW, nt, ec + i, kc, 1);
     }
 }
 
 /* One pass over the 4-vector steps of a row length @p n with the stages @p dA, @p dB, @p dC. */
-VI void FN(pipe_pass)(int64_t n, const int dA, const int dB, const int dC, const int lg, const SM_CT *pfa,
+VI void FN(pipe_pass)(int64_t n, const int dA, const int dB, const int dC, const int lg, const int nt, const SM_CT *pfa,
                       const SM_CT *xa, SM_CT *xw, __m512i *ka, __m512i *kb, const SM_CT *xb, vf vmb, vf cb, float *eb, vf *sb,
                       const SM_CT *xc, SM_CT *yc, const float *ec, float mc, float kc)
 {
     for (int64_t i = 0; i < n; i += 4 * VW)
-        FN(pipe_step)(i, dA, dB, dC, lg, pfa, xa, xw, ka, kb, xb, vmb, cb, eb, sb, xc, yc, ec, mc, kc);
+        FN(pipe_step)(i, dA, dB, dC, lg, nt, pfa, xa, xw, ka, kb, xb, vmb, cb, eb, sb, xc, yc, ec, mc, kc);
 }
 
-/* Fast-path rows [u0, u1) of length n (a multiple of 4 VW, SM_PIPE_SOFT_MIN_R .. SM_PIPE_MAX_R),
- * plain stores, software-pipelined across rows: the step loop of row t's output (pass C) also
+/* Fast-path rows [u0, u1) of length n (a multiple of 4 VW, SM_PIPE_SOFT_MIN_R .. SM_PIPE_MAX_R with
+ * plain stores, or SM_PIPE_LONG_MIN_R .. SM_SCRATCH_MAX with plain or, @p nt, streaming stores),
+ * software-pipelined across rows: the step loop of row t's output (pass C) also
  * takes row t + 1's exponentials (B) and row t + 2's max and min (A). Row by row, the passes
  * take turns: the max/min pass waits on memory while the core has little to compute, the exp
  * pass computes while memory is idle, and each row's chain (horizontal max, 1/s or log s)
@@ -787,7 +817,7 @@ VI void FN(pipe_pass)(int64_t n, const int dA, const int dB, const int dC, const
  * second read of x one row behind the first (an L1 hit) cost a quarter of the kernel's overlap
  * of memory and compute: a model of this loop ran at 70-74% of a copy from memory with it and
  * 83-89% with the copy, 72-76% with the copy and the prefetch (docs/ops.md, session 13). */
-static void FN(fwd_pipe)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int64_t n, int lg, float *scratch,
+static void FN(fwd_pipe)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int64_t n, int lg, int nt, float *scratch,
                          float *pe, SM_CT *ring)
 {
     int fc[3] = {0, 0, 0};
@@ -815,7 +845,12 @@ static void FN(fwd_pipe)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int64
         const float *ec = pe + ((rc - u0) & 1) * n;
         const float mc = dC ? mm[(rc - u0) % 3] : 0.0f, kc = dC ? kk[(rc - u0) % 3] : 0.0f;
 #define SM_PIPE_PASS(A, B, C, L)                                                                                       \
-    FN(pipe_pass)(n, A, B, C, L, pfa, xa, xw, ka, kb, xb, vmb, cb, eb, sb, xc, yc, ec, mc, kc)
+    do {                                                                                                              \
+        if (nt)                                                                                                       \
+            FN(pipe_pass)(n, A, B, C, L, 1, pfa, xa, xw, ka, kb, xb, vmb, cb, eb, sb, xc, yc, ec, mc, kc);          \
+        else                                                                                                          \
+            FN(pipe_pass)(n, A, B, C, L, 0, pfa, xa, xw, ka, kb, xb, vmb, cb, eb, sb, xc, yc, ec, mc, kc);          \
+    } while (0)
         /* One loop per combination of stages, each compiled with its stages as constants. */
         switch ((dA << 3) | (dB << 2) | (dC << 1) | lg) {
         case 14:
@@ -866,10 +901,8 @@ static void FN(fwd_pipe)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int64
             fc[(ra - u0) % 3] = FN(fast_test_keys)(_mm512_max_epi16(ka[0], ka[1]), _mm512_min_epi16(kb[0], kb[1]),
                                                    &mm[(ra - u0) % 3]);
         if (dB) {
-            double s = sm_hsum(vf_add(vf_add(sb[0], sb[1]), vf_add(sb[2], sb[3])));
-            if (lg && s < SM_FAST_LOG_RESUM)
-                s = FN(row_sumexp)(xb, n, mb, NULL);
-            kk[(rb - u0) % 3] = FN(fast_scalar)(lg, s);
+            const double s = sm_hsum(vf_add(vf_add(sb[0], sb[1]), vf_add(sb[2], sb[3])));
+            kk[(rb - u0) % 3] = lg && s < SM_FAST_LOG_RESUM ? (float)FN(row_log_near1)(xb, n, mb) : FN(fast_scalar)(lg, s);
         }
         if (rc >= u0 && !fc[(rc - u0) % 3])
             FN(fwd_row)(x + rc * n, yc, n, lg, 0, scratch, NULL, NULL, NULL);
@@ -1019,10 +1052,9 @@ static void FN(fwd_pipe32)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int
             fc[(ra - u0) % 3] = FN(fast_kind)(mm[(ra - u0) % 3], lo);
         }
         if (dB) {
-            double sum = vd_hsum(sb);
-            if (lg && sum < SM_FAST_LOG_RESUM)
-                sum = FN(row_sumexp)(xb, n, mb, NULL);
-            kk[(rb - u0) % 3] = FN(fast_scalar)(lg, sum);
+            const double sum = vd_hsum(sb);
+            kk[(rb - u0) % 3] =
+                lg && sum < SM_FAST_LOG_RESUM ? (float)FN(row_log_near1)(xb, n, mb) : FN(fast_scalar)(lg, sum);
         }
         if (rc >= u0 && !fc[(rc - u0) % 3])
             FN(fwd_row)(x + rc * n, yc, n, lg, nt, scratch, NULL, NULL, NULL);
@@ -1088,8 +1120,29 @@ static void FN(cols)(const sm_args *a, const SM_CT *x, const SM_CT *g, SM_CT *o,
                 for (int64_t r = 0; r < R; r++)
                     STN(o + r * ld + c, vf_mul(SM_EXP_DIFF(LDN(x + r * ld + c, k, 0.0f), m), inv), k);
             } else {
+                int near1 = 0;
+                float mj[VW];
+                vf_storen_f32(mj, m, VW);
+                for (size_t j = 0; j < k; j++)
+                    near1 |= sums[j] < SM_FAST_LOG_RESUM && mj[j] > -__builtin_inff() && mj[j] < __builtin_inff();
                 for (int j = 0; j < VW; j++)
                     lane[j] = (float)log_d(sums[j]);
+                if (near1) {
+                    /* Columns whose sum is below 2: log s as FN(row_log_near1) takes it. */
+                    const vf one = vf_set1(1.0f);
+                    vd t = vd_zero(), cn = vd_zero();
+                    for (int64_t r = 0; r < R; r++) {
+                        const vf xv = LDN(x + r * ld + c, k, -__builtin_inff());
+                        t = vd_add(t, vf_zero_eq(SM_EXP_DIFF(xv, m), xv, m));
+                        cn = vd_add(cn, vf_sub(one, vf_zero_eq(one, xv, m)));
+                    }
+                    double tj[VW], cj[VW];
+                    vd_store(tj, t);
+                    vd_store(cj, cn);
+                    for (size_t j = 0; j < k; j++)
+                        if (sums[j] < SM_FAST_LOG_RESUM && mj[j] > -__builtin_inff() && mj[j] < __builtin_inff())
+                            lane[j] = (float)log1p((cj[j] - 1.0) + tj[j]);
+                }
                 const vf ls = vf_loadn_f32(lane, k, 0.0f);
                 for (int64_t r = 0; r < R; r++)
                     STN(o + r * ld + c, vf_sub(vf_sub(LDN(x + r * ld + c, k, 0.0f), m), ls), k);
@@ -1141,13 +1194,21 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
         const int64_t pf_end = a->pf_cross ? a->outer : u1;
         int64_t u = u0;
 #ifdef SM_PIPE
-        /* 16-bit rows of 512 to 2048 elements (log-softmax: 576 to 4096) go through the pipeline. */
+        /* 16-bit rows of 512 to 2048 elements (log-softmax: 576 to 4096) with plain stores, and
+         * of SM_PIPE_LONG_MIN_R to SM_SCRATCH_MAX with either kind, go through the pipeline. */
         const int lgo = a->op == SM_LOG_SOFTMAX;
-        if (fwd && !a->nt && R % (4 * VW) == 0 && R >= (lgo ? SM_PIPE_MIN_R : SM_PIPE_SOFT_MIN_R) &&
-            R <= (lgo ? SM_PIPE_MAX_R : SM_PIPE_SOFT_MAX_R) && u1 - u0 >= 3) {
-            float pbuf[2 * SM_PIPE_SOFT_MAX_R] __attribute__((aligned(64)));
+        /* Long rows (SM_PIPE_LONG_MIN_R), streaming stores or not: bf16 streams its pair layout
+         * only to rows that start on a 64-byte line (SM_PERM), which then all do (R is a
+         * multiple of 64 elements). */
+        const int plong = R >= SM_PIPE_LONG_MIN_R && R <= SM_SCRATCH_MAX &&
+                          (!a->nt || !SM_PAIRS || ((uintptr_t)o & 63u) == 0);
+        if (fwd && R % (4 * VW) == 0 && u1 - u0 >= 3 &&
+            (plong || (!a->nt && R >= (lgo ? SM_PIPE_MIN_R : SM_PIPE_SOFT_MIN_R) &&
+                       R <= (lgo ? SM_PIPE_MAX_R : SM_PIPE_SOFT_MAX_R)))) {
+            float pbuf[plong ? 2 * R : 2 * SM_PIPE_SOFT_MAX_R] __attribute__((aligned(64)));
             SM_CT ring[2 * SM_PIPE_RING_MAX_R] __attribute__((aligned(64)));
-            FN(fwd_pipe)(x, o, u0, u1, R, lgo, scratch, pbuf, !lgo && R <= SM_PIPE_RING_MAX_R ? ring : NULL);
+            FN(fwd_pipe)(x, o, u0, u1, R, lgo, a->nt, scratch, pbuf,
+                         !lgo && R <= SM_PIPE_RING_MAX_R ? ring : NULL);
             return;
         }
 #endif

@@ -22,15 +22,24 @@ static void column(const sm_args *a, const double *x, const double *g, double *o
         }
         if (nan)
             m = NAN;
-        double s = 0.0;
-        for (int64_t r = 0; r < R; r++)
-            s += exp(x[r * ld] - m);
+        /* The terms of x == m (each 1) are counted apart, c of them, and the rest t summed alone,
+         * s = c + t (the sum s itself as before): log-softmax takes log s as log1p((c - 1) + t), which keeps t's precision
+         * when s is near 1 (outputs near 0), where log of a rounded s would not. */
+        double s = 0.0, t = 0.0, c = 0.0;
+        for (int64_t r = 0; r < R; r++) {
+            const double v = x[r * ld], e = exp(v - m);
+            s += e;
+            if (v == m)
+                c += 1.0;
+            else
+                t += e;
+        }
         if (a->op == SM_SOFTMAX) {
             double inv = 1.0 / s;
             for (int64_t r = 0; r < R; r++)
                 o[r * ld] = exp(x[r * ld] - m) * inv;
         } else {
-            double ls = log(s);
+            const double ls = isfinite(m) && s < 2.0 ? log1p((c - 1.0) + t) : log(s);
             for (int64_t r = 0; r < R; r++)
                 o[r * ld] = (x[r * ld] - m) - ls;
         }

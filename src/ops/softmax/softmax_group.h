@@ -133,10 +133,10 @@ static void FN(group_rows)(const SM_CT *x, SM_CT *y, int64_t g, int64_t n, int l
         r++;
     }
     if (lg) {
-        for (int64_t r = 0; r < g; r++)
-            if (s[r] < SM_FAST_LOG_RESUM)
-                s[r] = FN(row_sumexp)(x + r * n, n, m[r], NULL);
         sm_log_sums(s, sc, g);
+        for (int64_t r = 0; r < g; r++)
+            if (fast[r] && s[r] < SM_FAST_LOG_RESUM)
+                sc[r] = (float)FN(row_log_near1)(x + r * n, n, m[r]);
         for (int64_t r = 0; r < g; r++)
             if (fast[r])
                 FN(write_log)(x + r * n, y + r * n, n, nt, m[r], sc[r]);
@@ -496,10 +496,10 @@ VI void FN(fwd_batch)(const SM_CT *x, SM_CT *y, int64_t b, int64_t n, int lg, in
         _mm256_store_ps(sc + 8, _mm512_cvtpd_ps(_mm512_div_pd(_mm512_set1_pd(1.0), S[1])));
     }
     if (lg) {
+        smg_log_sums16(s, sc, fast);
         for (int r = 0; r < 16; r++)
             if (((fast >> r) & 1u) && s[r] < SM_FAST_LOG_RESUM)
-                s[r] = FN(row_sumexp)(x + r * n, n, mv[r], NULL);
-        smg_log_sums16(s, sc, fast);
+                sc[r] = (float)FN(row_log_near1)(x + r * n, n, mv[r]);
         for (int64_t r = 0; r < b; r++)
             if ((fast >> r) & 1u) {
 #if SM_IS_BF16
@@ -634,10 +634,10 @@ VI void FN(fwd_bpipe)(const SM_CT *x, SM_CT *y, int64_t nb, int64_t n, float *sc
             double s[16] __attribute__((aligned(64)));
             _mm512_store_pd(s, S[0]);
             _mm512_store_pd(s + 8, S[1]);
+            smg_log_sums16(s, sb->sc, (__mmask16)sb->fast);
             for (int r = 0; r < 16; r++)
                 if (((sb->fast >> r) & 1u) && s[r] < SM_FAST_LOG_RESUM)
-                    s[r] = FN(row_sumexp)(xb + r * n, n, sb->mv[r], NULL);
-            smg_log_sums16(s, sb->sc, (__mmask16)sb->fast);
+                    sb->sc[r] = (float)FN(row_log_near1)(xb + r * n, n, sb->mv[r]);
         }
         if (dC)
             for (unsigned slow = ~sc->fast & 0xffffu; slow; slow &= slow - 1) {
