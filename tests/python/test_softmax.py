@@ -119,6 +119,23 @@ def run_forward(L, op, xq, dtype, dim, in_strided=None, out_strided=False):
     return res
 
 
+def forward_plain_and_streaming(L, op, xq, dtype, monkeypatch):
+    """The forward over the last dim with plain ("0") and streaming ("1") stores forced
+    (CANNON_SOFTMAX_NT), each also into an output view 3 elements into its storage ("0off",
+    "1off": every row start off a 64-byte line)."""
+    outs = {}
+    for nt in ("0", "1"):
+        monkeypatch.setenv("CANNON_SOFTMAX_NT", nt)
+        outs[nt] = run_forward(L, op, xq, dtype, -1)
+        t = L.tensor_from(xq, ACL[dtype])
+        o = L.empty(xq.shape, ACL[dtype], strides=ct._contig_strides(xq.shape), offset=3)
+        L.call(FWD[op], t, -1, o)
+        outs[nt + "off"] = o.view()
+        t.destroy()
+        o.destroy()
+    return outs
+
+
 SHAPES_DIMS = [((1,), 0), ((7,), -1), ((5, 33), 1), ((5, 33), 0), ((4, 7, 9), 0), ((4, 7, 9), 1),
                ((4, 7, 9), 2), ((2, 3, 130, 5), 2), ((3, 129, 65), 1), ((2, 1, 3, 1, 2, 1, 2, 3), 6),
                ((3, 1000), -1), ((2, 40000), -1), ((6, 1), -1), ((6, 1), 0), ((), 0), ((), -1)]
@@ -436,16 +453,7 @@ def test_pipelined_long_rows_same_bits(L, isa, op, dtype, monkeypatch):
         x[23, 9] = np.nan
         x[rows - 1, 11] = -300.0    # the last row (the epilogue)
         xq, xv = quantize(x, dtype)
-        outs = {}
-        for nt in ("0", "1"):
-            monkeypatch.setenv("CANNON_SOFTMAX_NT", nt)
-            outs[nt] = run_forward(L, op, xq, dtype, -1)
-            t = L.tensor_from(xq, ACL[dtype])
-            o = L.empty(xq.shape, ACL[dtype], strides=ct._contig_strides(xq.shape), offset=3)
-            L.call(FWD[op], t, -1, o)
-            outs[nt + "off"] = o.view()
-            t.destroy()
-            o.destroy()
+        outs = forward_plain_and_streaming(L, op, xq, dtype, monkeypatch)
         with np.errstate(all="ignore"):
             check(decode(outs["1"], dtype), ref_forward(xv, -1, op), dtype, f"{op} {dtype} n={n} {isa}")
         for k in ("1", "0off", "1off"):
@@ -557,16 +565,7 @@ def test_streaming_stores_same_bits(L, isa, op, dtype, monkeypatch):
         x = rng.standard_normal(shape) * 3
         x[0, 1] = x[0].max() + 0.5
         xq, xv = quantize(x, dtype)
-        outs = {}
-        for nt in ("0", "1"):
-            monkeypatch.setenv("CANNON_SOFTMAX_NT", nt)
-            outs[nt] = run_forward(L, op, xq, dtype, -1)
-            t = L.tensor_from(xq, ACL[dtype])
-            o = L.empty(shape, ACL[dtype], strides=ct._contig_strides(shape), offset=3)
-            L.call(FWD[op], t, -1, o)
-            outs[nt + "off"] = o.view()
-            t.destroy()
-            o.destroy()
+        outs = forward_plain_and_streaming(L, op, xq, dtype, monkeypatch)
         check(decode(outs["1"], dtype), ref_forward(xv, -1, op), dtype, f"{op} {dtype} {shape} nt {isa}")
         for k in ("1", "0off", "1off"):
             assert np.array_equal(np.ascontiguousarray(outs[k]).view(np.uint8),

@@ -374,24 +374,27 @@ static double FN(row_sumexp)(const SM_CT *x, int64_t n, float m, float *e)
  * (each exactly 1) are counted apart, c of them, the others summed in fp64, and
  * log s = log1p((c - 1) + t): t to fp64 precision, then libm's log1p. The exponentials are
  * FN(row_sumexp)'s. A NaN in the row makes it NaN, as log s would. */
+/* One vector of FN(row_log_near1)'s sums (also the column path's): exp(v - m) into *t where
+ * v != m, 1 into *c where v == m. */
+VI void FN(near1_step)(vf v, vf vm, vd *t, vd *c)
+{
+    const vf one = vf_set1(1.0f);
+    *t = vd_add(*t, vf_zero_eq(SM_EXP_DIFF(v, vm), v, vm));
+    *c = vd_add(*c, vf_sub(one, vf_zero_eq(one, v, vm)));
+}
+
 static double FN(row_log_near1)(const SM_CT *x, int64_t n, float m)
 {
-    const vf vm = vf_set1(m), one = vf_set1(1.0f);
+    const vf vm = vf_set1(m);
     vd t0 = vd_zero(), t1 = vd_zero(), c = vd_zero();
     int64_t i = 0;
     for (; i + 2 * VW <= n; i += 2 * VW) {
-        const vf x0 = LD(x + i), x1 = LD(x + i + VW);
-        t0 = vd_add(t0, vf_zero_eq(SM_EXP_DIFF(x0, vm), x0, vm));
-        t1 = vd_add(t1, vf_zero_eq(SM_EXP_DIFF(x1, vm), x1, vm));
-        c = vd_add(c, vf_add(vf_sub(one, vf_zero_eq(one, x0, vm)), vf_sub(one, vf_zero_eq(one, x1, vm))));
+        FN(near1_step)(LD(x + i), vm, &t0, &c);
+        FN(near1_step)(LD(x + i + VW), vm, &t1, &c);
     }
-    for (; i < n; i += VW) {
-        const size_t k = (size_t)(n - i) < VW ? (size_t)(n - i) : VW;
-        /* Padding lanes read -inf: exp(-inf - m) = 0 and -inf != m. */
-        const vf x0 = LDN(x + i, k, -__builtin_inff());
-        t0 = vd_add(t0, vf_zero_eq(SM_EXP_DIFF(x0, vm), x0, vm));
-        c = vd_add(c, vf_sub(one, vf_zero_eq(one, x0, vm)));
-    }
+    /* Padding lanes read -inf: exp(-inf - m) = 0 and -inf != m. */
+    for (; i < n; i += VW)
+        FN(near1_step)(LDN(x + i, (size_t)(n - i) < VW ? (size_t)(n - i) : VW, -__builtin_inff()), vm, &t0, &c);
     return log1p((vd_hsum(c) - 1.0) + (vd_hsum(t0) + vd_hsum(t1)));
 }
 
@@ -1120,27 +1123,25 @@ static void FN(cols)(const sm_args *a, const SM_CT *x, const SM_CT *g, SM_CT *o,
                 for (int64_t r = 0; r < R; r++)
                     STN(o + r * ld + c, vf_mul(SM_EXP_DIFF(LDN(x + r * ld + c, k, 0.0f), m), inv), k);
             } else {
-                int near1 = 0;
+                /* Columns whose sum is below 2 (max finite): log s as FN(row_log_near1) takes it. */
                 float mj[VW];
+                int near1[VW], any = 0;
                 vf_storen_f32(mj, m, VW);
-                for (size_t j = 0; j < k; j++)
-                    near1 |= sums[j] < SM_FAST_LOG_RESUM && mj[j] > -__builtin_inff() && mj[j] < __builtin_inff();
-                for (int j = 0; j < VW; j++)
+                for (size_t j = 0; j < VW; j++) {
+                    near1[j] = j < k && sums[j] < SM_FAST_LOG_RESUM && mj[j] > -__builtin_inff() &&
+                               mj[j] < __builtin_inff();
+                    any |= near1[j];
                     lane[j] = (float)log_d(sums[j]);
-                if (near1) {
-                    /* Columns whose sum is below 2: log s as FN(row_log_near1) takes it. */
-                    const vf one = vf_set1(1.0f);
+                }
+                if (any) {
                     vd t = vd_zero(), cn = vd_zero();
-                    for (int64_t r = 0; r < R; r++) {
-                        const vf xv = LDN(x + r * ld + c, k, -__builtin_inff());
-                        t = vd_add(t, vf_zero_eq(SM_EXP_DIFF(xv, m), xv, m));
-                        cn = vd_add(cn, vf_sub(one, vf_zero_eq(one, xv, m)));
-                    }
+                    for (int64_t r = 0; r < R; r++)
+                        FN(near1_step)(LDN(x + r * ld + c, k, -__builtin_inff()), m, &t, &cn);
                     double tj[VW], cj[VW];
                     vd_store(tj, t);
                     vd_store(cj, cn);
                     for (size_t j = 0; j < k; j++)
-                        if (sums[j] < SM_FAST_LOG_RESUM && mj[j] > -__builtin_inff() && mj[j] < __builtin_inff())
+                        if (near1[j])
                             lane[j] = (float)log1p((cj[j] - 1.0) + tj[j]);
                 }
                 const vf ls = vf_loadn_f32(lane, k, 0.0f);

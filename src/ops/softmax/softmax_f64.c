@@ -22,9 +22,9 @@ static void column(const sm_args *a, const double *x, const double *g, double *o
         }
         if (nan)
             m = NAN;
-        /* The terms of x == m (each 1) are counted apart, c of them, and the rest t summed alone,
-         * s = c + t (the sum s itself as before): log-softmax takes log s as log1p((c - 1) + t), which keeps t's precision
-         * when s is near 1 (outputs near 0), where log of a rounded s would not. */
+        /* Beside the sum s, the terms of x == m (each 1) are counted apart, c of them, and the
+         * rest t summed alone: log-softmax takes a log s below log 2 as log1p((c - 1) + t), which
+         * keeps t's precision (outputs near 0), where log of a rounded s would not. */
         double s = 0.0, t = 0.0, c = 0.0;
         for (int64_t r = 0; r < R; r++) {
             const double v = x[r * ld], e = exp(v - m);

@@ -36,20 +36,20 @@ enum sm_dtype { SM_F32 = 0, SM_F16 = 1, SM_BF16 = 2, SM_F64 = 3 };
  * per-row log s is a chain of about 20 vector ops for one lane, where the batch takes 16 logs in
  * one vector. Rows of 256 were slower pipelined for softmax too (CPU time, 57-61% against
  * 62-70% of the floor). */
+#define SM_PIPE_SOFT_MIN_R 512
+#define SM_PIPE_MIN_R 576
+#define SM_PIPE_SOFT_MAX_R 2048
+#define SM_PIPE_MAX_R 4096
 /* Long 16-bit rows go through the pipeline too, from this length (a multiple of 64) to
  * SM_SCRATCH_MAX, with streaming stores where the output takes them (rows of 16 KiB and more, see
  * softmax_op.c) or plain ones. Row by row, the next row's read (prefetched by the exp pass) and
  * this row's write did not overlap each other's arithmetic well: the exp pass's stores of the
  * fp32 exponentials (128 KiB for a row of 32000) into L2 cost about a fifth of the row's time
  * in flight with the prefetch (a probe that skipped them ran 20% faster). In the pipeline the
- * three passes share one loop. Session 27, Zen 5, in-process A/B (bench_softmax --ab), % of
- * the floor, 1 / 2 threads: see docs/ops.md ("Session 27"). Rows of 4096 (8 KiB, plain stores)
+ * three passes share one loop. Session 27, Zen 5, in-process A/B (bench_softmax --ab), ms at
+ * 1 and 2 threads: docs/ops.md ("Session 27"). Rows of 4096 (8 KiB, plain stores)
  * gained nothing (1 thread -2..+1%, 2 threads -7..+7%). */
 #define SM_PIPE_LONG_MIN_R 8192
-#define SM_PIPE_SOFT_MIN_R 512
-#define SM_PIPE_MIN_R 576
-#define SM_PIPE_SOFT_MAX_R 2048
-#define SM_PIPE_MAX_R 4096
 /* Softmax rows of up to this many elements go through the pipeline with a ring of two rows and
  * no prefetch (FN(fwd_pipe)). Zen 5, CPU time against an interleaved copy (bench_softmax_kern,
  * 3 alternations), % of the floor: bf16 rows of 512 from memory 67-72 -> 80-82, of 1024 74-81
