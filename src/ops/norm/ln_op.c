@@ -53,16 +53,27 @@ static int cols_kernel(const cannon_kernel_ctx *ctx, void *args)
     const cols_args *a = (const cols_args *)args;
     const int64_t j0 = (int64_t)ctx->block_idx * COLS_CHUNK;
     const int64_t j1 = j0 + COLS_CHUNK < a->R ? j0 + COLS_CHUNK : a->R;
-    for (int64_t j = j0; j < j1; j++) {
-        double sw = 0.0, sb = 0.0;
-        for (int64_t p = 0; p < a->P; p++) {
-            sw += a->part[(p * 2 + 0) * a->Rp + j];
-            sb += a->part[(p * 2 + 1) * a->Rp + j];
+    /* Unit by unit over the block's columns: the columns' additions side by side in vector
+     * lanes and each unit's partials read in address order, where a column at a time walked
+     * lines 2 * Rp doubles apart (64 KiB for R = 4096: a few cache sets, so every read missed
+     * to L3), 4% of a [8192,4096] backward. Each column keeps its order (units ascending from
+     * 0.0): the same bits. */
+    double sw[COLS_CHUNK], sb[COLS_CHUNK];
+    const int64_t n = j1 - j0;
+    for (int64_t i = 0; i < n; i++)
+        sw[i] = sb[i] = 0.0;
+    for (int64_t p = 0; p < a->P; p++) {
+        const double *pw = a->part + (p * 2 + 0) * a->Rp + j0, *pb = a->part + (p * 2 + 1) * a->Rp + j0;
+        for (int64_t i = 0; i < n; i++) {
+            sw[i] += pw[i];
+            sb[i] += pb[i];
         }
+    }
+    for (int64_t i = 0; i < n; i++) {
         if (a->gw)
-            cannon_norm_st(a->gw, j, a->dtw, (float)sw);
+            cannon_norm_st(a->gw, j0 + i, a->dtw, (float)sw[i]);
         if (a->gb)
-            cannon_norm_st(a->gb, j, a->dtb, (float)sb);
+            cannon_norm_st(a->gb, j0 + i, a->dtb, (float)sb[i]);
     }
     return 0;
 }
