@@ -435,7 +435,7 @@ def test_pipelined_rows_same_bits(L, isa, op, dtype):
 
 
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
-@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
 def test_pipelined_long_rows_same_bits(L, isa, op, dtype, monkeypatch):
     """Long 16-bit rows (SM_PIPE_LONG_MIN_R = 8192 to SM_SCRATCH_MAX, multiples of 64) go through the
     pipeline too, with plain or streaming stores (CANNON_SOFTMAX_NT forces either). 48 rows, so
@@ -452,6 +452,8 @@ def test_pipelined_long_rows_same_bits(L, isa, op, dtype, monkeypatch):
         x[22, 7] = 40.0             # one dominant element: log-softmax sum below 2
         x[23, 9] = np.nan
         x[rows - 1, 11] = -300.0    # the last row (the epilogue)
+        x[30:32, :] *= 4.0          # spread 32: fp32's wide exp, next to narrow rows on both sides
+        x[34, :] *= 4.0
         xq, xv = quantize(x, dtype)
         outs = forward_plain_and_streaming(L, op, xq, dtype, monkeypatch)
         with np.errstate(all="ignore"):
@@ -459,7 +461,7 @@ def test_pipelined_long_rows_same_bits(L, isa, op, dtype, monkeypatch):
         for k in ("1", "0off", "1off"):
             assert np.array_equal(np.ascontiguousarray(outs[k]).view(np.uint16), outs["0"].view(np.uint16)), \
                 f"{op} {dtype} n={n} {k} {isa}"
-        for r in (0, 1, 2, 3, 20, 21, 22, 23, 24, rows - 2, rows - 1):
+        for r in (0, 1, 2, 3, 20, 21, 22, 23, 24, 30, 31, 33, 34, rows - 2, rows - 1):
             alone = run_forward(L, op, np.ascontiguousarray(xq[r:r + 1]), dtype, -1)
             assert np.array_equal(alone.view(np.uint16), np.ascontiguousarray(outs["0"][r:r + 1]).view(np.uint16)), \
                 f"{op} {dtype} n={n} row {r} {isa}"

@@ -1065,6 +1065,126 @@ static void FN(fwd_pipe32)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int
 }
 #endif
 
+#if SM_IS_F32 && VW == 16 && defined(SM_EXP_WIDE)
+#define SM_LPIPE32 1
+/* Elements ahead of pass A's reads that FN(fwd_lpipe32) prefetches: 4 KiB (the hardware
+ * prefetchers alone fell behind: with none, [512,32000] took 1.3x the row path's time; 8 KiB
+ * gained about as much, 16 KiB nothing). */
+#define SM_LPIPE32_PF 1024
+/* One 8-vector step (at @p i) of FN(fwd_lpipe32): row xa's max and min (pass A, when @p dA),
+ * row xb's sum of exponentials of kind @p kb into sb (pass B) and row yc's log-softmax output
+ * (pass C) (xc - m) - kcv as FN(write_log) computes it (nmc = -m, kcv = log s). Always inlined
+ * with constant dA, kb and nt. */
+VI void FN(lpipe32_step)(int64_t i, const int dA, const int kb, const int nt, const SM_CT *xa, vf *am, vf *al,
+                         const SM_CT *xb, vf vmb, const sm_fexp *wxb, __m512i tbl, vd *sb, const SM_CT *xc, SM_CT *yc,
+                         vf nmc, vf kcv)
+{
+    if (dA) {
+        for (int l = 0; l < 8; l++)
+            __builtin_prefetch(xa + i + SM_LPIPE32_PF + l * (64 / sizeof(SM_CT)), 0, 2);
+        FN(minmax_step4)(xa + i, am, al, NULL);
+        FN(minmax_step4)(xa + i + 4 * VW, am, al, NULL);
+    }
+    /* SM_EXP_ROW's names, for row xb. */
+    const sm_fexp sm_wx_ = *wxb;
+    const __m512i sm_tbl_ = tbl;
+    const int kind = kb;
+    const vf vm = vmb;
+    SM_SUMEXP_STEP8(xb, i, (float *)NULL, *sb);
+    for (int k = 0; k < 8; k++)
+        FN(st_any)(yc + i + k * VW, vf_sub(vf_fma(LD(xc + i + k * VW), vf_set1(1.0f), nmc), kcv), nt);
+}
+
+VI void FN(lpipe32_pass)(int64_t n, const int dA, const int kb, const int nt, const SM_CT *xa, vf *am, vf *al,
+                         const SM_CT *xb, vf vmb, const sm_fexp *wxb, __m512i tbl, vd *sb, const SM_CT *xc, SM_CT *yc,
+                         vf nmc, vf kcv)
+{
+    for (int64_t i = 0; i < n; i += 8 * VW)
+        FN(lpipe32_step)(i, dA, kb, nt, xa, am, al, xb, vmb, wxb, tbl, sb, xc, yc, nmc, kcv);
+}
+
+/* Long fp32 log-softmax rows [u0, u1) (n a multiple of 8 VW, SM_PIPE_LONG_MIN_R to SM_SCRATCH_MAX),
+ * AVX-512, as a software pipeline with no scratch and no ring: the step loop of row t's output
+ * (pass C) also takes row t + 1's sum of exponentials (pass B) and row t + 2's max and min (pass
+ * A, from memory, prefetched SM_LPIPE32_PF elements ahead). Rows t and t + 1 are still in L2
+ * (three rows take at most 384 KiB), and memory sees reads and streaming writes side by side
+ * all the time, as in a copy; row by row it saw the next row's reads during the exp pass and the
+ * writes in the write pass. Softmax keeps the row path: with its exponentials computed again in
+ * pass C (two exps a step) the same pipeline took 1.05-1.3x its time. Every row gets
+ * FN(fwd_row)'s operations in its order (the same max and min accumulators, sum steps, exp,
+ * log s and its exact re-sum near 0): the same bits. Where not all three passes have a fast row
+ * (the first and last rows, rows off both fast paths) each pass runs alone through the
+ * functions FN(fwd_row) uses; rows off the fast paths go through FN(fwd_row) at their turn for
+ * C. Streaming stores (@p nt) when y starts on a 64-byte line (every row then does: n * 4 is a
+ * multiple of 512). */
+static void FN(fwd_lpipe32)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int64_t n, int nt, float *scratch)
+{
+    int fc[3] = {0, 0, 0};
+    float mm[3] = {0.0f, 0.0f, 0.0f}, kk[3] = {0.0f, 0.0f, 0.0f};
+    nt = nt && ((uintptr_t)y & 63u) == 0;
+    SM_EXP_FAST_SETUP;
+    for (int64_t t = u0 - 2; t < u1; t++) {
+        const int64_t ra = t + 2, rb = t + 1, rc = t;
+        const int dA = ra < u1;
+        const int kb = rb >= u0 && rb < u1 ? fc[(rb - u0) % 3] : 0;
+        const int kc = rc >= u0 ? fc[(rc - u0) % 3] : 0;
+        const SM_CT *xa = x + (dA ? ra : u0) * n, *xb = x + (kb ? rb : u0) * n, *xc = x + (rc >= u0 ? rc : u0) * n;
+        SM_CT *yc = y + (rc >= u0 ? rc : u0) * n;
+        const float mb = kb ? mm[(rb - u0) % 3] : 0.0f, mc = kc ? mm[(rc - u0) % 3] : 0.0f;
+        const float kcs = kc ? kk[(rc - u0) % 3] : 0.0f;
+        double sum = 0.0;
+        if (dA && kb && kc) {
+            vf am[4], al[4];
+            FN(minmax_init)(am, al);
+            vd sb = vd_zero();
+            sm_fexp wb;
+            if (kb == 2) {
+                wb = sm_exp_wide_setup(mb);
+            } else {
+                wb.tbl = sm_tbl_;
+                wb.c = vf_set1(mb);
+            }
+            const vf vmb = vf_set1(mb), nmc = vf_set1(-mc), kcv = vf_set1(kcs);
+#define SM_LP32(KB, NT) FN(lpipe32_pass)(n, 1, KB, NT, xa, am, al, xb, vmb, &wb, sm_tbl_, &sb, xc, yc, nmc, kcv)
+            switch ((nt << 1) | (kb == 2)) {
+            case 0:
+                SM_LP32(SM_KIND_NARROW, 0);
+                break;
+            case 1:
+                SM_LP32(SM_KIND_WIDE, 0);
+                break;
+            case 2:
+                SM_LP32(SM_KIND_NARROW, 1);
+                break;
+            default:
+                SM_LP32(SM_KIND_WIDE, 1);
+                break;
+            }
+#undef SM_LP32
+            float lo;
+            mm[(ra - u0) % 3] = FN(minmax_fold)(am, al, &lo);
+            fc[(ra - u0) % 3] = FN(fast_kind)(mm[(ra - u0) % 3], lo);
+            sum = vd_hsum(sb);
+        } else {
+            /* The passes one after the other, each through FN(fwd_row)'s own functions. */
+            if (dA) {
+                float lo;
+                mm[(ra - u0) % 3] = FN(row_minmax)(xa, n, &lo);
+                fc[(ra - u0) % 3] = FN(fast_kind)(mm[(ra - u0) % 3], lo);
+            }
+            if (kb)
+                sum = FN(row_sumexp_kind)(xb, n, mb, NULL, NULL, kb == 2 ? SM_KIND_WIDE : SM_KIND_NARROW);
+            if (kc)
+                FN(write_log)(xc, yc, n, nt, mc, kcs);
+        }
+        if (kb)
+            kk[(rb - u0) % 3] = sum < SM_FAST_LOG_RESUM ? (float)FN(row_log_near1)(xb, n, mb) : FN(fast_scalar)(1, sum);
+        if (rc >= u0 && !kc)
+            FN(fwd_row)(xc, yc, n, 1, nt, scratch, NULL, NULL, NULL);
+    }
+}
+#endif
+
 /* Backward over a row: y is the forward output, g the incoming gradient.
  *   softmax:     out = y * (g - sum(g * y))
  *   log_softmax: out = g - exp(y) * sum(g)                                                   */
@@ -1213,6 +1333,15 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
             return;
         }
 #endif
+#ifdef SM_LPIPE32
+        /* Long fp32 log-softmax rows on AVX-512 (SM_PIPE_LONG_MIN_R to SM_SCRATCH_MAX, multiples of
+         * 128): the pipeline without scratch (FN(fwd_lpipe32)). */
+        if (a->op == SM_LOG_SOFTMAX && R % (8 * VW) == 0 && R >= SM_PIPE_LONG_MIN_R && R <= SM_SCRATCH_MAX &&
+            u1 - u0 >= 3) {
+            FN(fwd_lpipe32)(x, o, u0, u1, R, a->nt, scratch);
+            return;
+        }
+#endif
 #ifdef SM_PIPE32
         /* fp32 rows of 256 (log-softmax: 512) to 1024 elements, multiples of 128, on AVX-512: the
          * pipeline (SM_PIPE32_MIN_R). */
@@ -1273,6 +1402,8 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
 #undef SM_EXP_DIFF
 #undef SM_PIPE
 #undef SM_PIPE32
+#undef SM_LPIPE32
+#undef SM_LPIPE32_PF
 #undef SM_BPIPE
 #undef SM_BPIPE_R
 #undef SM_SUMEXP_STEP8
