@@ -134,54 +134,52 @@ static void ch_fold(const ch_args *a, int64_t c0, int64_t c1, double *s, double 
 /* One channel's arithmetic, from its folded sums s and q (0 where the op folds none). */
 static void ch_one_sums(const ch_args *a, int op, int64_t c, double s, double q)
 {
-    {
-        switch (op) {
-        case CH_CENTER:
-            a->center[c] = (float)vget(&a->v[V_SM], c, 0.0);
-            break;
-        case CH_BN_FIN: {
-            const double n = (double)a->N, sm = s / n;
-            const double mean = (double)cannon_norm_ld(a->x, c * a->I, a->xdtype) + sm;
-            double var = q / n - sm * sm;
-            if (var < 0.0)
-                var = 0.0;
-            const double invstd = 1.0 / sqrt(var + a->eps);
-            vput(&a->v[V_SM], c, mean);
-            vput(&a->v[V_SI], c, invstd);
-            running_update(a, c, mean, var, n);
-            if (a->want_co)
-                fwd_co(a, c, mean, invstd);
-            break;
-        }
-        case CH_BN_EVAL: {
-            const double rm = (float)vget(&a->v[V_RM], c, 0.0);
-            fwd_co(a, c, rm, 1.0 / sqrt(vget(&a->v[V_RV], c, 1.0) + a->eps));
-            break;
-        }
-        case CH_ELEMT:
-            fwd_co(a, c, (float)vget(&a->v[V_SM], c, 0.0), (float)vget(&a->v[V_SI], c, 1.0));
-            break;
-        case CH_BWD_FIN: {
-            const float invstd = a->training ? (float)vget(&a->v[V_SI], c, 1.0)
-                                             : (float)(1.0 / sqrt(vget(&a->v[V_RV], c, 1.0) + a->eps));
-            vput(&a->v[V_GW], c, q * (double)invstd);
-            vput(&a->v[V_GB], c, s);
-            if (a->want_co) {
-                if (a->training) {
-                    bwd_co(a, c, a->center[c], invstd, s, q, (double)a->N);
-                } else {
-                    set_co(a, c, 0.0f, 0.0f, 0.0f, (float)(vget(&a->v[V_W], c, 1.0) * (double)invstd));
-                }
+    switch (op) {
+    case CH_CENTER:
+        a->center[c] = (float)vget(&a->v[V_SM], c, 0.0);
+        break;
+    case CH_BN_FIN: {
+        const double n = (double)a->N, sm = s / n;
+        const double mean = (double)cannon_norm_ld(a->x, c * a->I, a->xdtype) + sm;
+        double var = q / n - sm * sm;
+        if (var < 0.0)
+            var = 0.0;
+        const double invstd = 1.0 / sqrt(var + a->eps);
+        vput(&a->v[V_SM], c, mean);
+        vput(&a->v[V_SI], c, invstd);
+        running_update(a, c, mean, var, n);
+        if (a->want_co)
+            fwd_co(a, c, mean, invstd);
+        break;
+    }
+    case CH_BN_EVAL: {
+        const double rm = (float)vget(&a->v[V_RM], c, 0.0);
+        fwd_co(a, c, rm, 1.0 / sqrt(vget(&a->v[V_RV], c, 1.0) + a->eps));
+        break;
+    }
+    case CH_ELEMT:
+        fwd_co(a, c, (float)vget(&a->v[V_SM], c, 0.0), (float)vget(&a->v[V_SI], c, 1.0));
+        break;
+    case CH_BWD_FIN: {
+        const float invstd = a->training ? (float)vget(&a->v[V_SI], c, 1.0)
+                                         : (float)(1.0 / sqrt(vget(&a->v[V_RV], c, 1.0) + a->eps));
+        vput(&a->v[V_GW], c, q * (double)invstd);
+        vput(&a->v[V_GB], c, s);
+        if (a->want_co) {
+            if (a->training) {
+                bwd_co(a, c, a->center[c], invstd, s, q, (double)a->N);
+            } else {
+                set_co(a, c, 0.0f, 0.0f, 0.0f, (float)(vget(&a->v[V_W], c, 1.0) * (double)invstd));
             }
-            break;
         }
-        default: /* CH_RB_FIN */
-            vput(&a->v[V_SDY], c, s);
-            vput(&a->v[V_SDX], c, q);
-            vput(&a->v[V_GW], c, q * vget(&a->v[V_SI], c, 1.0));
-            vput(&a->v[V_GB], c, s);
-            break;
-        }
+        break;
+    }
+    default: /* CH_RB_FIN */
+        vput(&a->v[V_SDY], c, s);
+        vput(&a->v[V_SDX], c, q);
+        vput(&a->v[V_GW], c, q * vget(&a->v[V_SI], c, 1.0));
+        vput(&a->v[V_GB], c, s);
+        break;
     }
 }
 
@@ -617,10 +615,12 @@ static aclnnStatus add_chan(bn_plan *pl, ch_args *a, const chan_set *cs, int wit
     const size_t n = chan_fill(pl, a, cs, with_x, with_part, refs, 0);
     /* Per-channel ops split their channels over blocks of CH_FOLD or more (CH_GATHER and CH_EB
      * check every count before they write anything: one block). */
-    uint32_t bd = 1;
-    if (a->op != CH_GATHER && a->op != CH_EB)
-        bd = (uint32_t)(pl->C / CH_FOLD < CH_BLOCKS ? (pl->C / CH_FOLD > 1 ? pl->C / CH_FOLD : 1) : CH_BLOCKS);
-    return cannonExecutorAddKernel(pl->e, pl->api, ch_kernel, bd, a, sizeof *a, refs, n);
+    int64_t bd = pl->C / CH_FOLD;
+    if (a->op == CH_GATHER || a->op == CH_EB || bd < 1)
+        bd = 1;
+    else if (bd > CH_BLOCKS)
+        bd = CH_BLOCKS;
+    return cannonExecutorAddKernel(pl->e, pl->api, ch_kernel, (uint32_t)bd, a, sizeof *a, refs, n);
 }
 
 /* ---- the fused per-channel kernel (channel-first data) ----
