@@ -1090,7 +1090,10 @@ VI void FN(lpipe32_step)(int64_t i, const int dA, const int kb, const int nt, co
     const __m512i sm_tbl_ = tbl;
     const int kind = kb;
     const vf vm = vmb;
-    SM_SUMEXP_STEP8(xb, i, (float *)NULL, *sb);
+    /* No exponentials kept: a null pointer variable, not a literal (the macro's dead store
+     * branch would otherwise be pointer arithmetic on a null literal, which clang rejects). */
+    float *const e = NULL;
+    SM_SUMEXP_STEP8(xb, i, e, *sb);
     for (int k = 0; k < 8; k++)
         FN(st_any)(yc + i + k * VW, vf_sub(vf_fma(LD(xc + i + k * VW), vf_set1(1.0f), nmc), kcv), nt);
 }
