@@ -116,7 +116,7 @@ def test_layer_norm_offset_rows(mu, sd, isa):
 
 # The forward's row sums run in fp64 with exact squares around a shift (the row's first element;
 # fp32 runs folded into fp64 around the mean of the first 16 elements were tried and dropped, see
-# docs/ops.md). Mean and rstd must stay within a few fp32 ulps of the float64 values (far tighter
+# docs/norm-kernels.md). Mean and rstd must stay within a few fp32 ulps of the float64 values (far tighter
 # than the standard) for rows whose first elements are far from the mean: a ramp, outliers among
 # the first 16, a large offset, and rows shorter than 16 and than a vector; RmsNorm's rstd
 # likewise.

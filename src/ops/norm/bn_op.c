@@ -85,7 +85,7 @@ static void set_co(const ch_args *a, int64_t c, float m, float s, float b, float
  * not lost: a large mean (1e4 + N(0,1)) costs nothing, x - m being exact near it. The output is
  * rounded twice (the scale, then the multiply-add). One scale instead of a two-float (48-bit)
  * one, and no second subtraction, makes the elementwise pass two operations per vector instead
- * of four, which is what it runs at from memory on Zen 5 (docs/ops.md, session 25, with the
+ * of four, which is what it runs at from memory on Zen 5 (docs/norm-kernels.md, session 25, with the
  * accuracy measured). */
 static void fwd_co(const ch_args *a, int64_t c, double mean, double invstd)
 {

@@ -154,7 +154,7 @@ static void FN(red_plane)(const nb_args *a, int64_t p, int64_t c0, int64_t c1)
 /* out = [(x - m) * s] + b + [g * k] (rows NM_CO_* of the coefficients): x - m is exact near the
  * mean, the part of the mean that m drops is in b. Two dependent operations per vector in the
  * forward (three with g): on Zen 5 the elementwise passes from memory slow down with every
- * operation that waits on the loaded data (docs/ops.md, session 25), so the formula is kept to
+ * operation that waits on the loaded data (docs/norm-kernels.md, session 25), so the formula is kept to
  * what the accuracy needs. */
 VI vf FN(app_one)(int ux, int ug, vf x, vf g, vf cm, vf cs, vf cb, vf ck)
 {

@@ -813,13 +813,13 @@ VI void FN(pipe_pass)(int64_t n, const int dA, const int dB, const int dC, const
  * same order as in FN(fwd_row) (the max and min are exact whatever their order): the same
  * bits. A row whose fast test fails is done by FN(fwd_row) when its turn at C comes (it skips
  * B and C in the pipeline). Without @p ring, row t + 3 is prefetched during A (from memory,
- * log-softmax 10-25% faster; see docs/ops.md). @p pe: 2 n floats (the scratch of rows t and t + 1),
+ * log-softmax 10-25% faster; see docs/softmax-kernels.md). @p pe: 2 n floats (the scratch of rows t and t + 1),
  * @p scratch: FN(fwd_row)'s.
  * @p ring (softmax only; NULL: none): 2 n elements. Pass A then copies each row it reads into
  * it, B reads its row from there instead of from x, and no row is prefetched. On Zen 5 the
  * second read of x one row behind the first (an L1 hit) cost a quarter of the kernel's overlap
  * of memory and compute: a model of this loop ran at 70-74% of a copy from memory with it and
- * 83-89% with the copy, 72-76% with the copy and the prefetch (docs/ops.md, session 13). */
+ * 83-89% with the copy, 72-76% with the copy and the prefetch (docs/softmax-kernels.md, session 13). */
 static void FN(fwd_pipe)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int64_t n, int lg, int nt, float *scratch,
                          float *pe, SM_CT *ring)
 {

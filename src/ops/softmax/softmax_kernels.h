@@ -47,7 +47,7 @@ enum sm_dtype { SM_F32 = 0, SM_F16 = 1, SM_BF16 = 2, SM_F64 = 3 };
  * fp32 exponentials (128 KiB for a row of 32000) into L2 cost about a fifth of the row's time
  * in flight with the prefetch (a probe that skipped them ran 20% faster). In the pipeline the
  * three passes share one loop. Session 27, Zen 5, in-process A/B (bench_softmax --ab), ms at
- * 1 and 2 threads: docs/ops.md ("Session 27"). Rows of 4096 (8 KiB, plain stores)
+ * 1 and 2 threads: docs/softmax-kernels.md ("Session 27"). Rows of 4096 (8 KiB, plain stores)
  * gained nothing (1 thread -2..+1%, 2 threads -7..+7%). */
 #define SM_PIPE_LONG_MIN_R 8192
 /* Softmax rows of up to this many elements go through the pipeline with a ring of two rows and
