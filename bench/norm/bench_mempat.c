@@ -1,0 +1,214 @@
+/*
+ * bench_mempat: what one core's memory does with the access patterns of the two-phase
+ * normalization kernels (LayerNorm / RmsNorm backward, batch norm's split passes), on one thread,
+ * no runtime, 128 MiB per tensor.
+ *
+ *   read2      sum two tensors (8 bytes per element read)
+ *   write1     stream one tensor out with non-temporal stores (4 bytes written)
+ *   add2nt     o = x + g, one pass (8 read, 4 written): the single-pass bound
+ *   phases B   blocks of B KiB of x and g: sum the block (from memory), then o = x + g over the
+ *              same block again (from the cache) with non-temporal stores: the shape of
+ *              LayerNorm's backward (row sums, then dx from L2)
+ *   pieces B/P the same blocks, each cut into P pieces: piece p of block k's second pass, then
+ *              piece p of block k + 1's sums, so that reads from memory and streaming stores
+ *              alternate finely
+ *   controls   the same phases with a second pass that only streams a constant out (no
+ *              re-reads), and one that only re-reads (no stores; against read2)
+ *
+ *   copy       the floor's copy loop (as bench/ops/bench_copy.h: plain stores), 2 x 128 MiB
+ *
+ * Every figure is counted bytes (read + written, each tensor once) per second, median of the
+ * samples, with its ratio to add2nt (or read2) in the same run, and to the copy: that last ratio
+ * is the % of the floor a kernel of that shape would reach with no arithmetic at all. Usage: bench_mempat [samples (7)]
+ * See docs/norm-kernels.md, "Session 31", for what these figures say about the bars.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+#define MP_N ((size_t)32 << 20) /* floats per tensor */
+
+static double mp_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int mp_cmp(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* 32-byte vectors (AVX): every x86-64 host this runs on has them, and one core's memory is the
+ * limit either way. */
+typedef float mp_v8 __attribute__((vector_size(32), aligned(32)));
+
+__attribute__((target("avx"), noinline)) static float mp_read2(const float *x, const float *g, size_t n)
+{
+    __m256 a = _mm256_setzero_ps(), b = a, c = a, d = a;
+    for (size_t i = 0; i < n; i += 16) {
+        a = _mm256_add_ps(a, _mm256_load_ps(x + i));
+        b = _mm256_add_ps(b, _mm256_load_ps(g + i));
+        c = _mm256_add_ps(c, _mm256_load_ps(x + i + 8));
+        d = _mm256_add_ps(d, _mm256_load_ps(g + i + 8));
+    }
+    mp_v8 s = (mp_v8)_mm256_add_ps(_mm256_add_ps(a, b), _mm256_add_ps(c, d));
+    return s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7];
+}
+
+__attribute__((target("avx"), noinline)) static void mp_write1(float *o, size_t n)
+{
+    const __m256 c = _mm256_set1_ps(1.0f);
+    for (size_t i = 0; i < n; i += 8)
+        _mm256_stream_ps(o + i, c);
+}
+
+__attribute__((target("avx"), noinline)) static void mp_add2nt(float *o, const float *x, const float *g, size_t n)
+{
+    for (size_t i = 0; i < n; i += 8)
+        _mm256_stream_ps(o + i, _mm256_add_ps(_mm256_load_ps(x + i), _mm256_load_ps(g + i)));
+}
+
+/* Blocks of @p blk floats in @p pieces pieces: piece p of this block's second pass, then piece
+ * p of the next block's sums. pieces == 1 is the plain two-phase shape (sums of block k + 1 after
+ * the whole second pass of block k). The second pass by @p mode: MP_REREAD_STORE o = x + g
+ * again (from the cache), streamed out (the kernels' shape); MP_STORE a constant streamed out,
+ * no loads (is it the alternation?); MP_REREAD x + g summed again, no stores (do the re-reads
+ * alone slow the sums' reads?). */
+enum { MP_REREAD_STORE, MP_STORE, MP_REREAD };
+
+__attribute__((target("avx"), noinline)) static float mp_phases(float *o, const float *x, const float *g, size_t n,
+                                                                size_t blk, size_t pieces, int mode)
+{
+    __m256 a = _mm256_setzero_ps(), b = a, c = a;
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const size_t ep = blk / pieces;
+    for (size_t i = 0; i < blk; i += 8) {
+        a = _mm256_add_ps(a, _mm256_load_ps(x + i));
+        b = _mm256_add_ps(b, _mm256_load_ps(g + i));
+    }
+    for (size_t s = 0; s < n; s += blk) {
+        const int next = s + blk < n;
+        for (size_t p = 0; p < pieces; p++) {
+            const size_t i0 = s + p * ep, i1 = i0 + ep;
+            if (mode == MP_REREAD_STORE)
+                for (size_t i = i0; i < i1; i += 8)
+                    _mm256_stream_ps(o + i, _mm256_add_ps(_mm256_load_ps(x + i), _mm256_load_ps(g + i)));
+            else if (mode == MP_STORE)
+                for (size_t i = i0; i < i1; i += 8)
+                    _mm256_stream_ps(o + i, one);
+            else
+                for (size_t i = i0; i < i1; i += 8)
+                    c = _mm256_add_ps(c, _mm256_add_ps(_mm256_load_ps(x + i), _mm256_load_ps(g + i)));
+            if (next)
+                for (size_t i = i0 + blk; i < i1 + blk; i += 8) {
+                    a = _mm256_add_ps(a, _mm256_load_ps(x + i));
+                    b = _mm256_add_ps(b, _mm256_load_ps(g + i));
+                }
+        }
+    }
+    mp_v8 t = (mp_v8)_mm256_add_ps(_mm256_add_ps(a, b), c);
+    return t[0] + t[1] + t[2] + t[3] + t[4] + t[5] + t[6] + t[7];
+}
+
+/* The floor's copy as bench/ops/bench_copy.h writes it: 32-byte loads and plain stores, four a
+ * step (the floors of bench_softmax and bench_norm come from that loop). */
+__attribute__((target("avx"), noinline)) static void mp_copy(float *d, const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i += 32) {
+        const __m256 a = _mm256_load_ps(x + i), b = _mm256_load_ps(x + i + 8);
+        const __m256 c = _mm256_load_ps(x + i + 16), e = _mm256_load_ps(x + i + 24);
+        _mm256_store_ps(d + i, a);
+        _mm256_store_ps(d + i + 8, b);
+        _mm256_store_ps(d + i + 16, c);
+        _mm256_store_ps(d + i + 24, e);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int ns = argc > 1 ? atoi(argv[1]) : 7;
+    if (ns < 1 || ns > 63)
+        ns = 7;
+    if (!__builtin_cpu_supports("avx")) {
+        printf("bench_mempat: needs AVX; skipped\n");
+        return 0;
+    }
+    const size_t n = MP_N;
+    float *x = aligned_alloc(64, n * 4), *g = aligned_alloc(64, n * 4 + 4096), *o = aligned_alloc(64, n * 4 + 8192);
+    if (!x || !g || !o) {
+        fprintf(stderr, "bench_mempat: out of memory\n");
+        return 1;
+    }
+    /* g and o a quarter and a half page off x modulo 4 KiB (no 4K aliasing between the streams). */
+    float *gg = g + 256, *oo = o + 512;
+    for (size_t i = 0; i < n; i++) {
+        x[i] = 1.0f;
+        gg[i] = 2.0f;
+        oo[i] = 0.0f;
+    }
+    enum { NB = 3, NP = 3, NM = 3 };
+    static const size_t blk_kib[NB] = {16, 128, 512}, pieces[NP] = {1, 8, 64};
+    static const char *const mode_name[NM] = {"reread_store", "store", "reread"};
+    double t[4 + NM * NB * NP][64];
+    volatile float sink = 0.0f;
+    for (int s = 0; s < ns; s++) {
+        double t0 = mp_now();
+        sink += mp_read2(x, gg, n);
+        double t1 = mp_now();
+        mp_write1(oo, n);
+        double t2 = mp_now();
+        mp_add2nt(oo, x, gg, n);
+        double t3 = mp_now();
+        t[0][s] = t1 - t0;
+        t[1][s] = t2 - t1;
+        t[2][s] = t3 - t2;
+        mp_copy(oo, x, n);
+        t[3 + NM * NB * NP][s] = mp_now() - t3;
+        for (int md = 0; md < NM; md++)
+            for (int b = 0; b < NB; b++)
+                for (int p = 0; p < NP; p++) {
+                    /* blk_kib KiB of x and g together: blk_kib * 128 floats of each. */
+                    const double a = mp_now();
+                    sink += mp_phases(oo, x, gg, n, blk_kib[b] * 128, pieces[p], md);
+                    t[3 + (md * NB + b) * NP + p][s] = mp_now() - a;
+                }
+    }
+    for (int v = 0; v < 4 + NM * NB * NP; v++)
+        qsort(t[v], (size_t)ns, sizeof(double), mp_cmp);
+    const double m = (double)n, rd = 8.0 * m / t[0][ns / 2] / 1e9, add = 12.0 * m / t[2][ns / 2] / 1e9;
+    const double cp = 8.0 * m / t[3 + NM * NB * NP][ns / 2] / 1e9;
+    printf("{\"case\":\"copy\",\"gbs\":%.1f}\n", cp);
+    printf("{\"case\":\"read2\",\"gbs\":%.1f,\"vs_copy\":%.2f}\n", rd, rd / cp);
+    printf("{\"case\":\"write1_nt\",\"gbs\":%.1f}\n", 4.0 * m / t[1][ns / 2] / 1e9);
+    printf("{\"case\":\"add2nt\",\"gbs\":%.1f,\"vs_copy\":%.2f}\n", add, add / cp);
+    for (int md = 0; md < NM; md++)
+        for (int b = 0; b < NB; b++)
+            for (int p = 0; p < NP; p++) {
+                /* Counted bytes: x and g once, o once where it is written. */
+                const double bytes = (md == MP_REREAD ? 8.0 : 12.0) * m;
+                const double gbs = bytes / t[3 + (md * NB + b) * NP + p][ns / 2] / 1e9;
+                printf("{\"case\":\"phases\",\"second_pass\":\"%s\",\"block_kib\":%zu,\"pieces\":%zu,\"gbs\":%.1f,"
+                       "\"vs_%s\":%.2f,\"vs_copy\":%.2f}\n",
+                       mode_name[md], blk_kib[b], pieces[p], gbs, md == MP_REREAD ? "read2" : "add2nt",
+                       gbs / (md == MP_REREAD ? rd : add), gbs / cp);
+            }
+    free(x);
+    free(g);
+    free(o);
+    return sink == 12345.0f ? 2 : 0;
+}
+#else
+int main(void)
+{
+    printf("bench_mempat: x86-64 only; skipped\n");
+    return 0;
+}
+#endif
