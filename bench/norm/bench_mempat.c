@@ -15,36 +15,26 @@
  *   controls   the same phases with a second pass that only streams a constant out (no
  *              re-reads), and one that only re-reads (no stores; against read2)
  *
- *   copy       the floor's copy loop (as bench/ops/bench_copy.h: plain stores), 2 x 128 MiB
+ *   copy       the floor's own copy loop (bench/ops/bench_copy.h: plain stores), 2 x 128 MiB
  *
  * Every figure is counted bytes (read + written, each tensor once) per second, median of the
  * samples, with its ratio to add2nt (or read2) in the same run, and to the copy: that last ratio
- * is the % of the floor a kernel of that shape would reach with no arithmetic at all. Usage: bench_mempat [samples (7)]
+ * is the % of the floor a kernel of that shape would reach with no arithmetic at all.
+ *   bench_mempat [--ns N]   (samples, default 7)
  * See docs/norm-kernels.md, "Session 31", for what these figures say about the bars.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
+
+#include "bench_common.h"
+#include "bench_copy.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
 #define MP_N ((size_t)32 << 20) /* floats per tensor */
-
-static double mp_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int mp_cmp(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* 32-byte vectors (AVX): every x86-64 host this runs on has them, and one core's memory is the
  * limit either way. */
@@ -118,23 +108,13 @@ __attribute__((target("avx"), noinline)) static float mp_phases(float *o, const 
     return t[0] + t[1] + t[2] + t[3] + t[4] + t[5] + t[6] + t[7];
 }
 
-/* The floor's copy as bench/ops/bench_copy.h writes it: 32-byte loads and plain stores, four a
- * step (the floors of bench_softmax and bench_norm come from that loop). */
-__attribute__((target("avx"), noinline)) static void mp_copy(float *d, const float *x, size_t n)
-{
-    for (size_t i = 0; i < n; i += 32) {
-        const __m256 a = _mm256_load_ps(x + i), b = _mm256_load_ps(x + i + 8);
-        const __m256 c = _mm256_load_ps(x + i + 16), e = _mm256_load_ps(x + i + 24);
-        _mm256_store_ps(d + i, a);
-        _mm256_store_ps(d + i + 8, b);
-        _mm256_store_ps(d + i + 16, c);
-        _mm256_store_ps(d + i + 24, e);
-    }
-}
-
 int main(int argc, char **argv)
 {
-    int ns = argc > 1 ? atoi(argv[1]) : 7;
+    static const char *const names[] = {"--ns", NULL};
+    const int ca = bench_check_args(argc, argv, names, "usage: bench_mempat [--ns N]\n");
+    if (ca >= 0)
+        return ca;
+    int ns = argc > 2 ? atoi(argv[2]) : 7;
     if (ns < 1 || ns > 63)
         ns = 7;
     if (!__builtin_cpu_supports("avx")) {
@@ -160,29 +140,32 @@ int main(int argc, char **argv)
     double t[4 + NM * NB * NP][64];
     volatile float sink = 0.0f;
     for (int s = 0; s < ns; s++) {
-        double t0 = mp_now();
+        double t0 = bench_now();
         sink += mp_read2(x, gg, n);
-        double t1 = mp_now();
+        double t1 = bench_now();
         mp_write1(oo, n);
-        double t2 = mp_now();
+        double t2 = bench_now();
         mp_add2nt(oo, x, gg, n);
-        double t3 = mp_now();
+        double t3 = bench_now();
         t[0][s] = t1 - t0;
         t[1][s] = t2 - t1;
         t[2][s] = t3 - t2;
-        mp_copy(oo, x, n);
-        t[3 + NM * NB * NP][s] = mp_now() - t3;
+        /* The size through a volatile: with it a constant, gcc's loop analysis of the copy's
+         * tail loop warns (-Werror). */
+        const volatile size_t copy_bytes = n * 4;
+        bench_copy_bytes(oo, x, copy_bytes);
+        t[3 + NM * NB * NP][s] = bench_now() - t3;
         for (int md = 0; md < NM; md++)
             for (int b = 0; b < NB; b++)
                 for (int p = 0; p < NP; p++) {
                     /* blk_kib KiB of x and g together: blk_kib * 128 floats of each. */
-                    const double a = mp_now();
+                    const double a = bench_now();
                     sink += mp_phases(oo, x, gg, n, blk_kib[b] * 128, pieces[p], md);
-                    t[3 + (md * NB + b) * NP + p][s] = mp_now() - a;
+                    t[3 + (md * NB + b) * NP + p][s] = bench_now() - a;
                 }
     }
     for (int v = 0; v < 4 + NM * NB * NP; v++)
-        qsort(t[v], (size_t)ns, sizeof(double), mp_cmp);
+        qsort(t[v], (size_t)ns, sizeof(double), bench_cmp);
     const double m = (double)n, rd = 8.0 * m / t[0][ns / 2] / 1e9, add = 12.0 * m / t[2][ns / 2] / 1e9;
     const double cp = 8.0 * m / t[3 + NM * NB * NP][ns / 2] / 1e9;
     printf("{\"case\":\"copy\",\"gbs\":%.1f}\n", cp);
