@@ -137,7 +137,9 @@ int main(int argc, char **argv)
     enum { NB = 3, NP = 3, NM = 3 };
     static const size_t blk_kib[NB] = {16, 128, 512}, pieces[NP] = {1, 8, 64};
     static const char *const mode_name[NM] = {"reread_store", "store", "reread"};
-    double t[4 + NM * NB * NP][64];
+    /* Sample slots: the four reference loops, then the phases by mode, block size and pieces. */
+    enum { T_READ2, T_WRITE1, T_ADD2NT, T_COPY, T_PHASES, T_ALL = T_PHASES + NM * NB * NP };
+    double t[T_ALL][64];
     volatile float sink = 0.0f;
     for (int s = 0; s < ns; s++) {
         double t0 = bench_now();
@@ -147,37 +149,37 @@ int main(int argc, char **argv)
         double t2 = bench_now();
         mp_add2nt(oo, x, gg, n);
         double t3 = bench_now();
-        t[0][s] = t1 - t0;
-        t[1][s] = t2 - t1;
-        t[2][s] = t3 - t2;
+        t[T_READ2][s] = t1 - t0;
+        t[T_WRITE1][s] = t2 - t1;
+        t[T_ADD2NT][s] = t3 - t2;
         /* The size through a volatile: with it a constant, gcc's loop analysis of the copy's
          * tail loop warns (-Werror). */
         const volatile size_t copy_bytes = n * 4;
         bench_copy_bytes(oo, x, copy_bytes);
-        t[3 + NM * NB * NP][s] = bench_now() - t3;
+        t[T_COPY][s] = bench_now() - t3;
         for (int md = 0; md < NM; md++)
             for (int b = 0; b < NB; b++)
                 for (int p = 0; p < NP; p++) {
                     /* blk_kib KiB of x and g together: blk_kib * 128 floats of each. */
                     const double a = bench_now();
                     sink += mp_phases(oo, x, gg, n, blk_kib[b] * 128, pieces[p], md);
-                    t[3 + (md * NB + b) * NP + p][s] = bench_now() - a;
+                    t[T_PHASES + (md * NB + b) * NP + p][s] = bench_now() - a;
                 }
     }
-    for (int v = 0; v < 4 + NM * NB * NP; v++)
+    for (int v = 0; v < T_ALL; v++)
         qsort(t[v], (size_t)ns, sizeof(double), bench_cmp);
-    const double m = (double)n, rd = 8.0 * m / t[0][ns / 2] / 1e9, add = 12.0 * m / t[2][ns / 2] / 1e9;
-    const double cp = 8.0 * m / t[3 + NM * NB * NP][ns / 2] / 1e9;
+    const double m = (double)n, rd = 8.0 * m / t[T_READ2][ns / 2] / 1e9, add = 12.0 * m / t[T_ADD2NT][ns / 2] / 1e9;
+    const double cp = 8.0 * m / t[T_COPY][ns / 2] / 1e9;
     printf("{\"case\":\"copy\",\"gbs\":%.1f}\n", cp);
     printf("{\"case\":\"read2\",\"gbs\":%.1f,\"vs_copy\":%.2f}\n", rd, rd / cp);
-    printf("{\"case\":\"write1_nt\",\"gbs\":%.1f}\n", 4.0 * m / t[1][ns / 2] / 1e9);
+    printf("{\"case\":\"write1_nt\",\"gbs\":%.1f}\n", 4.0 * m / t[T_WRITE1][ns / 2] / 1e9);
     printf("{\"case\":\"add2nt\",\"gbs\":%.1f,\"vs_copy\":%.2f}\n", add, add / cp);
     for (int md = 0; md < NM; md++)
         for (int b = 0; b < NB; b++)
             for (int p = 0; p < NP; p++) {
                 /* Counted bytes: x and g once, o once where it is written. */
                 const double bytes = (md == MP_REREAD ? 8.0 : 12.0) * m;
-                const double gbs = bytes / t[3 + (md * NB + b) * NP + p][ns / 2] / 1e9;
+                const double gbs = bytes / t[T_PHASES + (md * NB + b) * NP + p][ns / 2] / 1e9;
                 printf("{\"case\":\"phases\",\"second_pass\":\"%s\",\"block_kib\":%zu,\"pieces\":%zu,\"gbs\":%.1f,"
                        "\"vs_%s\":%.2f,\"vs_copy\":%.2f}\n",
                        mode_name[md], blk_kib[b], pieces[p], gbs, md == MP_REREAD ? "read2" : "add2nt",
