@@ -34,6 +34,14 @@ extern "C" {
 /** The rank limit of CANN operators. */
 #define CANNON_OP_MAX_RANK 8
 
+/**
+ * The most bytes a tensor view may span, counted over its elements and over the highest element
+ * it reaches (2^48: more than any device or host address space). Every offset and stride must
+ * stay below it too. Keeping views inside this bound lets operators compute byte counts,
+ * workspace sizes and addresses in int64 with no overflow check of their own.
+ */
+#define CANNON_TENSOR_MAX_BYTES ((int64_t)1 << 48)
+
 /** A read-only look at a tensor descriptor (pointers valid while the tensor lives). */
 typedef struct cannon_tensor_view {
     aclDataType dtype;
@@ -45,7 +53,10 @@ typedef struct cannon_tensor_view {
     void *data;             /**< storage start (device address) */
 } cannon_tensor_view;
 
-/** Fill @p v from @p t. Returns false when @p t is not a live tensor descriptor. */
+/**
+ * Fill @p v from @p t. Returns false when @p t is not a live tensor descriptor, or (with a message
+ * for aclGetRecentErrMsg) when its view exceeds CANNON_TENSOR_MAX_BYTES.
+ */
 CANNON_API bool cannonTensorGetView(const aclTensor *t, cannon_tensor_view *v);
 /** Number of elements of the view (1 for rank 0). */
 CANNON_API int64_t cannonTensorNumel(const aclTensor *t);

@@ -337,6 +337,15 @@ def test_matmul(isa):
         C.matmul(rn(3, 4), rn(5, 2))
 
 
+def test_matmul_empty_inner_dim():
+    # an empty inner dimension gives zeros, as torch does; the empty operands have no storage
+    for sa, sb in (((4, 0), (0, 5)), ((2, 4, 0), (2, 0, 5)), ((0,), (0, 3))):
+        a, b = torch.zeros(sa), torch.zeros(sb)
+        y = C.matmul(a, b)
+        assert y.shape == torch.matmul(a, b).shape
+        assert torch.count_nonzero(y) == 0
+
+
 def test_nll_loss(isa):
     lp = torch.log_softmax(rn(8, 5, seed=29), 1).requires_grad_()
     t = torch.tensor([0, 1, 4, 2, -100, 3, 3, 0])

@@ -686,6 +686,17 @@ static void test_executor_workspace_checks(void **state)
     assert_int_equal(cannonExecutorWorkspaceSize(e), 0);
     NN_OK(cannonExecutorRun(NULL, 0, e, g_stream, "aclnnEmpty"));
 
+    /* reservations that would wrap the workspace size fail the plan instead: the size stays what
+     * it was, and phase 2 refuses the plan with the first error */
+    e = cannonExecutorCreate("Huge");
+    assert_int_equal(cannonExecutorReserveWorkspace(e, 100), 0);
+    assert_int_equal(cannonExecutorReserveWorkspace(e, UINT64_MAX - 10), 0);
+    assert_non_null(strstr(aclGetRecentErrMsg(), "workspace would exceed"));
+    assert_int_equal(cannonExecutorReserveWorkspace(e, (uint64_t)1 << 63), 0);
+    assert_int_equal(cannonExecutorWorkspaceSize(e), 128);
+    NN_EXPECT(ACLNN_ERR_PARAM_INVALID, cannonExecutorRun(ws, p.ws_size, e, g_stream, "aclnnHuge"));
+    NN_OK(aclDestroyAclOpExecutor(e));
+
     NN_OK(aclDestroyTensor(p.in));
     NN_OK(aclDestroyTensor(p.out));
     aclrtFree(ws);

@@ -41,7 +41,7 @@ static aclnnStatus unary_float(const char *api, int op, const aclTensor *self, c
                                  !self ? in_name : !out ? out_name : !workspaceSize ? "workspaceSize" : "executor");
     const aclDataType ts = tensor_dtype(self), to = tensor_dtype(out);
     if (ts == ACL_DT_UNDEFINED || to == ACL_DT_UNDEFINED)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor", api);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
     if (!cannon_ew_is_float(ts))
         return cannonReportError(ACLNN_ERR_PARAM_INVALID,
                                  "%s: %s dtype %s is not supported (FLOAT, FLOAT16, BFLOAT16, DOUBLE)", api, in_name,
@@ -69,7 +69,7 @@ static aclnnStatus binary_bwd(const char *api, int op, const aclTensor *grad, co
                                  : !out ? out_name : !workspaceSize ? "workspaceSize" : "executor");
     const aclDataType tg = tensor_dtype(grad), tx = tensor_dtype(x), to = tensor_dtype(out);
     if (tg == ACL_DT_UNDEFINED || tx == ACL_DT_UNDEFINED || to == ACL_DT_UNDEFINED)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor", api);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
     const int ints_ok = op == EW_THRESH_BWD;
     const int g_ok = cannon_ew_is_float(tg) || (ints_ok && cannon_ew_is_integral(tg));
     const int x_ok = cannon_ew_is_float(tx) || (ints_ok && cannon_ew_is_integral(tx));
@@ -109,7 +109,7 @@ static aclnnStatus relu_plan(const char *api, const aclTensor *self, const aclTe
                                  !self ? in_name : !out ? "out" : !workspaceSize ? "workspaceSize" : "executor");
     const aclDataType ts = tensor_dtype(self), to = tensor_dtype(out);
     if (ts == ACL_DT_UNDEFINED || to == ACL_DT_UNDEFINED)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor", api);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
     if (!cannon_ew_is_float(ts) && !cannon_ew_is_integral(ts))
         return cannonReportError(ACLNN_ERR_PARAM_INVALID,
                                  "%s: %s dtype %s is not supported (floating or integral types)", api, in_name,

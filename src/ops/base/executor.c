@@ -11,6 +11,12 @@
 
 #define WS_ALIGN 64u
 
+void nn_executor_fail(aclOpExecutor *e, aclnnStatus rc)
+{
+    if (e->status == ACLNN_SUCCESS)
+        e->status = rc;
+}
+
 static void executor_free(aclOpExecutor *e)
 {
     for (size_t i = 0; i < e->n_kernels; i++) {
@@ -107,7 +113,15 @@ CANNON_API uint64_t cannonExecutorReserveWorkspace(aclOpExecutor *e, uint64_t by
 {
     if (!live_executor("cannonExecutorReserveWorkspace", e))
         return 0;
+    /* Checked: a reservation past NN_WS_MAX makes the plan fail (its first error), never wrap. */
     uint64_t off = (e->ws_size + WS_ALIGN - 1) & ~(uint64_t)(WS_ALIGN - 1);
+    if (bytes > NN_WS_MAX || off > NN_WS_MAX - bytes) {
+        nn_executor_fail(e, NN_ERR(ACLNN_ERR_PARAM_INVALID,
+                                   "%s: the workspace would exceed %llu bytes (%llu reserved, %llu more asked)",
+                                   e->name, (unsigned long long)NN_WS_MAX, (unsigned long long)e->ws_size,
+                                   (unsigned long long)bytes));
+        return 0;
+    }
     e->ws_size = off + bytes;
     return off;
 }
@@ -184,6 +198,14 @@ CANNON_API aclnnStatus cannonExecutorAddScatter(aclOpExecutor *e, int slot, uint
 
 /* ---- phase 2 ------------------------------------------------------------------------------------ */
 
+static bool slot_empty(const nn_slot *s)
+{
+    for (int64_t i = 0; i < s->ndim; i++)
+        if (s->shape[i] == 0)
+            return true;
+    return false;
+}
+
 /* Enqueue every kernel of @p e with its references bound. */
 static aclnnStatus launch_all(aclOpExecutor *e, void *workspace, aclrtStream stream, const char *api)
 {
@@ -224,6 +246,9 @@ CANNON_API aclnnStatus cannonExecutorRun(void *workspace, uint64_t workspaceSize
     if (e->ran && !e->repeatable)
         return NN_ERR(ACLNN_ERR_PARAM_INVALID, "%s: executor %p was already run and is not repeatable", api,
                       (void *)e);
+    if (e->status != ACLNN_SUCCESS)
+        return NN_ERR(e->status, "%s: executor %p holds a plan whose phase 1 failed (error %d)", api, (void *)e,
+                      (int)e->status);
     uint64_t need = cannonExecutorWorkspaceSize(e);
     if (need > 0 && !workspace)
         return NN_ERR(ACLNN_ERR_PARAM_INVALID, "%s: workspace is NULL but the operator needs %llu bytes", api,
@@ -234,7 +259,8 @@ CANNON_API aclnnStatus cannonExecutorRun(void *workspace, uint64_t workspaceSize
     for (size_t i = 0; i < e->n_kernels; i++) {
         for (size_t r = 0; r < e->kernels[i].n_refs; r++) {
             int slot = e->kernels[i].refs[r].slot;
-            if (slot != CANNON_SLOT_WORKSPACE && !e->slots[slot].addr)
+            /* An empty view addresses nothing, so it may have no storage (torch passes NULL). */
+            if (slot != CANNON_SLOT_WORKSPACE && !e->slots[slot].addr && !slot_empty(&e->slots[slot]))
                 return NN_ERR(ACLNN_ERR_PARAM_NULLPTR, "%s: the %s tensor of slot %d has a NULL device address", api,
                               e->slots[slot].is_output ? "output" : "input", slot);
         }

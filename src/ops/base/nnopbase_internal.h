@@ -119,7 +119,18 @@ struct aclOpExecutor {
     size_t scratch_size;
     bool repeatable;
     bool ran;
+    aclnnStatus status; /* the plan's first error (ACLNN_SUCCESS while it is sound) */
 };
+
+/* The most workspace one plan may reserve: four times the largest tensor, far beyond any device. */
+#define NN_WS_MAX ((uint64_t)CANNON_TENSOR_MAX_BYTES * 4)
+
+/* Record @p rc as @p e's first error (later errors keep the first). */
+void nn_executor_fail(aclOpExecutor *e, aclnnStatus rc);
+
+/* Whether @p t's view stays inside CANNON_TENSOR_MAX_BYTES (element count, offset, every stride
+ * and the highest element reached, in bytes); else false with the reason in @p why. */
+bool nn_tensor_size_ok(const aclTensor *t, char *why, size_t why_size);
 
 /* Bytes of one element of @p dt for copies; 0 when the type has no whole-byte element size. */
 size_t nn_elem_size(aclDataType dt);

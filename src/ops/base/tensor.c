@@ -3,6 +3,7 @@
  * helpers of cannon/opdev.h.
  */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "nnopbase_internal.h"
@@ -283,10 +284,81 @@ ACL_FUNC_VISIBILITY aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, voi
 
 /* ---- cannon/opdev.h view helpers ----------------------------------------------------------- */
 
+/* Bits of one element of @p dt (sub-byte types included); 0 for types with no storage size. */
+static unsigned elem_bits(aclDataType dt)
+{
+    switch (dt) {
+    case ACL_INT4:
+    case ACL_FLOAT4_E2M1:
+    case ACL_FLOAT4_E1M2:
+        return 4;
+    case ACL_FLOAT6_E3M2:
+    case ACL_FLOAT6_E2M3:
+        return 6;
+    case ACL_UINT1:
+        return 1;
+    default:
+        return (unsigned)nn_elem_size(dt) * 8u;
+    }
+}
+
+/* Bytes covering @p n elements of @p bits bits, or -1 when that exceeds CANNON_TENSOR_MAX_BYTES. */
+static int64_t bytes_of(int64_t n, unsigned bits)
+{
+    if (n > CANNON_TENSOR_MAX_BYTES * 8 / (bits ? bits : 8))
+        return -1;
+    return (n * (int64_t)(bits ? bits : 8) + 7) / 8;
+}
+
+bool nn_tensor_size_ok(const aclTensor *t, char *why, size_t why_size)
+{
+    const unsigned bits = elem_bits(t->dtype);
+    const int64_t per_elem_limit = CANNON_TENSOR_MAX_BYTES * 8 / (bits ? bits : 8);
+    /* The product of the dims with zeros counted as ones bounds every partial product an
+     * operator may form over the shape, empty views included. */
+    int64_t numel = 1, span = 1;
+    for (int64_t i = 0; i < t->ndim; i++) {
+        numel *= t->shape[i]; /* cannot overflow: checked at creation */
+        if (t->shape[i] > 1 && (__builtin_mul_overflow(span, t->shape[i], &span) || bytes_of(span, bits) < 0)) {
+            snprintf(why, why_size, "its shape spans more than the %lld-byte limit of a tensor in %u-bit elements",
+                     (long long)CANNON_TENSOR_MAX_BYTES, bits ? bits : 8);
+            return false;
+        }
+    }
+    /* Offsets and strides address elements even where a dim has size 0 or 1 (byte strides are
+     * formed from them), so each must stay inside the limit on its own. */
+    if (t->offset > per_elem_limit) {
+        snprintf(why, why_size, "its offset %lld lies beyond the %lld-byte limit of a tensor", (long long)t->offset,
+                 (long long)CANNON_TENSOR_MAX_BYTES);
+        return false;
+    }
+    int64_t last = t->offset;
+    for (int64_t i = 0; i < t->ndim; i++) {
+        if (t->strides[i] > per_elem_limit) {
+            snprintf(why, why_size, "its stride[%lld] = %lld lies beyond the %lld-byte limit of a tensor",
+                     (long long)i, (long long)t->strides[i], (long long)CANNON_TENSOR_MAX_BYTES);
+            return false;
+        }
+        if (numel > 0)
+            last += (t->shape[i] - 1) * t->strides[i]; /* no overflow: checked at creation */
+    }
+    if (numel > 0 && (last >= per_elem_limit || bytes_of(last + 1, bits) < 0)) {
+        snprintf(why, why_size, "its view reaches element %lld, beyond the %lld-byte limit of a tensor",
+                 (long long)last, (long long)CANNON_TENSOR_MAX_BYTES);
+        return false;
+    }
+    return true;
+}
+
 CANNON_API bool cannonTensorGetView(const aclTensor *t, cannon_tensor_view *v)
 {
     if (!t || !v || !nn_is_live(t, NN_TENSOR))
         return false;
+    char why[160];
+    if (!nn_tensor_size_ok(t, why, sizeof why)) {
+        NN_ERR(ACLNN_ERR_PARAM_INVALID, "aclTensor %p: %s", (const void *)t, why);
+        return false;
+    }
     v->dtype = t->dtype;
     v->format = t->format;
     v->ndim = t->ndim;

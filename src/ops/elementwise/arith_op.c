@@ -51,7 +51,7 @@ static aclnnStatus arith_plan(const char *api, int kind, const aclTensor *self, 
                                  !workspaceSize ? "workspaceSize" : "executor");
     const aclDataType ts = tensor_dtype(self), to = tensor_dtype(out);
     if (ts == ACL_DT_UNDEFINED || to == ACL_DT_UNDEFINED || (other && tensor_dtype(other) == ACL_DT_UNDEFINED))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor", api);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
     if (!cannon_ew_esize(ts))
         return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype %s (%d) is not supported", api, self_name,
                                  cannon_ew_dtype_name(ts), (int)ts);
@@ -270,7 +270,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor *self,
                                  !self ? "self" : !out ? "out" : !workspaceSize ? "workspaceSize" : "executor");
     const aclDataType ts = tensor_dtype(self), to = tensor_dtype(out);
     if (ts == ACL_DT_UNDEFINED || to == ACL_DT_UNDEFINED)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor", api);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
     if (!cannon_ew_esize(ts) || !cannon_ew_esize(to))
         return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: cast from %s (%d) to %s (%d) is not supported", api,
                                  cannon_ew_dtype_name(ts), (int)ts, cannon_ew_dtype_name(to), (int)to);

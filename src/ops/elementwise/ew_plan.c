@@ -524,7 +524,7 @@ aclnnStatus cannon_ew_plan(const char *api, ew_args *tmpl, const aclTensor *out,
 {
     cannon_tensor_view vo, v0, v1;
     if (!cannonTensorGetView(out, &vo) || !cannonTensorGetView(in0, &v0) || (in1 && !cannonTensorGetView(in1, &v1)))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor", api);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
     if (vo.ndim > CANNON_OP_MAX_RANK || v0.ndim > CANNON_OP_MAX_RANK || (in1 && v1.ndim > CANNON_OP_MAX_RANK))
         return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: tensors may have at most %d dims", api,
                                  CANNON_OP_MAX_RANK);

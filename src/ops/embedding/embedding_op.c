@@ -136,7 +136,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnEmbeddingGetWorkspaceSize(const aclTensor *
                                  : !workspaceSize ? "workspaceSize" : "executor");
     cannon_tensor_view vw, vi, vo;
     if (!cannonTensorGetView(weight, &vw) || !cannonTensorGetView(indices, &vi) || !cannonTensorGetView(out, &vo))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor", api);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
     if (vw.ndim != 2)
         return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: weight must be 2-D, got rank %lld", api,
                                  (long long)vw.ndim);
@@ -313,7 +313,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnEmbeddingDenseBackwardGetWorkspaceSize(
                                  : !workspaceSize ? "workspaceSize" : "executor");
     cannon_tensor_view vg, vi, vo;
     if (!cannonTensorGetView(grad, &vg) || !cannonTensorGetView(indices, &vi) || !cannonTensorGetView(out, &vo))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor", api);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
     const int dt = edb_dtype(vg.dtype);
     if (dt < 0)
         return cannonReportError(ACLNN_ERR_PARAM_INVALID,

@@ -240,7 +240,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnNLLLossGetWorkspaceSize(const aclTensor *se
     cannon_tensor_view vs, vt, vw, vo, vtw;
     if (!cannonTensorGetView(self, &vs) || !cannonTensorGetView(target, &vt) || !cannonTensorGetView(weight, &vw) ||
         !cannonTensorGetView(out, &vo) || !cannonTensorGetView(totalWeightOut, &vtw))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor", api);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
     nll_args a;
     memset(&a, 0, sizeof a);
     aclnnStatus rc = check_common(api, &vs, &vt, &vw, reduction, &a);
@@ -320,7 +320,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnNLLLossBackwardGetWorkspaceSize(const aclTe
     cannon_tensor_view vg, vs, vt, vw, vtw, vo;
     if (!cannonTensorGetView(gradOutput, &vg) || !cannonTensorGetView(self, &vs) || !cannonTensorGetView(target, &vt) ||
         !cannonTensorGetView(weight, &vw) || !cannonTensorGetView(totalWeight, &vtw) || !cannonTensorGetView(out, &vo))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor", api);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
     nll_args a;
     memset(&a, 0, sizeof a);
     aclnnStatus rc = check_common(api, &vs, &vt, &vw, reduction, &a);

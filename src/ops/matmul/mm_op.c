@@ -285,7 +285,7 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
                                                                                                   : "executor");
     cannon_tensor_view va, vb, vc;
     if (!cannonTensorGetView(self, &va) || !cannonTensorGetView(mat2, &vb) || !cannonTensorGetView(out, &vc))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor", api);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
     const int dt = dt_code(va.dtype);
     if (dt < 0 || dt_code(vb.dtype) != dt || dt_code(vc.dtype) != dt)
         return cannonReportError(ACLNN_ERR_PARAM_INVALID,

@@ -295,7 +295,7 @@ static int channel_axis(const cannon_tensor_view *v)
 static aclnnStatus check_data(const char *api, const char *name, const aclTensor *t, cannon_tensor_view *v)
 {
     if (!cannonTensorGetView(t, v))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s is not a live aclTensor", api, name);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s is not a live aclTensor, or its view is too large", api, name);
     if (nm_float_code(v->dtype) < 0)
         return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype %d is not supported (FLOAT, FLOAT16, BFLOAT16)",
                                  api, name, (int)v->dtype);
@@ -1269,7 +1269,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormGatherStatsWithCountsGetWorkspaceS
         return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: momentum %g is not finite", api, momentum);
     const int64_t C = vx.shape[channel_axis(&vx)];
     if (!cannonTensorGetView(mean, &vm) || !cannonTensorGetView(invstd, &vi) || !cannonTensorGetView(counts, &vc))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor", api);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
     if (vm.ndim != 2 || vm.shape[1] != C || nm_float_code(vm.dtype) < 0)
         return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: mean must be a float [world, %lld] tensor", api,
                                  (long long)C);
@@ -1486,7 +1486,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormElemtBackwardGetWorkspaceSize(
         (st = nm_check_chan(api, "sumDyXmu", sumDyXmu, C, false)) != ACLNN_SUCCESS)
         return st;
     if (!cannonTensorGetView(counter, &vc))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: counter is not a live aclTensor", api);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: counter is not a live aclTensor, or its view is too large", api);
     if (vc.ndim < 1 || vc.ndim > CANNON_OP_MAX_RANK ||
         (vc.dtype != ACL_INT32 && vc.dtype != ACL_FLOAT && vc.dtype != ACL_FLOAT16))
         return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: counter must be INT32, FLOAT or FLOAT16 of rank 1 to 8",

@@ -129,7 +129,7 @@ static int same_shape(const cannon_tensor_view *a, const cannon_tensor_view *b)
 static aclnnStatus check_x(const char *api, const char *name, const aclTensor *t, cannon_tensor_view *v)
 {
     if (!cannonTensorGetView(t, v))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s is not a live aclTensor", api, name);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s is not a live aclTensor, or its view is too large", api, name);
     if (nm_float_code(v->dtype) < 0)
         return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype %d is not supported (FLOAT, FLOAT16, BFLOAT16)",
                                  api, name, (int)v->dtype);
@@ -158,7 +158,7 @@ static aclnnStatus check_param(const char *api, const char *name, const aclTenso
         return ACLNN_SUCCESS;
     cannon_tensor_view v;
     if (!cannonTensorGetView(t, &v))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s is not a live aclTensor", api, name);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s is not a live aclTensor, or its view is too large", api, name);
     if (nm_float_code(v.dtype) < 0)
         return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype %d is not supported", api, name, (int)v.dtype);
     int ok = v.ndim == k;
@@ -177,7 +177,7 @@ static aclnnStatus check_stat(const char *api, const char *name, const aclTensor
         return ACLNN_SUCCESS;
     cannon_tensor_view v;
     if (!cannonTensorGetView(t, &v))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s is not a live aclTensor", api, name);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s is not a live aclTensor, or its view is too large", api, name);
     if (nm_float_code(v.dtype) < 0)
         return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype %d is not supported", api, name, (int)v.dtype);
     if (cannonTensorNumel(t) != rows)
@@ -532,7 +532,7 @@ static aclnnStatus gamma_dims(const char *api, const aclTensor *gamma, const can
 {
     cannon_tensor_view vg;
     if (!cannonTensorGetView(gamma, &vg))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: gamma is not a live aclTensor", api);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: gamma is not a live aclTensor, or its view is too large", api);
     if (vg.ndim < 1 || vg.ndim > vx->ndim)
         return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: gamma rank %lld must be in [1, rank(x)]", api,
                                  (long long)vg.ndim);

@@ -167,7 +167,7 @@ aclnnStatus nm_check_chan(const char *api, const char *name, const aclTensor *t,
     }
     cannon_tensor_view v;
     if (!cannonTensorGetView(t, &v))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s is not a live aclTensor", api, name);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s is not a live aclTensor, or its view is too large", api, name);
     if (nm_float_code(v.dtype) < 0)
         return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype %d is not supported (FLOAT, FLOAT16, BFLOAT16)",
                                  api, name, (int)v.dtype);

@@ -400,7 +400,7 @@ static aclnnStatus plan(int is_mean, const aclTensor *self, const aclIntArray *d
                                  : !workspaceSize ? "workspaceSize" : "executor");
     cannon_tensor_view vx, vo;
     if (!cannonTensorGetView(self, &vx) || !cannonTensorGetView(out, &vo))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor", api);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
     uint64_t nd = 0;
     const int64_t *dv = cannonIntArrayData(dims, &nd);
     const int in_ok = dt_size(vx.dtype) > 0;

@@ -166,7 +166,7 @@ static aclnnStatus plan(int op, const aclTensor *x, const aclTensor *g, int64_t 
                                  : !workspaceSize ? "workspaceSize" : "executor");
     cannon_tensor_view vx, vg, vo;
     if (!cannonTensorGetView(x, &vx) || (bwd && !cannonTensorGetView(g, &vg)) || !cannonTensorGetView(out, &vo))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor", api);
+        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
     size_t esize = 0, esize_o = 0, esize_g = 0;
     const int dt = dtype_code(vx.dtype, &esize);
     if (dt < 0)
