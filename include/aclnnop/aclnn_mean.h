@@ -2,6 +2,7 @@
  * @file aclnn_mean.h
  * out = mean of self over the axes @p dim.
  * Two-phase aclnn API (see aclnn/aclnn_base.h); implemented in libopapi.
+ * Generated from src/ops/ops.def by tools/opgen.py: edit the manifest, not this file.
  */
 #ifndef OP_API_INC_MEAN_H_
 #define OP_API_INC_MEAN_H_
@@ -13,14 +14,14 @@ extern "C" {
 #endif
 
 /**
- * Phase 1. Shape rules as aclnnReduceSum (an empty @p dim reduces every axis). self is converted to
- * @p dtype (FLOAT, FLOAT16, BFLOAT16 or DOUBLE) element by element, summed as by aclnnReduceSum,
- * divided by the reduced count, and written in out's dtype (any of the same four).
+ * Phase 1 of aclnnMean: Shape rules as aclnnReduceSum (an empty @p dim reduces every axis). self is
+ * converted to @p dtype (FLOAT, FLOAT16, BFLOAT16 or DOUBLE) element by element, summed as by
+ * aclnnReduceSum, divided by the reduced count, and written in out's dtype (any of the same four).
  * self: FLOAT, FLOAT16, BFLOAT16, DOUBLE or an integer/BOOL type. An empty reduction gives NaN.
- * Errors: 161001 NULL argument; 161002 bad dtype, dims, rank or out shape.
+ * Errors: 161001 NULL argument; 161002 bad dtype, dims, rank or out shape. self: FLOAT, FLOAT16,
+ * BFLOAT16, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL.
  */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnMeanGetWorkspaceSize(const aclTensor *self, const aclIntArray *dim, bool keepDim, aclDataType dtype, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
-
 /** Phase 2: run the plan of phase 1 on @p stream (asynchronous; synchronize before reading). */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnMean(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 

@@ -2,6 +2,7 @@
  * @file aclnn_silu.h
  * out = self * sigmoid(self). FLOAT, FLOAT16, BFLOAT16, DOUBLE; out of self's shape.
  * Two-phase aclnn API (see aclnn/aclnn_base.h); implemented in libopapi.
+ * Generated from src/ops/ops.def by tools/opgen.py: edit the manifest, not this file.
  */
 #ifndef OP_API_INC_SILU_H_
 #define OP_API_INC_SILU_H_
@@ -12,7 +13,10 @@
 extern "C" {
 #endif
 
-/** Phase 1 of aclnnSilu: checks the arguments and plans the computation. */
+/**
+ * Phase 1 of aclnnSilu: checks the arguments and plans the computation. self: FLOAT, FLOAT16,
+ * BFLOAT16, DOUBLE.
+ */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnSiluGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
 /** Phase 2: run the plan of phase 1 on @p stream (asynchronous; synchronize before reading). */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnSilu(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);

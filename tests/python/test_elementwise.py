@@ -161,11 +161,21 @@ def test_scalar_forms(L, isa, dtype):
             assert torch.allclose(ours.double(), tref.double(), rtol=2 * rtol, atol=atol, equal_nan=True), (name, dtype, rdt)
         else:
             assert torch.equal(ours, tref), (name, dtype)
-    # in-place scalar forms
+    # in-place scalar forms, through a strided view, against torch in the tensor's dtype
     if dtype in h.FLOATS:
         S = h.upload(L, a, dtype, "strided")
         h.call(L, "aclnnInplaceMuls", S, h.Scalar(L, 2.0, "float32"))
         assert torch.equal(h.download(S, dtype), a * 2)
+        for name, sval, alpha, f in (("aclnnInplaceAdds", 0.75, 2, lambda x: x + 2 * 0.75),
+                                     ("aclnnInplaceSubs", 1.25, 2, lambda x: x - 2 * 1.25),
+                                     ("aclnnInplaceDivs", 0.3, None, lambda x: x / float(np.float32(0.3)))):
+            S = h.upload(L, a, dtype, "strided")
+            args = [S, h.Scalar(L, sval, "float32")] + ([h.Scalar(L, alpha, "int64")] if alpha else [])
+            h.call(L, name, *args)
+            ref = f(a.double())
+            rtol, atol = h.tol(dtype)
+            assert torch.allclose(h.download(S, dtype).double(), ref.to(h.TORCH[dtype]).double(), rtol=2 * rtol,
+                                  atol=atol), (name, dtype)
 
 
 CAST_TYPES = ["float32", "float16", "bfloat16", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]

@@ -15,6 +15,7 @@
 #include "aclnnop/aclnn_silu_backward.h"
 #include "aclnnop/aclnn_threshold_backward.h"
 #include "cannon/opdev.h"
+#include "op_manifest.h"
 
 #include "../elementwise/ew_kernels.h"
 
@@ -23,13 +24,6 @@ static aclDataType tensor_dtype(const aclTensor *t)
     cannon_tensor_view v;
     return cannonTensorGetView(t, &v) ? v.dtype : ACL_DT_UNDEFINED;
 }
-
-#define RUN(NAME)                                                                                          \
-    ACL_FUNC_VISIBILITY aclnnStatus NAME(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, \
-                                         aclrtStream stream)                                               \
-    {                                                                                                      \
-        return cannonExecutorRun(workspace, workspaceSize, executor, stream, #NAME);                       \
-    }
 
 /* Unary floating activations (Gelu, GeluV2, Silu): self floating, out floating of self's shape. */
 static aclnnStatus unary_float(const char *api, int op, const aclTensor *self, const aclTensor *out,
@@ -131,14 +125,12 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnReluGetWorkspaceSize(const aclTensor *self,
 {
     return relu_plan("aclnnRelu", self, out, 0, workspaceSize, executor);
 }
-RUN(aclnnRelu)
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceReluGetWorkspaceSize(aclTensor *selfRef, uint64_t *workspaceSize,
                                                                  aclOpExecutor **executor)
 {
     return relu_plan("aclnnInplaceRelu", selfRef, selfRef, 1, workspaceSize, executor);
 }
-RUN(aclnnInplaceRelu)
 
 /* ---- ThresholdBackward ---- */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnThresholdBackwardGetWorkspaceSize(const aclTensor *gradOutput,
@@ -150,7 +142,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnThresholdBackwardGetWorkspaceSize(const acl
     return binary_bwd("aclnnThresholdBackward", EW_THRESH_BWD, gradOutput, self, threshold, 1, out, workspaceSize,
                       executor);
 }
-RUN(aclnnThresholdBackward)
 
 /* ---- Gelu ---- */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnGeluGetWorkspaceSize(const aclTensor *self, aclTensor *out,
@@ -159,7 +150,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnGeluGetWorkspaceSize(const aclTensor *self,
     /* CANN's aclnnGelu is the tanh approximation */
     return unary_float("aclnnGelu", EW_GELU_TANH, self, out, "self", "out", workspaceSize, executor);
 }
-RUN(aclnnGelu)
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor *x, int64_t approximate, aclTensor *y,
                                                             uint64_t *workspaceSize, aclOpExecutor **executor)
@@ -171,7 +161,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor *x, 
     return unary_float("aclnnGeluV2", approximate == 1 ? EW_GELU_TANH : EW_GELU_ERF, x, y, "x", "y", workspaceSize,
                        executor);
 }
-RUN(aclnnGeluV2)
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
                                                                   const aclTensor *gradInput,
@@ -180,7 +169,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTenso
     return binary_bwd("aclnnGeluBackward", EW_GELU_BWD, gradOutput, self, NULL, 0, gradInput, workspaceSize,
                       executor);
 }
-RUN(aclnnGeluBackward)
 
 /* ---- Silu ---- */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnSiluGetWorkspaceSize(const aclTensor *self, aclTensor *out,
@@ -188,7 +176,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnSiluGetWorkspaceSize(const aclTensor *self,
 {
     return unary_float("aclnnSilu", EW_SILU, self, out, "self", "out", workspaceSize, executor);
 }
-RUN(aclnnSilu)
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnSiluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
                                                                   aclTensor *gradInput, uint64_t *workspaceSize,
@@ -197,4 +184,3 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnSiluBackwardGetWorkspaceSize(const aclTenso
     return binary_bwd("aclnnSiluBackward", EW_SILU_BWD, gradOutput, self, NULL, 0, gradInput, workspaceSize,
                       executor);
 }
-RUN(aclnnSiluBackward)

@@ -24,6 +24,7 @@ static void executor_free(aclOpExecutor *e)
         free(e->kernels[i].refs);
     }
     free(e->kernels);
+    free(e->pending);
     free(e->slots);
     free(e->scratch);
     free(e);

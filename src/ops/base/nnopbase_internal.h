@@ -120,6 +120,12 @@ struct aclOpExecutor {
     bool repeatable;
     bool ran;
     aclnnStatus status; /* the plan's first error (ACLNN_SUCCESS while it is sound) */
+    /* scatters of bound outputs, recorded after the kernels by cannonOpFinish */
+    struct nn_pending {
+        int slot;
+        uint64_t ws_offset;
+    } *pending;
+    size_t n_pending, cap_pending;
 };
 
 /* The most workspace one plan may reserve: four times the largest tensor, far beyond any device. */

@@ -8,40 +8,6 @@
 
 #include "nnopbase_internal.h"
 
-size_t nn_elem_size(aclDataType dt)
-{
-    switch (dt) {
-    case ACL_BOOL:
-    case ACL_INT8:
-    case ACL_UINT8:
-    case ACL_HIFLOAT8:
-    case ACL_FLOAT8_E5M2:
-    case ACL_FLOAT8_E4M3FN:
-    case ACL_FLOAT8_E8M0:
-        return 1;
-    case ACL_FLOAT16:
-    case ACL_BF16:
-    case ACL_INT16:
-    case ACL_UINT16:
-        return 2;
-    case ACL_FLOAT:
-    case ACL_INT32:
-    case ACL_UINT32:
-    case ACL_COMPLEX32:
-        return 4;
-    case ACL_DOUBLE:
-    case ACL_INT64:
-    case ACL_UINT64:
-    case ACL_COMPLEX64:
-        return 8;
-    case ACL_COMPLEX128:
-        return 16;
-    default:
-        /* sub-byte (INT4, UINT1, FP4, FP6), STRING, UNDEFINED and unknown values */
-        return 0;
-    }
-}
-
 /* The validated content of a tensor description, filled by check_desc. */
 typedef struct tensor_desc {
     int64_t ndim;

@@ -18,6 +18,7 @@
 #include "aclnnop/aclnn_mul.h"
 #include "aclnnop/aclnn_sub.h"
 #include "cannon/opdev.h"
+#include "op_manifest.h"
 
 #include "ew_kernels.h"
 
@@ -118,13 +119,6 @@ static aclnnStatus arith_plan(const char *api, int kind, const aclTensor *self, 
                           self_name, "other", workspaceSize, executor);
 }
 
-#define RUN(NAME)                                                                                          \
-    ACL_FUNC_VISIBILITY aclnnStatus NAME(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, \
-                                         aclrtStream stream)                                               \
-    {                                                                                                      \
-        return cannonExecutorRun(workspace, workspaceSize, executor, stream, #NAME);                       \
-    }
-
 /* ---- Add ---- */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnAddGetWorkspaceSize(const aclTensor *self, const aclTensor *other,
                                                          const aclScalar *alpha, aclTensor *out,
@@ -132,7 +126,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnAddGetWorkspaceSize(const aclTensor *self, 
 {
     return arith_plan("aclnnAdd", AR_ADD, self, other, NULL, 0, alpha, 1, out, 0, workspaceSize, executor);
 }
-RUN(aclnnAdd)
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceAddGetWorkspaceSize(const aclTensor *selfRef, const aclTensor *other,
                                                                 const aclScalar *alpha, uint64_t *workspaceSize,
@@ -141,7 +134,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceAddGetWorkspaceSize(const aclTensor 
     return arith_plan("aclnnInplaceAdd", AR_ADD, selfRef, other, NULL, 0, alpha, 1, selfRef, 1, workspaceSize,
                       executor);
 }
-RUN(aclnnInplaceAdd)
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnAddsGetWorkspaceSize(const aclTensor *self, const aclScalar *other,
                                                           const aclScalar *alpha, aclTensor *out,
@@ -149,7 +141,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnAddsGetWorkspaceSize(const aclTensor *self,
 {
     return arith_plan("aclnnAdds", AR_ADD, self, NULL, other, 1, alpha, 1, out, 0, workspaceSize, executor);
 }
-RUN(aclnnAdds)
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceAddsGetWorkspaceSize(const aclTensor *selfRef, const aclScalar *other,
                                                                  const aclScalar *alpha, uint64_t *workspaceSize,
@@ -158,7 +149,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceAddsGetWorkspaceSize(const aclTensor
     return arith_plan("aclnnInplaceAdds", AR_ADD, selfRef, NULL, other, 1, alpha, 1, selfRef, 1, workspaceSize,
                       executor);
 }
-RUN(aclnnInplaceAdds)
 
 /* ---- Sub ---- */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnSubGetWorkspaceSize(const aclTensor *self, const aclTensor *other,
@@ -167,7 +157,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnSubGetWorkspaceSize(const aclTensor *self, 
 {
     return arith_plan("aclnnSub", AR_SUB, self, other, NULL, 0, alpha, 1, out, 0, workspaceSize, executor);
 }
-RUN(aclnnSub)
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceSubGetWorkspaceSize(aclTensor *selfRef, const aclTensor *other,
                                                                 const aclScalar *alpha, uint64_t *workspaceSize,
@@ -176,7 +165,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceSubGetWorkspaceSize(aclTensor *selfR
     return arith_plan("aclnnInplaceSub", AR_SUB, selfRef, other, NULL, 0, alpha, 1, selfRef, 1, workspaceSize,
                       executor);
 }
-RUN(aclnnInplaceSub)
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnSubsGetWorkspaceSize(const aclTensor *self, const aclScalar *other,
                                                           const aclScalar *alpha, aclTensor *out,
@@ -184,7 +172,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnSubsGetWorkspaceSize(const aclTensor *self,
 {
     return arith_plan("aclnnSubs", AR_SUB, self, NULL, other, 1, alpha, 1, out, 0, workspaceSize, executor);
 }
-RUN(aclnnSubs)
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceSubsGetWorkspaceSize(aclTensor *selfRef, const aclScalar *other,
                                                                  const aclScalar *alpha, uint64_t *workspaceSize,
@@ -193,7 +180,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceSubsGetWorkspaceSize(aclTensor *self
     return arith_plan("aclnnInplaceSubs", AR_SUB, selfRef, NULL, other, 1, alpha, 1, selfRef, 1, workspaceSize,
                       executor);
 }
-RUN(aclnnInplaceSubs)
 
 /* ---- Mul ---- */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnMulGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out,
@@ -201,7 +187,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnMulGetWorkspaceSize(const aclTensor *self, 
 {
     return arith_plan("aclnnMul", AR_MUL, self, other, NULL, 0, NULL, 0, out, 0, workspaceSize, executor);
 }
-RUN(aclnnMul)
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnMulsGetWorkspaceSize(const aclTensor *self, const aclScalar *other,
                                                           aclTensor *out, uint64_t *workspaceSize,
@@ -209,7 +194,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnMulsGetWorkspaceSize(const aclTensor *self,
 {
     return arith_plan("aclnnMuls", AR_MUL, self, NULL, other, 1, NULL, 0, out, 0, workspaceSize, executor);
 }
-RUN(aclnnMuls)
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceMulGetWorkspaceSize(aclTensor *selfRef, const aclTensor *other,
                                                                 uint64_t *workspaceSize, aclOpExecutor **executor)
@@ -217,7 +201,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceMulGetWorkspaceSize(aclTensor *selfR
     return arith_plan("aclnnInplaceMul", AR_MUL, selfRef, other, NULL, 0, NULL, 0, selfRef, 1, workspaceSize,
                       executor);
 }
-RUN(aclnnInplaceMul)
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceMulsGetWorkspaceSize(aclTensor *selfRef, const aclScalar *other,
                                                                  uint64_t *workspaceSize, aclOpExecutor **executor)
@@ -225,7 +208,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceMulsGetWorkspaceSize(aclTensor *self
     return arith_plan("aclnnInplaceMuls", AR_MUL, selfRef, NULL, other, 1, NULL, 0, selfRef, 1, workspaceSize,
                       executor);
 }
-RUN(aclnnInplaceMuls)
 
 /* ---- Div ---- */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnDivGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out,
@@ -233,7 +215,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnDivGetWorkspaceSize(const aclTensor *self, 
 {
     return arith_plan("aclnnDiv", AR_DIV, self, other, NULL, 0, NULL, 0, out, 0, workspaceSize, executor);
 }
-RUN(aclnnDiv)
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnDivsGetWorkspaceSize(const aclTensor *self, const aclScalar *other,
                                                           aclTensor *out, uint64_t *workspaceSize,
@@ -241,7 +222,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnDivsGetWorkspaceSize(const aclTensor *self,
 {
     return arith_plan("aclnnDivs", AR_DIV, self, NULL, other, 1, NULL, 0, out, 0, workspaceSize, executor);
 }
-RUN(aclnnDivs)
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceDivGetWorkspaceSize(aclTensor *selfRef, const aclTensor *other,
                                                                 uint64_t *workspaceSize, aclOpExecutor **executor)
@@ -249,7 +229,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceDivGetWorkspaceSize(aclTensor *selfR
     return arith_plan("aclnnInplaceDiv", AR_DIV, selfRef, other, NULL, 0, NULL, 0, selfRef, 1, workspaceSize,
                       executor);
 }
-RUN(aclnnInplaceDiv)
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceDivsGetWorkspaceSize(aclTensor *selfRef, const aclScalar *other,
                                                                  uint64_t *workspaceSize, aclOpExecutor **executor)
@@ -257,7 +236,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceDivsGetWorkspaceSize(aclTensor *self
     return arith_plan("aclnnInplaceDivs", AR_DIV, selfRef, NULL, other, 1, NULL, 0, selfRef, 1, workspaceSize,
                       executor);
 }
-RUN(aclnnInplaceDivs)
 
 /* ---- Cast ---- */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor *self, const aclDataType dtype,
@@ -293,4 +271,3 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor *self,
         a.mode = EW_MODE_F64;
     return cannon_ew_plan(api, &a, out, self, NULL, "out", "self", NULL, workspaceSize, executor);
 }
-RUN(aclnnCast)

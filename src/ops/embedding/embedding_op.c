@@ -26,6 +26,7 @@
 #include "aclnnop/aclnn_embedding.h"
 #include "aclnnop/aclnn_embedding_dense_backward.h"
 #include "cannon/opdev.h"
+#include "op_manifest.h"
 
 #include "../kernels/isa.h"
 #include "emb_kernels.h"
@@ -210,11 +211,6 @@ fail:
     return st;
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnEmbedding(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                               const aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnEmbedding");
-}
 
 /* ---- EmbeddingDenseBackward ----------------------------------------------------------------- */
 
@@ -417,8 +413,3 @@ fail:
     return st;
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnEmbeddingDenseBackward(void *workspace, uint64_t workspaceSize,
-                                                            aclOpExecutor *executor, const aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, edb_api);
-}

@@ -21,6 +21,7 @@
 #include "aclnnop/aclnn_nll_loss.h"
 #include "aclnnop/aclnn_nll_loss_backward.h"
 #include "cannon/opdev.h"
+#include "op_manifest.h"
 
 #include "../kernels/convert.h"
 
@@ -299,12 +300,6 @@ fail:
     return st2;
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnNLLLoss(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                             aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnNLLLoss");
-}
-
 ACL_FUNC_VISIBILITY aclnnStatus aclnnNLLLossBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
                                                                      const aclTensor *target, const aclTensor *weight,
                                                                      int64_t reduction, int64_t ignoreIndex,
@@ -381,8 +376,3 @@ fail:
     return st2;
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnNLLLossBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                                     aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnNLLLossBackward");
-}

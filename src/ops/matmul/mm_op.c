@@ -29,6 +29,7 @@
 #include "aclnnop/aclnn_matmul.h"
 #include "aclnnop/aclnn_mm.h"
 #include "cannon/opdev.h"
+#include "op_manifest.h"
 
 #include "../kernels/convert.h"
 #include "../kernels/isa.h"
@@ -514,23 +515,11 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnMatmulGetWorkspaceSize(const aclTensor *sel
     return mm_plan("aclnnMatmul", MK_MATMUL, self, mat2, out, cubeMathType, workspaceSize, executor);
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnMatmul(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                            aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnMatmul");
-}
-
 ACL_FUNC_VISIBILITY aclnnStatus aclnnMmGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2, aclTensor *out,
                                                         int8_t cubeMathType, uint64_t *workspaceSize,
                                                         aclOpExecutor **executor)
 {
     return mm_plan("aclnnMm", MK_MM, self, mat2, out, cubeMathType, workspaceSize, executor);
-}
-
-ACL_FUNC_VISIBILITY aclnnStatus aclnnMm(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                        aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnMm");
 }
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchMatMulGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2,
@@ -540,8 +529,3 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchMatMulGetWorkspaceSize(const aclTensor
     return mm_plan("aclnnBatchMatMul", MK_BMM, self, mat2, out, cubeMathType, workspaceSize, executor);
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchMatMul(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                                 aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnBatchMatMul");
-}

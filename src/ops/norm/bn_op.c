@@ -28,6 +28,7 @@
 #include "aclnnop/aclnn_batch_norm_elemt_backward.h"
 #include "aclnnop/aclnn_batch_norm_gather_stats_with_counts.h"
 #include "aclnnop/aclnn_batch_norm_stats.h"
+#include "op_manifest.h"
 
 #include "../kernels/isa.h"
 #include "norm_op.h"
@@ -1094,12 +1095,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormGetWorkspaceSize(const aclTensor *
     return finish(&pl, st, workspaceSize, executor);
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNorm(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                               aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnBatchNorm");
-}
-
 /* ---- aclnnBatchNormBackward ---- */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormBackwardGetWorkspaceSize(
     const aclTensor *gradOut, const aclTensor *input, const aclTensor *weight, const aclTensor *runningMean,
@@ -1190,12 +1185,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormBackwardGetWorkspaceSize(
     return finish(&pl, st, workspaceSize, executor);
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                                       aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnBatchNormBackward");
-}
-
 /* ---- aclnnBatchNormStats ---- */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormStatsGetWorkspaceSize(const aclTensor *input, double eps, aclTensor *mean,
                                                                     aclTensor *invstd, uint64_t *workspaceSize,
@@ -1241,12 +1230,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormStatsGetWorkspaceSize(const aclTen
     if ((st = add_reduce(&pl, NB_RED_STATS)) == ACLNN_SUCCESS)
         st = add_chan(&pl, &ca, &cs, 1, 1);
     return finish(&pl, st, workspaceSize, executor);
-}
-
-ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormStats(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                                    aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnBatchNormStats");
 }
 
 /* ---- aclnnBatchNormGatherStatsWithCounts ---- */
@@ -1321,12 +1304,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormGatherStatsWithCountsGetWorkspaceS
     return finish(&pl, st, workspaceSize, executor);
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormGatherStatsWithCounts(void *workspace, uint64_t workspaceSize,
-                                                                    aclOpExecutor *executor, aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnBatchNormGatherStatsWithCounts");
-}
-
 /* ---- aclnnBatchNormElemt ---- */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormElemtGetWorkspaceSize(const aclTensor *input, const aclTensor *weight,
                                                                     const aclTensor *bias, aclTensor *mean,
@@ -1376,12 +1353,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormElemtGetWorkspaceSize(const aclTen
     if ((st = add_chan(&pl, &ca, &cs, 0, 0)) == ACLNN_SUCCESS)
         st = add_apply(&pl, 1, 0, 0, 0);
     return finish(&pl, st, workspaceSize, executor);
-}
-
-ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormElemt(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                                    aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnBatchNormElemt");
 }
 
 /* ---- aclnnBatchNormReduceBackward ---- */
@@ -1451,12 +1422,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormReduceBackwardGetWorkspaceSize(
         st = add_chan(&pl, &ca, &cs, 0, !empty);
     }
     return finish(&pl, st, workspaceSize, executor);
-}
-
-ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormReduceBackward(void *workspace, uint64_t workspaceSize,
-                                                             aclOpExecutor *executor, aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnBatchNormReduceBackward");
 }
 
 /* ---- aclnnBatchNormElemtBackward ---- */
@@ -1543,8 +1508,3 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormElemtBackwardGetWorkspaceSize(
     return finish(&pl, st, workspaceSize, executor);
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormElemtBackward(void *workspace, uint64_t workspaceSize,
-                                                            aclOpExecutor *executor, aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnBatchNormElemtBackward");
-}

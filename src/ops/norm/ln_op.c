@@ -17,6 +17,7 @@
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_rms_norm.h"
 #include "aclnnop/aclnn_rms_norm_grad.h"
+#include "op_manifest.h"
 
 #include "../kernels/isa.h"
 #include "norm_op.h"
@@ -445,12 +446,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnLayerNormGetWorkspaceSize(const aclTensor *
     return finish(&pl, st, workspaceSize, executor);
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnLayerNorm(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                               aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnLayerNorm");
-}
-
 ACL_FUNC_VISIBILITY aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
     const aclTensor *gradOut, const aclTensor *input, const aclIntArray *normalizedShape, const aclTensor *mean,
     const aclTensor *rstd, const aclTensor *weightOptional, const aclTensor *biasOptional, const aclBoolArray *outputMask,
@@ -522,12 +517,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
     return finish(&pl, st, workspaceSize, executor);
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnLayerNormBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                                       aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnLayerNormBackward");
-}
-
 static aclnnStatus gamma_dims(const char *api, const aclTensor *gamma, const cannon_tensor_view *vx, int64_t *k)
 {
     cannon_tensor_view vg;
@@ -578,12 +567,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnRmsNormGetWorkspaceSize(const aclTensor *x,
                        &P)) == ACLNN_SUCCESS)
         st = add_scatters(&pl);
     return finish(&pl, st, workspaceSize, executor);
-}
-
-ACL_FUNC_VISIBILITY aclnnStatus aclnnRmsNorm(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                             aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnRmsNorm");
 }
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnRmsNormGradGetWorkspaceSize(const aclTensor *dy, const aclTensor *x,
@@ -639,8 +622,3 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnRmsNormGradGetWorkspaceSize(const aclTensor
     return finish(&pl, st, workspaceSize, executor);
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnRmsNormGrad(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                                 aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnRmsNormGrad");
-}

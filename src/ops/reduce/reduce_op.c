@@ -22,6 +22,7 @@
 #include "aclnnop/aclnn_mean.h"
 #include "aclnnop/aclnn_reduce_sum.h"
 #include "cannon/opdev.h"
+#include "op_manifest.h"
 
 #include "../kernels/convert.h"
 
@@ -626,12 +627,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnReduceSumGetWorkspaceSize(const aclTensor *
     return plan(0, self, dims, keepDims, dtype, out, workspaceSize, executor);
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnReduceSum(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                               aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnReduceSum");
-}
-
 ACL_FUNC_VISIBILITY aclnnStatus aclnnMeanGetWorkspaceSize(const aclTensor *self, const aclIntArray *dim, bool keepDim,
                                                           aclDataType dtype, aclTensor *out, uint64_t *workspaceSize,
                                                           aclOpExecutor **executor)
@@ -639,8 +634,3 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnMeanGetWorkspaceSize(const aclTensor *self,
     return plan(1, self, dim, keepDim, dtype, out, workspaceSize, executor);
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnMean(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                          aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnMean");
-}

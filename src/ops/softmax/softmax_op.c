@@ -18,6 +18,7 @@
 #include "aclnnop/aclnn_softmax.h"
 #include "aclnnop/aclnn_softmax_backward.h"
 #include "cannon/opdev.h"
+#include "op_manifest.h"
 
 #include "../kernels/isa.h"
 #include "softmax_kernels.h"
@@ -293,22 +294,10 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnSoftmaxGetWorkspaceSize(const aclTensor *se
     return plan(SM_SOFTMAX, self, NULL, dim, out, workspaceSize, executor);
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnSoftmax(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                             aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnSoftmax");
-}
-
 ACL_FUNC_VISIBILITY aclnnStatus aclnnLogSoftmaxGetWorkspaceSize(const aclTensor *self, int64_t dim, aclTensor *out,
                                                                 uint64_t *workspaceSize, aclOpExecutor **executor)
 {
     return plan(SM_LOG_SOFTMAX, self, NULL, dim, out, workspaceSize, executor);
-}
-
-ACL_FUNC_VISIBILITY aclnnStatus aclnnLogSoftmax(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                                aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnLogSoftmax");
 }
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(const aclTensor *gradOutput,
@@ -319,12 +308,6 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(const aclTe
     return plan(SM_SOFTMAX_BWD, output, gradOutput, dim, out, workspaceSize, executor);
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnSoftmaxBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                                     aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnSoftmaxBackward");
-}
-
 ACL_FUNC_VISIBILITY aclnnStatus aclnnLogSoftmaxBackwardGetWorkspaceSize(const aclTensor *gradOutput,
                                                                         const aclTensor *output, int64_t dim,
                                                                         aclTensor *out, uint64_t *workspaceSize,
@@ -333,8 +316,3 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnLogSoftmaxBackwardGetWorkspaceSize(const ac
     return plan(SM_LOG_SOFTMAX_BWD, output, gradOutput, dim, out, workspaceSize, executor);
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnLogSoftmaxBackward(void *workspace, uint64_t workspaceSize,
-                                                        aclOpExecutor *executor, aclrtStream stream)
-{
-    return cannonExecutorRun(workspace, workspaceSize, executor, stream, "aclnnLogSoftmaxBackward");
-}
