@@ -2,9 +2,11 @@
 
 ``call(name, *args, stream=None, sync=False)`` runs ``<name>GetWorkspaceSize(*args, &ws, &exec)``
 then ``<name>(workspace, ws, exec, stream)``. Arguments convert as:
-DeviceArray → aclTensor descriptor, None → NULL, IntArray/BoolArray/Scalar → their handles,
-bool → C bool, int → int64_t, float → double, DType → aclDataType, ctypes values as given
-(use ctypes.c_int8 / c_uint64 for those parameter types).
+each operator's parameter types, as libopapi's manifest declares them (``manifest()``):
+DeviceArray → aclTensor descriptor, None → NULL, IntArray/BoolArray/Scalar (or a list, a tuple, a
+Python number) → their handles, int → the integer type (OverflowError when out of its range), bool,
+float → double/float, DType → aclDataType; ctypes values are taken by value. A wrong argument
+count or type raises TypeError before anything runs.
 
 Work is asynchronous on @stream (default: this thread's stream); descriptors and the workspace are
 released at the stream's next synchronize() (DeviceArray.numpy() synchronises). @sync=True waits.
@@ -111,38 +113,141 @@ def available(op):
         return False
 
 
-def _convert(a, owned):
-    if isinstance(a, DeviceArray):
-        h = _Handle(a._acl_tensor(), "aclDestroyTensor", a.buffer)
-        owned.append(h)
-        return _vp(h.handle)
-    if a is None:
-        return _vp(None)
-    if isinstance(a, (IntArray, BoolArray, Scalar)):
-        h = a._make()
-        owned.append(h)
-        return _vp(h.handle)
-    if isinstance(a, (bool, np.bool_)):
+class _OpInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("family", ctypes.c_char_p), ("header", ctypes.c_char_p),
+                ("dtypes", ctypes.c_uint64), ("params", ctypes.c_char_p), ("doc", ctypes.c_char_p)]
+
+
+# C parameter types of the manifest -> (kind, ctypes type, range) for argument conversion.
+_INT_TYPES = {"int64_t": (ctypes.c_int64, -2**63, 2**63 - 1), "int32_t": (ctypes.c_int32, -2**31, 2**31 - 1),
+              "int8_t": (ctypes.c_int8, -128, 127), "uint64_t": (ctypes.c_uint64, 0, 2**64 - 1),
+              "uint32_t": (ctypes.c_uint32, 0, 2**32 - 1), "aclDataType": (ctypes.c_int, -1, 2**31 - 1)}
+_HANDLE_TYPES = {"aclTensor": "tensor", "aclScalar": "scalar", "aclIntArray": "intarray",
+                 "aclBoolArray": "boolarray", "aclFloatArray": "floatarray", "aclTensorList": "tensorlist",
+                 "aclScalarList": "scalarlist"}
+
+
+def _parse_params(params):
+    """'(const aclTensor *self, int64_t dim, ...)' -> [(name, kind, ctype, lo, hi)]."""
+    out = []
+    body = params.strip()[1:-1].strip()
+    if not body or body == "void":
+        return out
+    for p in body.split(","):
+        toks = p.replace("*", " * ").split()
+        name = toks[-1]
+        base = [t for t in toks[:-1] if t not in ("const", "*")]
+        ptr = "*" in toks
+        t = base[-1] if base else ""
+        if ptr and t in _HANDLE_TYPES:
+            out.append((name, _HANDLE_TYPES[t], _vp, None, None))
+        elif ptr and t == "char":
+            out.append((name, "str", ctypes.c_char_p, None, None))
+        elif not ptr and t in _INT_TYPES:
+            c, lo, hi = _INT_TYPES[t]
+            out.append((name, "dtype" if t == "aclDataType" else "int", c, lo, hi))
+        elif not ptr and t == "bool":
+            out.append((name, "bool", ctypes.c_bool, None, None))
+        elif not ptr and t in ("double", "float"):
+            out.append((name, "float", ctypes.c_double if t == "double" else ctypes.c_float, None, None))
+        else:
+            raise TypeError(f"parameter type {p.strip()!r} has no Python conversion")
+    return out
+
+
+_manifest_cache = None
+
+
+def manifest():
+    """{'aclnnSoftmax': (family, header, params string, parsed params)} from libopapi's manifest."""
+    global _manifest_cache
+    if _manifest_cache is None:
+        lib = _lib.opapi()
+        f = lib.cannonOpManifest
+        f.restype = ctypes.POINTER(_OpInfo)
+        f.argtypes = [ctypes.POINTER(ctypes.c_size_t)]
+        n = ctypes.c_size_t(0)
+        table = f(ctypes.byref(n))
+        m = {}
+        for i in range(n.value):
+            e = table[i]
+            params = e.params.decode()
+            m[e.name.decode()] = (e.family.decode(), e.header.decode(), params, _parse_params(params))
+        _manifest_cache = m
+    return _manifest_cache
+
+
+def _convert(a, spec, op, owned):
+    """Convert Python argument @a for parameter @spec of operator @op; TypeError / OverflowError
+    when it does not fit the C type."""
+    pname, kind, ctype, lo, hi = spec
+
+    def bad(what):
+        return TypeError(f"{op}: argument {pname!r} ({kind}) cannot take {what}")
+
+    if kind in ("tensor", "scalar", "intarray", "boolarray", "floatarray", "tensorlist", "scalarlist"):
+        if a is None:
+            return _vp(None)
+        if kind == "tensor" and isinstance(a, DeviceArray):
+            h = _Handle(a._acl_tensor(), "aclDestroyTensor", a.buffer)
+            owned.append(h)
+            return _vp(h.handle)
+        if kind == "intarray" and isinstance(a, (list, tuple)):
+            a = IntArray(a)
+        if kind == "boolarray" and isinstance(a, (list, tuple)):
+            a = BoolArray(a)
+        if kind == "scalar" and isinstance(a, (bool, int, float, np.generic)):
+            a = Scalar(a)
+        want = {"scalar": Scalar, "intarray": IntArray, "boolarray": BoolArray}.get(kind)
+        if want is not None and isinstance(a, want):
+            h = a._make()
+            owned.append(h)
+            return _vp(h.handle)
+        raise bad(type(a).__name__)
+    if isinstance(a, ctypes._SimpleCData):
+        a = a.value
+    if kind == "dtype":
+        if isinstance(a, DType):
+            return ctypes.c_int(a.acl)
+        kind = "int"
+    if kind == "int":
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+            raise bad(type(a).__name__)
+        v = int(a)
+        if v < lo or v > hi:
+            raise OverflowError(f"{op}: argument {pname!r} = {v} does not fit its C type (range [{lo}, {hi}])")
+        return ctype(v)
+    if kind == "bool":
+        if not isinstance(a, (bool, np.bool_, int, np.integer)):
+            raise bad(type(a).__name__)
         return ctypes.c_bool(bool(a))
-    if isinstance(a, (int, np.integer)):
-        return ctypes.c_int64(int(a))
-    if isinstance(a, (float, np.floating)):
-        return ctypes.c_double(float(a))
-    if isinstance(a, DType):
-        return ctypes.c_int(a.acl)
-    if isinstance(a, (ctypes._SimpleCData, ctypes._Pointer)):
-        return a
-    raise TypeError(f"cannot pass {type(a).__name__} to an aclnn function")
+    if kind == "float":
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, float, np.integer, np.floating)):
+            raise bad(type(a).__name__)
+        return ctype(float(a))
+    if kind == "str":
+        if not isinstance(a, (str, bytes)):
+            raise bad(type(a).__name__)
+        return ctypes.c_char_p(a.encode() if isinstance(a, str) else a)
+    raise bad(type(a).__name__)
 
 
 def call(name, *args, stream=None, sync=False):
     """Run aclnn operator @name (e.g. 'aclnnSoftmax') with @args; returns the workspace size."""
     f1, f2 = _fn(name + "GetWorkspaceSize"), _fn(name)
+    entry = manifest().get(name)
+    if entry is None:
+        raise OpUnavailableError(f"{name} is not in libopapi's operator manifest")
+    specs = entry[3]
+    if len(args) != len(specs):
+        raise TypeError(f"{name} takes {len(specs)} arguments {entry[2]}, got {len(args)}")
+    f1.argtypes = [s[2] for s in specs] + [ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(_vp)]
+    f2.argtypes = [_vp, ctypes.c_uint64, _vp, _vp]
     runtime.ensure_initialized()
     st = runtime._stream(stream)
     owned = []
     try:
-        cargs = [_convert(a, owned) for a in args]
+        cargs = [_convert(a, spec, name, owned) for a, spec in zip(args, specs)]
         ws, ex = ctypes.c_uint64(0), _vp()
         rc = f1(*cargs, ctypes.byref(ws), ctypes.byref(ex))
         if rc != 0:

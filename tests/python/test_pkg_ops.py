@@ -253,6 +253,33 @@ def test_error_paths():
         ops.relu(freed)
 
 
+def test_call_checks_arguments_against_the_manifest():
+    A, O = cannon.from_numpy(r(3, 4)), cannon.empty((3, 4))
+    # extra arguments were passed to C as garbage (a crash); now a TypeError naming the signature
+    with pytest.raises(TypeError, match=r"takes 3 arguments \(const aclTensor \*self, int64_t dim"):
+        ops.call("aclnnSoftmax", A, 0, O, 1, 2, 3, 4)
+    with pytest.raises(TypeError, match="takes 3 arguments"):
+        ops.call("aclnnSoftmax", A, 0)
+    # an integer beyond int64 silently became 0 (truncated); now OverflowError
+    with pytest.raises(OverflowError, match="'dim'"):
+        ops.call("aclnnSoftmax", A, 2**70, O)
+    with pytest.raises(OverflowError):
+        ops.call("aclnnMatmul", A, cannon.from_numpy(r(4, 2)), cannon.empty((3, 2)), 300)  # int8_t
+    with pytest.raises(TypeError, match="'dim'"):
+        ops.call("aclnnSoftmax", A, 0.5, O)
+    with pytest.raises(TypeError, match="'self'"):
+        ops.call("aclnnSoftmax", np.zeros((3, 4), np.float32), 0, O)
+    # what the manifest says: every operator, with parameters the binding can convert
+    m = ops.manifest()
+    assert len(m) >= 49 and m["aclnnSoftmax"][1] == "aclnnop/aclnn_softmax.h"
+    assert [p[0] for p in m["aclnnSoftmax"][3]] == ["self", "dim", "out"]
+    # lists convert to IntArray, Python numbers to scalars
+    x = r(2, 3)
+    y = cannon.empty((2,))
+    ops.call("aclnnReduceSum", cannon.from_numpy(x), [1], False, cannon.float32, y, sync=True)
+    close(y.numpy(), x.sum(1))
+
+
 def test_streams_async_and_generic_call():
     with cannon.Stream() as s:
         x = cannon.from_numpy(r(8, 8))
