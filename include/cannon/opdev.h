@@ -201,8 +201,13 @@ CANNON_API bool cannonOpFail(cannon_op *op, aclnnStatus code, const char *fmt, .
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-/** Check that the non-tensor argument @p name is not NULL (ACLNN_ERR_PARAM_NULLPTR). */
+/** Check that argument @p name is not NULL (ACLNN_ERR_PARAM_NULLPTR). */
 CANNON_API bool cannonOpNotNull(cannon_op *op, const char *name, const void *p);
+/**
+ * cannonOpNotNull over (name, pointer) pairs ending with a NULL name, in order: operators check
+ * every required argument for NULL (161001) before anything else (161002), as CANN does.
+ */
+CANNON_API bool cannonOpNotNulls(cannon_op *op, ...);
 
 /**
  * Check tensor argument @p name: not NULL (ACLNN_ERR_PARAM_NULLPTR), a live descriptor within

@@ -45,6 +45,19 @@ CANNON_API bool cannonOpNotNull(cannon_op *op, const char *name, const void *p)
     return p ? true : cannonOpFail(op, ACLNN_ERR_PARAM_NULLPTR, "%s is NULL", name);
 }
 
+CANNON_API bool cannonOpNotNulls(cannon_op *op, ...)
+{
+    va_list ap;
+    va_start(ap, op);
+    for (const char *name = va_arg(ap, const char *); name; name = va_arg(ap, const char *)) {
+        const void *p = va_arg(ap, const void *);
+        if (!cannonOpNotNull(op, name, p))
+            break;
+    }
+    va_end(ap);
+    return op->status == ACLNN_SUCCESS;
+}
+
 static bool check_tensor(cannon_op *op, const char *name, const aclTensor *t, cannon_dtype_set dtypes,
                          cannon_tensor_view *v)
 {

@@ -106,93 +106,49 @@ static int sm_kernel(const cannon_kernel_ctx *ctx, void *args)
     return 0;
 }
 
-static int dtype_code(aclDataType t, size_t *esize)
+static int dtype_code(aclDataType t)
 {
     switch (t) {
     case ACL_FLOAT:
-        *esize = 4;
         return SM_F32;
     case ACL_FLOAT16:
-        *esize = 2;
         return SM_F16;
     case ACL_BF16:
-        *esize = 2;
         return SM_BF16;
-    case ACL_DOUBLE:
-        *esize = 8;
-        return SM_F64;
     default:
-        return -1;
+        return SM_F64;
     }
 }
 
-static int same_shape(const cannon_tensor_view *a, const cannon_tensor_view *b)
-{
-    if (a->ndim != b->ndim)
-        return 0;
-    for (int64_t i = 0; i < a->ndim; i++)
-        if (a->shape[i] != b->shape[i])
-            return 0;
-    return 1;
-}
-
-/* Where the kernel finds a tensor's data: its own storage when contiguous, else a workspace copy. */
-static aclnnStatus bind(aclOpExecutor *e, const aclTensor *t, const cannon_tensor_view *v, int slot,
-                        uint64_t bytes, int is_output, cannon_arg_ref *ref, uint64_t *scatter_off)
-{
-    if (cannonTensorIsContiguous(t)) {
-        ref->slot = slot;
-        ref->byte_offset = v->offset * (int64_t)(bytes / (uint64_t)cannonTensorNumel(t));
-        return ACLNN_SUCCESS;
-    }
-    const uint64_t off = cannonExecutorReserveWorkspace(e, bytes);
-    ref->slot = CANNON_SLOT_WORKSPACE;
-    ref->byte_offset = (int64_t)off;
-    if (is_output) {
-        *scatter_off = off;
-        return ACLNN_SUCCESS;
-    }
-    return cannonExecutorAddGather(e, slot, off);
-}
-
-static aclnnStatus plan(int op, const aclTensor *x, const aclTensor *g, int64_t dim, aclTensor *out,
+static aclnnStatus plan(int opk, const aclTensor *x, const aclTensor *g, int64_t dim, aclTensor *out,
                         uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    const char *api = op_api[op];
-    const int bwd = op == SM_SOFTMAX_BWD || op == SM_LOG_SOFTMAX_BWD;
+    const int bwd = opk == SM_SOFTMAX_BWD || opk == SM_LOG_SOFTMAX_BWD;
     const char *xname = bwd ? "output" : "self";
-    if (!x || (bwd && !g) || !out || !workspaceSize || !executor)
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
-                                 !x ? xname : (bwd && !g) ? "gradOutput" : !out ? "out"
-                                 : !workspaceSize ? "workspaceSize" : "executor");
+    const cannon_dtype_set dts = cn_dts_Softmax();
+    cannon_op op;
     cannon_tensor_view vx, vg, vo;
-    if (!cannonTensorGetView(x, &vx) || (bwd && !cannonTensorGetView(g, &vg)) || !cannonTensorGetView(out, &vo))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
-    size_t esize = 0, esize_o = 0, esize_g = 0;
-    const int dt = dtype_code(vx.dtype, &esize);
-    if (dt < 0)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID,
-                                 "%s: %s dtype %d is not supported (FLOAT, FLOAT16, BFLOAT16, DOUBLE)", api,
-                                 xname, (int)vx.dtype);
-    if (dtype_code(vo.dtype, &esize_o) != dt)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: out dtype %d differs from %s dtype %d", api,
-                                 (int)vo.dtype, xname, (int)vx.dtype);
-    if (bwd && dtype_code(vg.dtype, &esize_g) != dt)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: gradOutput dtype %d differs from output dtype %d",
-                                 api, (int)vg.dtype, (int)vx.dtype);
-    if (vx.ndim > CANNON_OP_MAX_RANK || vo.ndim > CANNON_OP_MAX_RANK || (bwd && vg.ndim > CANNON_OP_MAX_RANK))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: rank above %d", api, CANNON_OP_MAX_RANK);
-    if (!same_shape(&vx, &vo))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: out shape differs from %s shape", api, xname);
-    if (bwd && !same_shape(&vx, &vg))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: gradOutput shape differs from output shape", api);
-    const int64_t rank = vx.ndim == 0 ? 1 : vx.ndim;
-    if (dim < -rank || dim >= rank)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: dim %lld out of range [%lld, %lld)", api,
-                                 (long long)dim, (long long)-rank, (long long)rank);
-    if (dim < 0)
-        dim += rank;
+    cannonOpBegin(&op, op_api[opk], workspaceSize, executor);
+    if (bwd)
+        cannonOpNotNulls(&op, "gradOutput", g, xname, x, "out", out, NULL);
+    else
+        cannonOpNotNulls(&op, xname, x, "out", out, NULL);
+    if (bwd)
+        cannonOpTensor(&op, "gradOutput", g, dts, &vg);
+    cannonOpTensor(&op, xname, x, dts, &vx);
+    cannonOpTensor(&op, "out", out, dts, &vo);
+    cannonOpSameDtype(&op, "out", &vo, xname, &vx);
+    cannonOpSameShape(&op, "out", &vo, xname, &vx);
+    if (bwd) {
+        cannonOpSameDtype(&op, "gradOutput", &vg, xname, &vx);
+        cannonOpSameShape(&op, "gradOutput", &vg, xname, &vx);
+    }
+    cannonOpDim(&op, "dim", &dim, vx.ndim);
+    if (!cannonOpOk(&op))
+        return cannonOpFinish(&op);
 
+    const int dt = dtype_code(vx.dtype);
+    const size_t esize = cannonDtypeSize(vx.dtype);
     int64_t outer = 1, R = 1, inner = 1;
     for (int64_t i = 0; i < vx.ndim; i++) {
         if (i < dim)
@@ -204,88 +160,53 @@ static aclnnStatus plan(int op, const aclTensor *x, const aclTensor *g, int64_t 
     }
     const int64_t numel = outer * R * inner;
 
-    aclOpExecutor *e = cannonExecutorCreate(api);
-    if (!e)
-        return cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
-    aclnnStatus st = ACLNN_SUCCESS;
-    int slot_x, slot_g = -1, slot_o;
-    if (bwd) {
-        /* CANN's input order: gradOutput, then output. */
-        slot_g = cannonExecutorAddInput(e, g);
-        slot_x = cannonExecutorAddInput(e, x);
-    } else {
-        slot_x = cannonExecutorAddInput(e, x);
-    }
-    slot_o = cannonExecutorAddOutput(e, out);
-    if (slot_x < 0 || slot_o < 0 || (bwd && slot_g < 0)) {
-        st = cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
-        goto fail;
-    }
+    /* CANN's input order: gradOutput, then output. */
+    const int slot_g = bwd ? cannonOpInput(&op, g) : -1;
+    const int slot_x = cannonOpInput(&op, x);
+    const int slot_o = cannonOpOutput(&op, out);
     if (numel == 0)
-        goto done; /* nothing to compute; phase 2 runs an empty plan */
+        return cannonOpFinish(&op); /* nothing to compute; phase 2 runs an empty plan */
 
-    {
-        const uint64_t bytes = (uint64_t)numel * esize;
-        sm_args a;
-        memset(&a, 0, sizeof a);
-        cannon_arg_ref refs[3];
-        size_t nrefs = 0;
-        uint64_t scatter_off = UINT64_MAX, unused = 0;
+    const uint64_t bytes = (uint64_t)numel * esize;
+    sm_args a;
+    memset(&a, 0, sizeof a);
+    cannon_arg_ref refs[3];
+    size_t nrefs = 0;
+    cannonOpBind(&op, slot_x, CANNON_BIND_IN, (uint32_t)offsetof(sm_args, x), &refs[nrefs++]);
+    if (bwd)
+        cannonOpBind(&op, slot_g, CANNON_BIND_IN, (uint32_t)offsetof(sm_args, g), &refs[nrefs++]);
+    cannon_arg_ref *ref_out = &refs[nrefs++];
+    cannonOpBind(&op, slot_o, CANNON_BIND_OUT, (uint32_t)offsetof(sm_args, out), ref_out);
+    if (!cannonOpOk(&op))
+        return cannonOpFinish(&op);
 
-        refs[nrefs].args_offset = (uint32_t)offsetof(sm_args, x);
-        if ((st = bind(e, x, &vx, slot_x, bytes, 0, &refs[nrefs], &unused)) != ACLNN_SUCCESS)
-            goto fail;
-        nrefs++;
-        if (bwd) {
-            refs[nrefs].args_offset = (uint32_t)offsetof(sm_args, g);
-            if ((st = bind(e, g, &vg, slot_g, bytes, 0, &refs[nrefs], &unused)) != ACLNN_SUCCESS)
-                goto fail;
-            nrefs++;
-        }
-        refs[nrefs].args_offset = (uint32_t)offsetof(sm_args, out);
-        if ((st = bind(e, out, &vo, slot_o, bytes, 1, &refs[nrefs], &scatter_off)) != ACLNN_SUCCESS)
-            goto fail;
-        nrefs++;
-
-        a.outer = outer;
-        a.R = R;
-        a.inner = inner;
-        a.op = op;
-        a.dtype = dt;
-        a.isa = (int32_t)cannon_isa_select();
-        const int64_t cols = inner == 1 ? 1 : (inner < SM_TILE_COLS ? inner : SM_TILE_COLS);
-        a.units = inner == 1 ? outer : outer * ((inner + SM_TILE_COLS - 1) / SM_TILE_COLS);
-        const int64_t unit_bytes = R * cols * (int64_t)esize * (bwd ? 2 : 1);
-        const int64_t upb0 = unit_bytes >= SM_BLOCK_BYTES ? 1 : SM_BLOCK_BYTES / unit_bytes;
-        int64_t upb = upb0;
-        if (inner == 1 && !bwd && unit_bytes >= SM_PREFETCH_MIN_BYTES) {
-            upb = unit_bytes >= SM_PREFETCH_BLOCK_BYTES ? 1 : SM_PREFETCH_BLOCK_BYTES / unit_bytes;
-            /* Smaller tensors keep SM_MIN_BLOCKS blocks to share among the workers, though not
-             * smaller than the ordinary ones (a row at the end of a block goes without the
-             * read-ahead; nothing else changes). */
-            if (a.units / upb < SM_MIN_BLOCKS)
-                upb = a.units / SM_MIN_BLOCKS > upb0 ? a.units / SM_MIN_BLOCKS : upb0;
-        }
-        while ((a.units + upb - 1) / upb > ((int64_t)1 << 24))
-            upb *= 2;
-        a.units_per_block = upb;
-        const uint32_t block_dim = (uint32_t)((a.units + upb - 1) / upb);
-        /* Streaming stores need contiguous rows written in place (no scatter of a strided output). */
-        a.nt = inner == 1 && scatter_off == UINT64_MAX && streaming(bwd, dt, R * (int64_t)esize, bytes);
-
-        st = cannonExecutorAddKernel(e, api, sm_kernel, block_dim, &a, sizeof a, refs, nrefs);
-        if (st != ACLNN_SUCCESS)
-            goto fail;
-        if (scatter_off != UINT64_MAX && (st = cannonExecutorAddScatter(e, slot_o, scatter_off)) != ACLNN_SUCCESS)
-            goto fail;
+    a.outer = outer;
+    a.R = R;
+    a.inner = inner;
+    a.op = opk;
+    a.dtype = dt;
+    a.isa = (int32_t)cannon_isa_select();
+    const int64_t cols = inner == 1 ? 1 : (inner < SM_TILE_COLS ? inner : SM_TILE_COLS);
+    a.units = inner == 1 ? outer : outer * ((inner + SM_TILE_COLS - 1) / SM_TILE_COLS);
+    const int64_t unit_bytes = R * cols * (int64_t)esize * (bwd ? 2 : 1);
+    const int64_t upb0 = unit_bytes >= SM_BLOCK_BYTES ? 1 : SM_BLOCK_BYTES / unit_bytes;
+    int64_t upb = upb0;
+    if (inner == 1 && !bwd && unit_bytes >= SM_PREFETCH_MIN_BYTES) {
+        upb = unit_bytes >= SM_PREFETCH_BLOCK_BYTES ? 1 : SM_PREFETCH_BLOCK_BYTES / unit_bytes;
+        /* Smaller tensors keep SM_MIN_BLOCKS blocks to share among the workers, though not
+         * smaller than the ordinary ones (a row at the end of a block goes without the
+         * read-ahead; nothing else changes). */
+        if (a.units / upb < SM_MIN_BLOCKS)
+            upb = a.units / SM_MIN_BLOCKS > upb0 ? a.units / SM_MIN_BLOCKS : upb0;
     }
-done:
-    *workspaceSize = cannonExecutorWorkspaceSize(e);
-    *executor = e;
-    return ACLNN_SUCCESS;
-fail:
-    cannonExecutorDiscard(e);
-    return st;
+    while ((a.units + upb - 1) / upb > ((int64_t)1 << 24))
+        upb *= 2;
+    a.units_per_block = upb;
+    const uint32_t block_dim = (uint32_t)((a.units + upb - 1) / upb);
+    /* Streaming stores need contiguous rows written in place (no scatter of a strided output). */
+    a.nt = inner == 1 && ref_out->slot != CANNON_SLOT_WORKSPACE && streaming(bwd, dt, R * (int64_t)esize, bytes);
+    cannonOpKernel(&op, op_api[opk], sm_kernel, block_dim, &a, sizeof a, refs, nrefs);
+    return cannonOpFinish(&op);
 }
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnSoftmaxGetWorkspaceSize(const aclTensor *self, int64_t dim, aclTensor *out,
