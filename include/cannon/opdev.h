@@ -163,6 +163,12 @@ CANNON_API void cannonDtypeSetFormat(cannon_dtype_set set, char *buf, size_t cap
  * CANNON_DTS_REAL.
  */
 CANNON_API aclDataType cannonDtypePromote(aclDataType a, aclDataType b);
+/**
+ * torch's result type of a tensor of dtype @p tensor with a scalar of dtype @p scalar: the scalar
+ * only raises the category (BOOL < integral < floating), to FLOAT or INT64; ACL_DT_UNDEFINED when
+ * @p tensor is outside CANNON_DTS_REAL.
+ */
+CANNON_API aclDataType cannonDtypePromoteScalar(aclDataType tensor, aclDataType scalar);
 /** torch's can_cast for results: no floating → integral/BOOL, nothing but BOOL → BOOL. */
 CANNON_API bool cannonDtypeCanCast(aclDataType from, aclDataType to);
 

@@ -118,6 +118,21 @@ CANNON_API aclDataType cannonDtypePromote(aclDataType a, aclDataType b)
     return cannonDtypeSize(a) >= cannonDtypeSize(b) ? a : b;
 }
 
+CANNON_API aclDataType cannonDtypePromoteScalar(aclDataType tensor, aclDataType scalar)
+{
+    if (!cannonDtypeIn(tensor, CANNON_DTS_REAL))
+        return ACL_DT_UNDEFINED;
+    const int ct = category(tensor);
+    const int cs = scalar == ACL_BOOL ? 0
+                   : (cannonDtypeIn(scalar, CANNON_DTS_INTEGRAL) || scalar == ACL_UINT16 || scalar == ACL_UINT32 ||
+                      scalar == ACL_UINT64)
+                       ? 1
+                       : 2;
+    if (cs <= ct)
+        return tensor;
+    return cs == 2 ? ACL_FLOAT : ACL_INT64;
+}
+
 CANNON_API bool cannonDtypeCanCast(aclDataType from, aclDataType to)
 {
     if (cannonDtypeIn(from, CANNON_DTS_FLOAT) && !cannonDtypeIn(to, CANNON_DTS_FLOAT))

@@ -24,12 +24,6 @@
 
 enum ar_kind { AR_ADD, AR_SUB, AR_MUL, AR_DIV };
 
-static aclDataType tensor_dtype(const aclTensor *t)
-{
-    cannon_tensor_view v;
-    return cannonTensorGetView(t, &v) ? v.dtype : ACL_DT_UNDEFINED;
-}
-
 /*
  * One plan for every arithmetic entry point. Exactly one of other / other_s is set. out is the
  * output (selfRef for the in-place forms).
@@ -38,57 +32,56 @@ static aclnnStatus arith_plan(const char *api, int kind, const aclTensor *self, 
                               const aclScalar *other_s, int scalar_form, const aclScalar *alpha, int has_alpha,
                               const aclTensor *out, int inplace, uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    const char *self_name = inplace ? "selfRef" : "self";
-    if (!self)
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api, self_name);
-    if (scalar_form ? !other_s : !other)
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: other is NULL", api);
-    if (has_alpha && !alpha)
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: alpha is NULL", api);
-    if (!out)
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: out is NULL", api);
-    if (!workspaceSize || !executor)
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
-                                 !workspaceSize ? "workspaceSize" : "executor");
-    const aclDataType ts = tensor_dtype(self), to = tensor_dtype(out);
-    if (ts == ACL_DT_UNDEFINED || to == ACL_DT_UNDEFINED || (other && tensor_dtype(other) == ACL_DT_UNDEFINED))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
-    if (!cannon_ew_esize(ts))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype %s (%d) is not supported", api, self_name,
-                                 cannon_ew_dtype_name(ts), (int)ts);
-    if (!cannon_ew_esize(to))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: out dtype %s (%d) is not supported", api,
-                                 cannon_ew_dtype_name(to), (int)to);
-    aclDataType tb;
+    const char *self_name = inplace ? "selfRef" : "self", *out_name = inplace ? "selfRef" : "out";
+    cannon_op op;
+    cannon_tensor_view vs, vb, vo;
+    cannonOpBegin(&op, api, workspaceSize, executor);
+    cannonOpNotNull(&op, self_name, self);
+    cannonOpNotNull(&op, "other", scalar_form ? (const void *)other_s : (const void *)other);
+    if (has_alpha)
+        cannonOpNotNull(&op, "alpha", alpha);
+    cannonOpNotNull(&op, out_name, out);
+    cannonOpTensor(&op, self_name, self, CANNON_DTS_REAL, &vs);
+    if (!scalar_form)
+        cannonOpTensor(&op, "other", other, CANNON_DTS_REAL, &vb);
+    if (!inplace)
+        cannonOpTensor(&op, out_name, out, CANNON_DTS_REAL, &vo);
+    else
+        vo = vs;
+    if (!cannonOpOk(&op))
+        return cannonOpFinish(&op);
+    const aclDataType ts = vs.dtype, to = vo.dtype;
+    aclDataType tb = ACL_DT_UNDEFINED;
     if (scalar_form) {
         if (!cannonScalarGet(other_s, &tb, NULL))
-            return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: other is not a live aclScalar", api);
+            cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "other is not a live aclScalar");
     } else {
-        tb = tensor_dtype(other);
+        tb = vb.dtype;
     }
-    const aclDataType pt = scalar_form ? cannon_ew_promote_scalar(ts, tb) : cannon_ew_promote(ts, tb);
+    const aclDataType pt = scalar_form ? cannonDtypePromoteScalar(ts, tb) : cannonDtypePromote(ts, tb);
     if (pt == ACL_DT_UNDEFINED || (scalar_form && tb == ACL_DT_UNDEFINED))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: no common dtype for %s %s and other %s", api, self_name,
-                                 cannon_ew_dtype_name(ts), cannon_ew_dtype_name(tb));
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "no common dtype for %s %s and other %s", self_name,
+                     cannonDtypeName(ts), cannonDtypeName(tb));
     if (kind == AR_SUB && (ts == ACL_BOOL || (!scalar_form && tb == ACL_BOOL)))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID,
-                                 "%s: subtraction with a BOOL tensor is not supported (as in torch)", api);
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "subtraction with a BOOL tensor is not supported (as in torch)");
     /* true division: integral types divide in fp32 */
-    const aclDataType ct = kind == AR_DIV && !cannon_ew_is_float(pt) ? ACL_FLOAT : pt;
-    if (!cannon_ew_can_cast(ct, to))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: result type %s cannot be cast to %s dtype %s", api,
-                                 cannon_ew_dtype_name(ct), inplace ? "selfRef" : "out", cannon_ew_dtype_name(to));
+    const aclDataType ct = kind == AR_DIV && !cannonDtypeIn(pt, CANNON_DTS_FLOAT) ? ACL_FLOAT : pt;
+    if (cannonOpOk(&op) && !cannonDtypeCanCast(ct, to))
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "result type %s cannot be cast to %s dtype %s",
+                     cannonDtypeName(ct), out_name, cannonDtypeName(to));
     aclDataType ta = ACL_DT_UNDEFINED;
-    if (has_alpha) {
+    if (has_alpha && cannonOpOk(&op)) {
         if (!cannonScalarGet(alpha, &ta, NULL))
-            return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: alpha is not a live aclScalar", api);
-        if (!cannon_ew_is_float(ct) && (cannon_ew_is_float(ta) || ta == ACL_COMPLEX64 || ta == ACL_COMPLEX128))
-            return cannonReportError(ACLNN_ERR_PARAM_INVALID,
-                                     "%s: alpha of dtype %s cannot be cast to the integral result type %s", api,
-                                     cannon_ew_dtype_name(ta), cannon_ew_dtype_name(ct));
-        if (ta == ACL_BOOL && ct != ACL_BOOL)
-            return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a BOOL alpha needs a BOOL result type", api);
+            cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "alpha is not a live aclScalar");
+        else if (!cannonDtypeIn(ct, CANNON_DTS_FLOAT) &&
+                 (cannonDtypeIn(ta, CANNON_DTS_FLOAT) || ta == ACL_COMPLEX64 || ta == ACL_COMPLEX128))
+            cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "alpha of dtype %s cannot be cast to the integral result type %s",
+                         cannonDtypeName(ta), cannonDtypeName(ct));
+        else if (ta == ACL_BOOL && ct != ACL_BOOL)
+            cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "a BOOL alpha needs a BOOL result type");
     }
+    if (!cannonOpOk(&op))
+        return cannonOpFinish(&op);
 
     ew_args a;
     memset(&a, 0, sizeof a);
@@ -112,11 +105,9 @@ static aclnnStatus arith_plan(const char *api, int kind, const aclTensor *self, 
         a.dt[2] = st;
         cannon_ew_store_scalar(st, a.mode, cannonScalarToDouble(other_s), cannonScalarToInt64(other_s), a.sval);
     }
-    if (inplace) {
-        /* the broadcast result must have selfRef's own shape: checked by the plan (out == self) */
-    }
-    return cannon_ew_plan(api, &a, out, self, scalar_form ? NULL : other, inplace ? "selfRef" : "out",
-                          self_name, "other", workspaceSize, executor);
+    /* in place, the broadcast result must have selfRef's own shape: checked by the plan (out == self) */
+    cannon_ew_plan(&op, &a, out, self, scalar_form ? NULL : other, out_name, self_name, "other");
+    return cannonOpFinish(&op);
 }
 
 /* ---- Add ---- */
@@ -242,19 +233,18 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor *self,
                                                           aclTensor *out, uint64_t *workspaceSize,
                                                           aclOpExecutor **executor)
 {
-    const char *api = "aclnnCast";
-    if (!self || !out || !workspaceSize || !executor)
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
-                                 !self ? "self" : !out ? "out" : !workspaceSize ? "workspaceSize" : "executor");
-    const aclDataType ts = tensor_dtype(self), to = tensor_dtype(out);
-    if (ts == ACL_DT_UNDEFINED || to == ACL_DT_UNDEFINED)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
-    if (!cannon_ew_esize(ts) || !cannon_ew_esize(to))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: cast from %s (%d) to %s (%d) is not supported", api,
-                                 cannon_ew_dtype_name(ts), (int)ts, cannon_ew_dtype_name(to), (int)to);
-    if (dtype != to)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: dtype %s (%d) differs from out dtype %s", api,
-                                 cannon_ew_dtype_name(dtype), (int)dtype, cannon_ew_dtype_name(to));
+    cannon_op op;
+    cannon_tensor_view vs, vo;
+    cannonOpBegin(&op, "aclnnCast", workspaceSize, executor);
+    cannonOpNotNulls(&op, "self", self, "out", out, NULL);
+    cannonOpTensor(&op, "self", self, cn_dts_Cast(), &vs);
+    cannonOpTensor(&op, "out", out, CANNON_DTS_REAL, &vo);
+    if (cannonOpOk(&op) && dtype != vo.dtype)
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "dtype %s (%d) differs from out dtype %s", cannonDtypeName(dtype),
+                     (int)dtype, cannonDtypeName(vo.dtype));
+    if (!cannonOpOk(&op))
+        return cannonOpFinish(&op);
+    const aclDataType ts = vs.dtype, to = vo.dtype;
     ew_args a;
     memset(&a, 0, sizeof a);
     a.op = EW_COPY;
@@ -262,12 +252,13 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor *self,
     /* the narrowest family that converts exactly: fp32 between the 16/32-bit floats, int64 among
      * integers and bools, fp64 for everything else (rounding to 16-bit floats from fp64 goes
      * through round-to-odd, so it is still one correct rounding) */
-    const int fs = cannon_ew_is_float(ts), fo = cannon_ew_is_float(to);
+    const bool fs = cannonDtypeIn(ts, CANNON_DTS_FLOAT), fo = cannonDtypeIn(to, CANNON_DTS_FLOAT);
     if (fs && fo && ts != ACL_DOUBLE && to != ACL_DOUBLE)
         a.mode = EW_MODE_F32;
     else if (!fs && !fo)
         a.mode = EW_MODE_I64;
     else
         a.mode = EW_MODE_F64;
-    return cannon_ew_plan(api, &a, out, self, NULL, "out", "self", NULL, workspaceSize, executor);
+    cannon_ew_plan(&op, &a, out, self, NULL, "out", "self", NULL);
+    return cannonOpFinish(&op);
 }

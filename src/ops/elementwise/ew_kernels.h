@@ -22,7 +22,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdbool.h>
+
 #include "aclnn/aclnn_base.h"
+#include "cannon/opdev.h"
 
 /* Operators. a = first input, b = second input (or the scalar operand). */
 enum ew_op {
@@ -87,33 +90,36 @@ void cannon_ew_vec_avx512(int op, int vdt, void *o, const void *a, int amode, fl
 /* fp64 reference math (the EW_MODE_F64 path and the tests' notion of the exact function). */
 double cannon_ew_apply_f64(int op, double a, double b, const ew_params *prm);
 
-/* ---- dtype helpers (ew_plan.c) ---- */
-/* Element size of a supported dtype (BOOL, UINT8, INT8/16/32/64, FLOAT16, BF16, FLOAT, DOUBLE); 0 otherwise. */
-size_t cannon_ew_esize(aclDataType t);
-int cannon_ew_is_float(aclDataType t);    /* FLOAT16, BF16, FLOAT, DOUBLE */
-int cannon_ew_is_integral(aclDataType t); /* UINT8, INT8..INT64 (not BOOL) */
-/* torch's type promotion of two tensor dtypes (both supported); ACL_DT_UNDEFINED if unsupported. */
-aclDataType cannon_ew_promote(aclDataType a, aclDataType b);
-/* Promotion of a tensor dtype with a scalar of dtype s (a scalar of a higher category gives
- * that category's default: FLOAT for floats, INT64 for integers). */
-aclDataType cannon_ew_promote_scalar(aclDataType tensor, aclDataType s);
-/* torch's canCast: no float -> integral/bool, no non-bool -> bool. */
-int cannon_ew_can_cast(aclDataType from, aclDataType to);
-/* The mode computing in type t. */
+/* The mode computing in type t (the families of enum ew_mode). */
 int cannon_ew_mode_of(aclDataType t);
-/* "FLOAT", "INT64", ... for messages. */
-const char *cannon_ew_dtype_name(aclDataType t);
 
 /* ---- planning (ew_plan.c) ---- */
 /*
- * Shared phase 1 tail: @p tmpl has op, mode, prm, scalar_b/sval/dt[2] set. Checks that in0 and
- * in1 (NULL for unary or scalar ops) broadcast to out's shape, builds the layout, creates the
- * executor (inputs in0, in1; output out) and records the kernel. Errors are reported against @p api.
- * @p out_name / @p in_names name the arguments in messages.
+ * Shared phase 1 tail: @p tmpl has op, mode, ct, prm, scalar_b/sval/dt[2] set, and the caller
+ * checked every tensor (cannonOpTensor). Checks that in0 and in1 (NULL for unary or scalar ops)
+ * broadcast to out's shape, builds the layout, registers the slots (inputs in0, in1; output out)
+ * and records the kernel. @p out_name / @p in_names name the arguments in messages. Returns
+ * whether @p op is still sound; the caller ends with cannonOpFinish.
  */
-aclnnStatus cannon_ew_plan(const char *api, ew_args *tmpl, const aclTensor *out, const aclTensor *in0,
-                           const aclTensor *in1, const char *out_name, const char *in0_name, const char *in1_name,
-                           uint64_t *workspaceSize, aclOpExecutor **executor);
+bool cannon_ew_plan(cannon_op *op, ew_args *tmpl, const aclTensor *out, const aclTensor *in0, const aclTensor *in1,
+                    const char *out_name, const char *in0_name, const char *in1_name);
+
+/*
+ * Phase 1 of the manifest's generic elementwise kinds (ew_generic.c generates the entry points):
+ *   EW_UNARY(code, in, out)         out = f(in): in of the operator's dtypes, computed in its own
+ *                                   floating type (FLOAT for an integral one), out any dtype that
+ *                                   result casts to;
+ *   EW_UNARY_SAME(code, in, out)    the same computed in in's own dtype, out of in's dtype (out may
+ *                                   be in: the in-place forms);
+ *   EW_BINARY_BWD(code, grad, x, out) out = grad * f'(x): floating grad and x broadcast, computed
+ *                                   in their promoted type, out any dtype that casts from it.
+ */
+aclnnStatus cannon_ew_unary(const char *api, int code, int same, cannon_dtype_set dtypes, const aclTensor *in,
+                            const char *in_name, const aclTensor *out, const char *out_name, uint64_t *workspaceSize,
+                            aclOpExecutor **executor);
+aclnnStatus cannon_ew_binary_bwd(const char *api, int code, cannon_dtype_set dtypes, const aclTensor *grad,
+                                 const char *grad_name, const aclTensor *x, const char *x_name, const aclTensor *out,
+                                 const char *out_name, uint64_t *workspaceSize, aclOpExecutor **executor);
 
 /* Store @p v converted to dtype @p t into @p dst (for scalar operands). */
 void cannon_ew_store_scalar(aclDataType t, int mode, double vd, int64_t vi, unsigned char *dst);

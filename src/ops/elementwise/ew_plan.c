@@ -29,116 +29,13 @@
 /* ---------------------------------------------------------------------------------------------
  * dtype rules
  * ------------------------------------------------------------------------------------------- */
-size_t cannon_ew_esize(aclDataType t)
-{
-    switch (t) {
-    case ACL_BOOL:
-    case ACL_UINT8:
-    case ACL_INT8:
-        return 1;
-    case ACL_INT16:
-    case ACL_FLOAT16:
-    case ACL_BF16:
-        return 2;
-    case ACL_INT32:
-    case ACL_FLOAT:
-        return 4;
-    case ACL_INT64:
-    case ACL_DOUBLE:
-        return 8;
-    default:
-        return 0;
-    }
-}
-
-int cannon_ew_is_float(aclDataType t)
-{
-    return t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16 || t == ACL_DOUBLE;
-}
-
-int cannon_ew_is_integral(aclDataType t)
-{
-    return t == ACL_UINT8 || t == ACL_INT8 || t == ACL_INT16 || t == ACL_INT32 || t == ACL_INT64;
-}
-
-static int category(aclDataType t)
-{
-    return t == ACL_BOOL ? 0 : cannon_ew_is_integral(t) ? 1 : 2;
-}
-
-aclDataType cannon_ew_promote(aclDataType a, aclDataType b)
-{
-    if (!cannon_ew_esize(a) || !cannon_ew_esize(b))
-        return ACL_DT_UNDEFINED;
-    if (a == b)
-        return a;
-    const int ca = category(a), cb = category(b);
-    if (ca != cb)
-        return ca > cb ? a : b;
-    if (ca == 2) {
-        /* fp16 and bf16 have no common 16-bit type: both fit in fp32. */
-        if ((a == ACL_FLOAT16 && b == ACL_BF16) || (a == ACL_BF16 && b == ACL_FLOAT16))
-            return ACL_FLOAT;
-        return cannon_ew_esize(a) >= cannon_ew_esize(b) ? a : b;
-    }
-    /* integers: uint8 with a signed type needs the next wider signed type to hold both ranges */
-    if (a == ACL_UINT8 || b == ACL_UINT8) {
-        const aclDataType s = a == ACL_UINT8 ? b : a;
-        return s == ACL_INT8 ? ACL_INT16 : s;
-    }
-    return cannon_ew_esize(a) >= cannon_ew_esize(b) ? a : b;
-}
-
-aclDataType cannon_ew_promote_scalar(aclDataType tensor, aclDataType s)
-{
-    if (!cannon_ew_esize(tensor))
-        return ACL_DT_UNDEFINED;
-    const int ct = category(tensor);
-    const int cs = s == ACL_BOOL ? 0 : (cannon_ew_is_integral(s) || s == ACL_UINT16 || s == ACL_UINT32 ||
-                                        s == ACL_UINT64) ? 1 : 2;
-    if (cs <= ct)
-        return tensor;
-    return cs == 2 ? ACL_FLOAT : ACL_INT64;
-}
-
-int cannon_ew_can_cast(aclDataType from, aclDataType to)
-{
-    if (cannon_ew_is_float(from) && !cannon_ew_is_float(to))
-        return 0;
-    if (from != ACL_BOOL && to == ACL_BOOL)
-        return 0;
-    return 1;
-}
-
 int cannon_ew_mode_of(aclDataType t)
 {
     if (t == ACL_DOUBLE)
         return EW_MODE_F64;
-    if (cannon_ew_is_float(t))
+    if (cannonDtypeIn(t, CANNON_DTS_FLOAT))
         return EW_MODE_F32;
     return t == ACL_BOOL ? EW_MODE_BOOL : EW_MODE_I64;
-}
-
-const char *cannon_ew_dtype_name(aclDataType t)
-{
-    switch (t) {
-    case ACL_FLOAT: return "FLOAT";
-    case ACL_FLOAT16: return "FLOAT16";
-    case ACL_BF16: return "BFLOAT16";
-    case ACL_DOUBLE: return "DOUBLE";
-    case ACL_INT8: return "INT8";
-    case ACL_INT16: return "INT16";
-    case ACL_INT32: return "INT32";
-    case ACL_INT64: return "INT64";
-    case ACL_UINT8: return "UINT8";
-    case ACL_BOOL: return "BOOL";
-    case ACL_UINT16: return "UINT16";
-    case ACL_UINT32: return "UINT32";
-    case ACL_UINT64: return "UINT64";
-    case ACL_COMPLEX64: return "COMPLEX64";
-    case ACL_COMPLEX128: return "COMPLEX128";
-    default: return "unsupported";
-    }
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -244,7 +141,7 @@ static void put_d(aclDataType t, char *p, double v)
 
 static void put_i(aclDataType t, char *p, int64_t v)
 {
-    if (cannon_ew_is_float(t))
+    if (cannonDtypeIn(t, CANNON_DTS_FLOAT))
         put_d(t, p, (double)v);
     else
         put_int(t, p, v);
@@ -509,25 +406,16 @@ static int ew_kernel(const cannon_kernel_ctx *kctx, void *args)
 /* ---------------------------------------------------------------------------------------------
  * phase 1
  * ------------------------------------------------------------------------------------------- */
-static void fmt_shape(char *buf, size_t cap, const cannon_tensor_view *v)
+bool cannon_ew_plan(cannon_op *op, ew_args *tmpl, const aclTensor *out, const aclTensor *in0, const aclTensor *in1,
+                    const char *out_name, const char *in0_name, const char *in1_name)
 {
-    size_t k = (size_t)snprintf(buf, cap, "[");
-    for (int64_t i = 0; i < v->ndim && k < cap; i++)
-        k += (size_t)snprintf(buf + k, cap - k, i ? ",%lld" : "%lld", (long long)v->shape[i]);
-    if (k < cap)
-        snprintf(buf + k, cap - k, "]");
-}
-
-aclnnStatus cannon_ew_plan(const char *api, ew_args *tmpl, const aclTensor *out, const aclTensor *in0,
-                           const aclTensor *in1, const char *out_name, const char *in0_name, const char *in1_name,
-                           uint64_t *workspaceSize, aclOpExecutor **executor)
-{
+    if (!cannonOpOk(op))
+        return false;
     cannon_tensor_view vo, v0, v1;
-    if (!cannonTensorGetView(out, &vo) || !cannonTensorGetView(in0, &v0) || (in1 && !cannonTensorGetView(in1, &v1)))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
-    if (vo.ndim > CANNON_OP_MAX_RANK || v0.ndim > CANNON_OP_MAX_RANK || (in1 && v1.ndim > CANNON_OP_MAX_RANK))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: tensors may have at most %d dims", api,
-                                 CANNON_OP_MAX_RANK);
+    cannonTensorGetView(out, &vo); /* the caller checked every tensor */
+    cannonTensorGetView(in0, &v0);
+    if (in1)
+        cannonTensorGetView(in1, &v1);
     /* broadcast shape of the inputs (right-aligned, size 1 stretches) */
     int64_t bshape[CANNON_OP_MAX_RANK];
     int64_t brank = v0.ndim;
@@ -538,10 +426,10 @@ aclnnStatus cannon_ew_plan(const char *api, ew_args *tmpl, const aclTensor *out,
         const int64_t d0 = i0 >= 0 ? v0.shape[i0] : 1, d1 = i1 >= 0 ? v1.shape[i1] : 1;
         if (d0 != d1 && d0 != 1 && d1 != 1) {
             char s0[160], s1[160];
-            fmt_shape(s0, sizeof s0, &v0);
-            fmt_shape(s1, sizeof s1, &v1);
-            return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s shape %s and %s shape %s cannot broadcast", api,
-                                     in0_name, s0, in1_name, s1);
+            cannonShapeFormat(&v0, s0, sizeof s0);
+            cannonShapeFormat(&v1, s1, sizeof s1);
+            return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "%s shape %s and %s shape %s cannot broadcast", in0_name,
+                                s0, in1_name, s1);
         }
         bshape[i] = d0 == 1 ? d1 : d0;
     }
@@ -550,13 +438,12 @@ aclnnStatus cannon_ew_plan(const char *api, ew_args *tmpl, const aclTensor *out,
         same = bshape[i] == vo.shape[i];
     if (!same) {
         char so[160], s0[160], s1[160] = "";
-        fmt_shape(so, sizeof so, &vo);
-        fmt_shape(s0, sizeof s0, &v0);
+        cannonShapeFormat(&vo, so, sizeof so);
+        cannonShapeFormat(&v0, s0, sizeof s0);
         if (in1)
-            fmt_shape(s1, sizeof s1, &v1);
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s shape %s differs from the shape of %s %s%s%s", api,
-                                 out_name, so, in0_name, s0, in1 ? (in1_name ? " broadcast with " : "") : "",
-                                 in1 ? s1 : "");
+            cannonShapeFormat(&v1, s1, sizeof s1);
+        return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "%s shape %s differs from the shape of %s %s%s%s", out_name,
+                            so, in0_name, s0, in1 ? (in1_name ? " broadcast with " : "") : "", in1 ? s1 : "");
     }
 
     ew_args a = *tmpl;
@@ -565,8 +452,8 @@ aclnnStatus cannon_ew_plan(const char *api, ew_args *tmpl, const aclTensor *out,
     a.dt[1] = v0.dtype;
     if (in1)
         a.dt[2] = v1.dtype;
-    const int64_t es[3] = {(int64_t)cannon_ew_esize(vo.dtype), (int64_t)cannon_ew_esize(v0.dtype),
-                           in1 ? (int64_t)cannon_ew_esize(v1.dtype) : 0};
+    const int64_t es[3] = {(int64_t)cannonDtypeSize(vo.dtype), (int64_t)cannonDtypeSize(v0.dtype),
+                           in1 ? (int64_t)cannonDtypeSize(v1.dtype) : 0};
     /* per-operand byte strides over the output's dims, 0 where an input is broadcast */
     int64_t full[3][CANNON_OP_MAX_RANK];
     int64_t numel = 1;
@@ -635,40 +522,18 @@ aclnnStatus cannon_ew_plan(const char *api, ew_args *tmpl, const aclTensor *out,
     if (nt_env && (nt_env[0] == '0' || nt_env[0] == '1'))
         a.nt = nt_env[0] == '1';
 
-    aclOpExecutor *e = cannonExecutorCreate(api);
-    if (!e)
-        return cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
-    const int s0 = cannonExecutorAddInput(e, in0);
-    const int s1 = in1 ? cannonExecutorAddInput(e, in1) : 0;
-    const int so = cannonExecutorAddOutput(e, out);
-    aclnnStatus st = ACLNN_SUCCESS;
-    if (s0 < 0 || s1 < 0 || so < 0) {
-        st = cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
-        goto fail;
-    }
-    if (numel > 0) {
-        cannon_arg_ref refs[3];
-        size_t nrefs = 0;
-        refs[nrefs].args_offset = (uint32_t)offsetof(ew_args, p[0]);
-        refs[nrefs].slot = so;
-        refs[nrefs++].byte_offset = vo.offset * es[0];
-        refs[nrefs].args_offset = (uint32_t)offsetof(ew_args, p[1]);
-        refs[nrefs].slot = s0;
-        refs[nrefs++].byte_offset = v0.offset * es[1];
-        if (in1) {
-            refs[nrefs].args_offset = (uint32_t)offsetof(ew_args, p[2]);
-            refs[nrefs].slot = s1;
-            refs[nrefs++].byte_offset = v1.offset * es[2];
-        }
-        const uint32_t blocks = (uint32_t)((numel + a.chunk - 1) / a.chunk);
-        st = cannonExecutorAddKernel(e, api, ew_kernel, blocks, &a, sizeof a, refs, nrefs);
-        if (st != ACLNN_SUCCESS)
-            goto fail;
-    }
-    *workspaceSize = cannonExecutorWorkspaceSize(e);
-    *executor = e;
-    return ACLNN_SUCCESS;
-fail:
-    cannonExecutorDiscard(e);
-    return st;
+    const int s0 = cannonOpInput(op, in0);
+    const int s1 = in1 ? cannonOpInput(op, in1) : -1;
+    const int so = cannonOpOutput(op, out);
+    if (numel == 0)
+        return cannonOpOk(op);
+    /* the kernel walks every operand through its byte strides: views are bound as they are */
+    cannon_arg_ref refs[3];
+    size_t nrefs = 0;
+    cannonOpBindView(op, so, (uint32_t)offsetof(ew_args, p[0]), &refs[nrefs++]);
+    cannonOpBindView(op, s0, (uint32_t)offsetof(ew_args, p[1]), &refs[nrefs++]);
+    if (in1)
+        cannonOpBindView(op, s1, (uint32_t)offsetof(ew_args, p[2]), &refs[nrefs++]);
+    const uint32_t blocks = (uint32_t)((numel + a.chunk - 1) / a.chunk);
+    return cannonOpKernel(op, op->api, ew_kernel, blocks, &a, sizeof a, refs, nrefs);
 }

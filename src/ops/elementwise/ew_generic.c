@@ -1,0 +1,98 @@
+/*
+ * The generic elementwise kinds of the operator manifest (ops.def): their phase 1, and the entry
+ * points of every operator declared with one of them, generated here from its manifest line. A
+ * new operator of these kinds is its manifest line, its math (an ew_op code in ew_kernels.h with
+ * its vector and fp64 forms in ew_impl.h) and its golden test.
+ */
+#include <string.h>
+
+#include "op_manifest.h"
+
+#include "ew_kernels.h"
+
+aclnnStatus cannon_ew_unary(const char *api, int code, int same, cannon_dtype_set dtypes, const aclTensor *in,
+                            const char *in_name, const aclTensor *out, const char *out_name, uint64_t *workspaceSize,
+                            aclOpExecutor **executor)
+{
+    cannon_op op;
+    cannon_tensor_view vi, vo;
+    cannonOpBegin(&op, api, workspaceSize, executor);
+    if (in == out)
+        cannonOpNotNull(&op, in_name, in);
+    else
+        cannonOpNotNulls(&op, in_name, in, out_name, out, NULL);
+    cannonOpTensor(&op, in_name, in, dtypes, &vi);
+    cannonOpTensor(&op, out_name, out, same ? dtypes : CANNON_DTS_REAL, &vo);
+    if (!cannonOpOk(&op))
+        return cannonOpFinish(&op);
+    /* the result type: the input's own, or FLOAT for an integral input of a floating function */
+    const aclDataType ct = same || cannonDtypeIn(vi.dtype, CANNON_DTS_FLOAT) ? vi.dtype : ACL_FLOAT;
+    if (same)
+        cannonOpSameDtype(&op, out_name, &vo, in_name, &vi);
+    else if (!cannonDtypeCanCast(ct, vo.dtype))
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "result type %s cannot be cast to %s dtype %s",
+                     cannonDtypeName(ct), out_name, cannonDtypeName(vo.dtype));
+    ew_args a;
+    memset(&a, 0, sizeof a);
+    a.op = code;
+    a.ct = ct;
+    a.mode = cannon_ew_mode_of(ct);
+    cannon_ew_plan(&op, &a, out, in, NULL, out_name, in_name, NULL);
+    return cannonOpFinish(&op);
+}
+
+aclnnStatus cannon_ew_binary_bwd(const char *api, int code, cannon_dtype_set dtypes, const aclTensor *grad,
+                                 const char *grad_name, const aclTensor *x, const char *x_name, const aclTensor *out,
+                                 const char *out_name, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    cannon_op op;
+    cannon_tensor_view vg, vx, vo;
+    cannonOpBegin(&op, api, workspaceSize, executor);
+    cannonOpNotNulls(&op, grad_name, grad, x_name, x, out_name, out, NULL);
+    cannonOpTensor(&op, grad_name, grad, dtypes, &vg);
+    cannonOpTensor(&op, x_name, x, dtypes, &vx);
+    cannonOpTensor(&op, out_name, out, CANNON_DTS_REAL, &vo);
+    if (!cannonOpOk(&op))
+        return cannonOpFinish(&op);
+    const aclDataType pt = cannonDtypePromote(vg.dtype, vx.dtype);
+    if (!cannonDtypeCanCast(pt, vo.dtype))
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "result type %s cannot be cast to %s dtype %s",
+                     cannonDtypeName(pt), out_name, cannonDtypeName(vo.dtype));
+    ew_args a;
+    memset(&a, 0, sizeof a);
+    a.op = code;
+    a.ct = pt;
+    a.mode = cannon_ew_mode_of(pt);
+    cannon_ew_plan(&op, &a, out, grad, x, out_name, grad_name, x_name);
+    return cannonOpFinish(&op);
+}
+
+/* ---- the generated entry points ---------------------------------------------------------------- */
+
+#define CN_UNPACK(...) __VA_ARGS__
+#define CN_GEN(name, dtypes, kind, kind_args, params) CN_GEN_##kind(name, dtypes, kind_args, params)
+#define CN_GEN_CUSTOM(name, dtypes, kind_args, params)
+#define CN_GEN_EW_UNARY(name, dtypes, kind_args, params) CN_GEN_UNARY_(name, dtypes, 0, CN_UNPACK kind_args, params)
+#define CN_GEN_EW_UNARY_SAME(name, dtypes, kind_args, params)                                     \
+    CN_GEN_UNARY_(name, dtypes, 1, CN_UNPACK kind_args, params)
+#define CN_GEN_UNARY_(...) CN_GEN_UNARY(__VA_ARGS__)
+#define CN_GEN_UNARY(name, dtypes, same, code, in, out, params)                                   \
+    ACL_FUNC_VISIBILITY aclnnStatus aclnn##name##GetWorkspaceSize CN_WS_PARAMS params              \
+    {                                                                                              \
+        return cannon_ew_unary("aclnn" #name, code, same, dtypes, in, #in, out, #out, workspaceSize, executor); \
+    }
+#define CN_GEN_EW_BINARY_BWD(name, dtypes, kind_args, params) CN_GEN_BWD_(name, dtypes, CN_UNPACK kind_args, params)
+#define CN_GEN_BWD_(...) CN_GEN_BWD(__VA_ARGS__)
+#define CN_GEN_BWD(name, dtypes, code, grad, x, out, params)                                      \
+    ACL_FUNC_VISIBILITY aclnnStatus aclnn##name##GetWorkspaceSize CN_WS_PARAMS params              \
+    {                                                                                              \
+        return cannon_ew_binary_bwd("aclnn" #name, code, dtypes, grad, #grad, x, #x, out, #out, workspaceSize, \
+                                    executor);                                                     \
+    }
+
+#define CANNON_OP_HEADER(header, doc)
+#define CANNON_OP(name, family, header, dtypes, kind, kind_args, params, doc)                      \
+    CN_GEN(name, dtypes, kind, kind_args, params)
+#include "ops.def"
+#undef CANNON_OP
+#undef CANNON_OP_HEADER
