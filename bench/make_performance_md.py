@@ -65,19 +65,27 @@ def json_lines(text):
 
 
 def machine():
-    """The machine class: CPU model, logical CPUs, the widest ISA tier the kernels use."""
-    model, flags = "unknown CPU", set()
+    """The machine class: CPU model (and x86 family), logical CPUs, the widest ISA tier the
+    kernels use."""
+    model, family, flags = "unknown CPU", None, set()
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
                 k, _, v = line.partition(":")
-                if k.strip() == "model name" and model == "unknown CPU":
+                k = k.strip()
+                if k == "model name" and model == "unknown CPU":
                     model = " ".join(v.split())
-                elif k.strip() == "flags" and not flags:
+                elif k == "cpu family" and family is None:
+                    family = v.strip()
+                elif k == "flags" and not flags:
                     flags = set(v.split())
     except OSError:
         pass
-    tier = "AVX-512 with BF16" if "avx512bf16" in flags else "AVX2" if "avx2" in flags else "scalar"
+    if family:
+        model += f" (x86 family {family})"
+    bf16 = "avx512_bf16" in flags or "avx512bf16" in flags
+    tier = ("AVX-512 with BF16" if bf16 else "AVX-512") if "avx512f" in flags else "AVX2" if "avx2" in flags \
+        else "scalar"
     ncpu = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     try:
         torch = subprocess.run([PY, "-c", "import torch; print(torch.__version__)"], capture_output=True,
@@ -94,9 +102,11 @@ def run_suites(build, raw, suites):
         cmd = [c.format(build=build, raw=raw) for c in SUITES[name]]
         print("running:", " ".join(cmd), file=sys.stderr, flush=True)
         r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-        with open(os.path.join(raw, name + ".jsonl"), "w") as f:
-            for rec in json_lines(r.stdout):
-                f.write(json.dumps(rec) + "\n")
+        recs = json_lines(r.stdout)
+        if recs:
+            with open(os.path.join(raw, name + ".jsonl"), "w") as f:
+                for rec in recs:
+                    f.write(json.dumps(rec) + "\n")
         with open(os.path.join(raw, name + ".log"), "w") as f:
             f.write(r.stdout + "\n--- stderr ---\n" + r.stderr)
         if r.returncode != 0:
@@ -199,7 +209,7 @@ def rows_matmul(recs):
         if r.get("bench") != "matmul":
             continue
         shape = f"{r['M']}×{r['N']}×{r['K']}"
-        cmd = (f"{PY} bench/train/bench_matmul.py --bin build/bin/bench_matmul --passes 3 --torch "
+        cmd = (f"{PY} bench/train/bench_matmul.py --bin build/bin/bench_matmul --passes 1 --torch "
                f"--threads {r['threads']} {r['M']} {r['N']} {r['K']}")
         p32 = {"OpenBLAS sgemm": r.get("sgemm_gflops"), "torch": r.get("torch_fp32_gflops")}
         best = max((v for v in p32.values() if v), default=None)
@@ -221,7 +231,7 @@ def rows_embedding(recs):
         opts = ("scaleGradByFreq" if r["scale"] else "") + (" paddingIdx" if r["pad"] else "")
         name = f"EmbeddingDenseBackward V={r['V']} D={r['D']} N={r['N']}" + (f", {opts.strip()}" if opts else "")
         cfg = 0 if (r["V"], r["D"]) == (32000, 4096) else 1
-        cmd = (f"{PY} bench/train/bench_embedding.py --bin build/bin/bench_embedding --rounds 3 "
+        cmd = (f"{PY} bench/train/bench_embedding.py --bin build/bin/bench_embedding --rounds 1 "
                f"--configs {cfg} --threads {r['threads']}")
         out.append(("embedding", name, r["threads"], f"{fmt(r['ours_ms'])} ms", f"torch {fmt(r['torch_ms'])} ms",
                     ratio(r.get("vs_torch")), pct(100 * r["of_floor"] if r.get("of_floor") else None), cmd))
@@ -247,7 +257,7 @@ def rows_allreduce(raw):
         size = r["bytes"]
         tag = human(size).replace(" ", "").replace("iB", "")
         cmd = (f"{PY} bench/hccl/run_allreduce_bench.py --bin build/bin --ranks {ranks} --min {tag} --max {tag} "
-               f"--passes 3")
+               f"--passes 1")
         tc, to, tf = r.get("cannon_us"), r.get("ompi_us"), r.get("floor_us")
         out.append(("allreduce", f"HcclAllReduce fp32 sum {human(size)}, {ranks} ranks", ranks,
                     f"{fmt(tc, 1)} µs", f"Open MPI {fmt(to, 1)} µs" if to else "–",
@@ -280,11 +290,13 @@ def render(raw, suites, out_path):
         "```",
         "",
         f"Machine class of this run: {meta.get('cpu', 'unknown CPU')}, {meta.get('cpus', '?')} logical CPUs, "
-        f"kernel tier {meta.get('tier', '?')}, torch {meta.get('torch', '?')}.",
+        f"kernel tier {meta.get('tier', '?')}, torch {meta.get('torch', '?')}"
+        + (f"; load average {meta['load'][0]} at the start of the run and {meta['load'][3]} at its end."
+           if len(meta.get("load", [])) == 6 else "."),
         "The drivers ran with small repetition counts (the script's `SUITES`) on a shared machine, so single "
         "cells can move by tens of percent between runs; a peer and cannon in one row ran in the same "
-        "minutes, interleaved, and their ratio is the figure to read. Each row's command reproduces it "
-        "with more repetitions.",
+        "minutes, interleaved, and their ratio is the figure to read. Each row's command reproduces that "
+        "row; raise its `--ns`, `--rounds` or `--passes` for steadier figures.",
         "",
         "Columns: **cannon** and **peers** in the benchmark's unit (ms or µs per call: lower is better; GFLOP/s: "
         "higher is better); **× best peer** > 1 means cannon is faster than the fastest peer; **% floor** is "

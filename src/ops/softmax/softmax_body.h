@@ -29,7 +29,8 @@
 /* The share (in quarters) of the next row that a long row's exp pass prefetches (FN(units));
  * the write pass prefetches the rest (FN(fast_write_pf), FN(write_soft_x)). fp32: 3, so that
  * the next row's reads overlap the write pass too. The 16-bit rows take the whole row in the exp
- * pass: their look-ahead test (sm_look) reads the next row before the write pass. */
+ * pass: the look-ahead test of rows up to SM_LOOK_MAX_BYTES (sm_look) reads the next row before
+ * the write pass, and for longer rows a split is no faster. */
 #if SM_IS_F32
 #define SM_PF_EXP_K 3
 #else
