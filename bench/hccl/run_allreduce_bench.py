@@ -157,7 +157,7 @@ def main():
             iters = max(5, min(1000, budget // size))
             # Warm up with as many calls as are timed: the timed loop enqueues all its calls
             # before it synchronizes, and the task pools of the stream and of libhccl grow to
-            # that depth on first use (fresh pages cost microseconds each on these VMs, about
+            # that depth on first use (fresh pages cost microseconds each on virtual machines, about
             # 1 us per call at 4 KiB). A warm-up as deep as the timed loop leaves only the
             # steady-state cost of a call in the figure, as a long-running job sees it.
             warm = iters

@@ -35,7 +35,7 @@ static void *run(void *arg)
     size_t lo = w->n * (size_t)w->id / (size_t)w->nthreads;
     size_t hi = w->n * (size_t)(w->id + 1) / (size_t)w->nthreads;
     /* First touch by the thread that will copy the slice (and outside the timing: fresh pages
-     * cost far more than the copy on these VMs). */
+     * cost far more than the copy on virtual machines). */
     for (size_t i = lo; i < hi; i++) {
         w->a[i] = (double)i;
         w->b[i] = 0;

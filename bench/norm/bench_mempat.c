@@ -21,7 +21,6 @@
  * samples, with its ratio to add2nt (or read2) in the same run, and to the copy: that last ratio
  * is the % of the floor a kernel of that shape would reach with no arithmetic at all.
  *   bench_mempat [--ns N]   (samples, default 7)
- * See docs/norm-kernels.md, "Session 31", for what these figures say about the bars.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>

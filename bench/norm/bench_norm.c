@@ -306,7 +306,7 @@ int main(int argc, char **argv)
     g_copy.b = dev(g_copy.n * 8, 0.0f);
     g_copy.per_block = 8192;
 
-    /* Batch-norm shapes (NCHW order): --shapes, or the two. */
+    /* Batch-norm shapes (NCHW order): --shapes, or the two default ones. */
     int64_t shapes[8][4];
     char shape_names[8][64];
     int nshapes = 0;

@@ -9,8 +9,6 @@ then a table of the medians over the rounds:
                  floor8, batch norm: 8, see bench_norm.c);
   vs_best_peer = best peer time / cannon time (> 1: cannon faster);
   bwd x        = the same for the backward alone (no forward before it).
-The targets (issue #4): batch norm >= 80% of the floor, >= 2x the best peer in NCHW and >= 1.2x in
-NHWC; layer and rms norm >= 85% of floor5 and ahead of torch.
 
   /usr/bin/python3 bench/norm/run_norm_bench.py --build build-bn [--threads 1,2] [--ns 7] [--rounds 3]
       [--cases bn,ln,rms] [--layouts nchw,nhwc] [--shapes 32x64x56x56,64x256x14x14] [--no-peers]
@@ -120,7 +118,7 @@ def main():
     bench = os.path.join(build, "bin", "bench_norm")
     dnnl = os.path.join(build, "bin", "bench_norm_dnnl")
     # The peers' blocks all come from glibc's heap and are reused (MALLOC_MMAP_MAX_=0): blocks above
-    # 32 MiB are otherwise mapped per call and unmapped when freed, which on these VMs costs torch
+    # 32 MiB are otherwise mapped per call and unmapped when freed, which on virtual machines costs torch
     # page faults on every call and the next memory-bound call a 10x slowdown (see
     # bench/python/bench_torch_ops.py).
     base = dict(os.environ, CANNON_DRIVER_PATH=os.path.join(build, "lib", "cannon", "drivers"),

@@ -1,5 +1,5 @@
 /* The STREAM-copy floor of bench_softmax, bench_norm and bench_softmax_kern: one copy loop, so
- * that the floors of issues #3 and #4 are measured alike. bench_copy_kernel is launched through
+ * that their floors are measured alike. bench_copy_kernel is launched through
  * cannonLaunchKernel, one block per per_block doubles (use 8192: blocks then start at 64 KiB
  * boundaries); bench_copy_bytes is the same loop called directly. */
 #ifndef CANNON_BENCH_OPS_COPY_H_
@@ -16,8 +16,8 @@ typedef struct bench_copy_args {
 } bench_copy_args;
 
 /* STREAM "copy" with plain stores in 32-byte vectors (AVX when the CPU has it, else pairs of
- * 16-byte SSE2 moves), four per iteration: a scalar loop of 8-byte moves falls short of the
- * memory bandwidth (10-12% on one Zen 5 core) and would make the floor too lenient. */
+ * 16-byte SSE2 moves), four per iteration: a scalar loop of 8-byte moves falls short of one
+ * core's memory bandwidth and would make the floor too lenient. */
 typedef double bench_v4d __attribute__((vector_size(32), aligned(8)));
 
 #define BENCH_COPY_BODY                                                                       \

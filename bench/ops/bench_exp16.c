@@ -2,8 +2,8 @@
  * bench_exp16: what the exponential of the 16-bit softmax fast path costs on this core, in five
  * formulations, next to the core's own rate of 512-bit vector operations.
  *
- * The one-thread 16-bit softmax cells of issue #3 are bound by their arithmetic (docs/softmax-kernels.md,
- * sessions 15-23), most of which is the exponential. This probe answers two
+ * The one-thread 16-bit softmax kernels are bound by their arithmetic, most of which is the
+ * exponential (docs/softmax-kernels.md). This probe answers two
  * questions on the machine at hand, with no runtime and no operator in the way:
  *   1. How many 512-bit operations a cycle does one core issue, for multiply-adds alone, adds
  *      alone, an even mix of the two, and the other operations the formulations use

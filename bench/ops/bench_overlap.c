@@ -1,8 +1,8 @@
 /*
  * bench_overlap: how much arithmetic one core hides under its own memory traffic.
  *
- * The kernels of this project that stay short of the copy floor on one thread (issues #3 and
- * #4) take about their memory time plus part of their arithmetic time. This probe measures that
+ * Memory-bound kernels that stay short of the copy floor on one thread take about their memory
+ * time plus part of their arithmetic time. This probe measures that
  * share on the machine at hand, with no runtime and no operator in the way: a loop over a
  * buffer far larger than the caches does K independent multiply-adds per vector and either
  * sums what it read ("read") or writes it out ("copy_nt": streaming stores; "copy": plain

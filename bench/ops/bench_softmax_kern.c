@@ -90,7 +90,7 @@ int main(int argc, char **argv)
     fn(&a, 0, rows);
     bench_copy_bytes(y, x, n * es);
     /* Each sample repeats the call (and the copy) enough times to cover about 2^21 elements:
-     * reading the thread CPU clock is a system call (about a microsecond in these VMs), which
+     * reading the thread CPU clock is a system call (about a microsecond on virtual machines), which
      * one call on cache-resident rows would otherwise carry in full. SM_BENCH_REPS overrides. */
     const char *reps_env = getenv("SM_BENCH_REPS");
     int reps = reps_env ? atoi(reps_env) : (int)((1u << 21) / (n ? n : 1));

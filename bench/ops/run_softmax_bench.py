@@ -6,10 +6,10 @@ per case, for 1 and 2 threads, --rounds times (the whole list of cases once per 
 one JSON line per case and round plus a table of the medians over the rounds:
   pct_of_floor = copy-floor time / cannon time (the floor: bytes read + written / STREAM copy);
   vs_best_peer = best peer time / cannon time (> 1: cannon faster).
-The target (issue): pct_of_floor >= 85 and vs_best_peer >= 1 (>= 1.5 where the best peer is
-below 60% of the floor), judged on the medians (each round's ratios use that round's floor and
-peers). The machine is shared and memory-bound times move by up to 1.7x between minutes, so one
-round decides little; the table also gives the range of pct_of_floor over the rounds.
+The "bar" column judges pct_of_floor >= 85 and vs_best_peer >= 1 (>= 1.5 where the best peer is
+below 60% of the floor) on the medians (each round's ratios use that round's floor and peers). On
+a shared machine memory-bound times move by tens of percent between minutes, so one round decides
+little; the table also gives the range of pct_of_floor over the rounds.
 
   /usr/bin/python3 bench/ops/run_softmax_bench.py --build build-sm [--threads 1,2] [--ns 7]
       [--rounds 1] [--shapes 4096x1024,...] [--dtypes f32,bf16] [--ops softmax,log_softmax]
@@ -83,8 +83,8 @@ def run(cmd, env):
 
 
 def meets_bar(r):
-    """The issue's bar: >= 85% of the floor, and ahead of the best peer (by 1.5x where that peer
-    is below 60% of the floor); None when a figure is missing."""
+    """The bar: >= 85% of the floor, and ahead of the best peer (by 1.5x where that peer is below
+    60% of the floor); None when a figure is missing."""
     if r.get("pct_of_floor") is None or r.get("vs_best_peer") is None:
         return None
     need = 1.5 if r["best_peer_pct_of_floor"] < 60 else 1.0
@@ -127,7 +127,7 @@ def main():
     bench = os.path.join(build, "bin", "bench_softmax")
     dnnl = os.path.join(build, "bin", "bench_softmax_dnnl")
     # The peers' blocks all come from glibc's heap and are reused (MALLOC_MMAP_MAX_=0): blocks above
-    # 32 MiB are otherwise mapped per call and unmapped when freed, which on these VMs costs torch
+    # 32 MiB are otherwise mapped per call and unmapped when freed, which on virtual machines costs torch
     # page faults on every call and the next memory-bound call a 10x slowdown (see
     # bench/python/bench_torch_ops.py).
     base = dict(os.environ, CANNON_DRIVER_PATH=os.path.join(build, "lib", "cannon", "drivers"),

@@ -10,7 +10,7 @@ settings must be fixed before torch and cannon initialise: torch.set_num_threads
 ATEN_CPU_CAPABILITY, CANNON_CPU_THREADS). A worker measures, per case, torch and cannon
 alternately sample by sample: 2 warm-up calls, then samples of k calls (k chosen so a sample lasts
 >= 50 ms, each after a 20 ms pause, see SETTLE_S), NS samples each; it reports the median time per call, effective GB/s (the minimum bytes
-the operation must move, as in /work/shared/reference/peer-figures.md) and the ratio
+the operation must move) and the ratio
 torch / cannon (> 1: cannon is faster). It also measures a copy floor (torch copy_ of 256 MiB,
 same threads) and reports floor ms = bytes / copy bandwidth.
 
@@ -19,16 +19,12 @@ into preallocated outputs ("out": torch's aten._softmax.out against cannon's sof
 embedding backward also against torch's kernel alone ("kern": zero_() + index_add_ into an
 existing dense gradient; cannon's row is its ordinary call). Workers
 run with MALLOC_MMAP_THRESHOLD_=32 MiB, MALLOC_MMAP_MAX_=0 and a large MALLOC_TRIM_THRESHOLD_, so
-torch takes every block from the heap and reuses it instead of page-faulting it again (the
-published peer figures set the first and the last only, and glibc then still maps every block
-above 32 MiB and unmaps it when freed). That matters twice on these VMs: torch's own allocating
-calls on 128 MiB outputs ran 10-15x slower (layer_norm [8192,4096] fwd at 1 thread: about 400 ms
-against 27-29 ms once its blocks are reused), and right after such an unmapping the next
-memory-bound call in the process ran about 10x slower, all of it user time, with no page fault
-counted (cannon's layer_norm after a torch op that freed a 128 MiB result: 80-180 ms instead of
-10-14 ms; after one that kept it, 15-17 ms. The hypervisor rebuilding its view of the page
-tables, presumably). --default-malloc
-keeps glibc's defaults. cannon's outputs come from its caching device allocator.
+torch takes every block from the heap and reuses it instead of page-faulting it again (with
+only the first and the last set, glibc still maps every block above 32 MiB and unmaps it when
+freed). That matters twice on virtual machines: torch's own allocating calls on large outputs
+page-fault on every call, and right after such an unmapping the next memory-bound call in the
+process, whichever library makes it, runs several times slower. --default-malloc keeps glibc's
+defaults. cannon's outputs come from its caching device allocator.
 """
 import argparse
 import json

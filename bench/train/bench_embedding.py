@@ -8,9 +8,13 @@ round because the machine is shared; the table quotes medians over rounds. "of f
 median floor / median ours; "paired" is the median of per-sample floor / ours where each sample's
 copy ran right before it (less sensitive to load swings).
 
-  /usr/bin/python3 bench/train/bench_embedding.py --bin build-tra/bin/bench_embedding [--rounds 3]
+  /usr/bin/python3 bench/train/bench_embedding.py --bin build/bin/bench_embedding [--rounds 3] [--json]
+
+--json prints one JSON line per case (the same medians) instead of the table;
+bench/make_performance_md.py reads them.
 """
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -45,16 +49,18 @@ def ours_once(binary, V, D, N, scale, pad, threads, samples):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default="build-tra/bin/bench_embedding")
+    ap.add_argument("--bin", default="build/bin/bench_embedding")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--samples", type=int, default=3, help="calls of ours per round")
     ap.add_argument("--torch-samples", type=int, default=1, help="calls of torch per round (seconds each)")
     ap.add_argument("--configs", default="all", help="all, or an index into CONFIGS (0 or 1)")
     ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--json", action="store_true", help="one JSON line per case instead of the table")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
-    print(f"{'V':>7} {'D':>5} {'N':>6} {'scale':>5} {'pad':>3} {'thr':>3} {'ours ms':>9} {'torch ms':>9} "
-          f"{'floor ms':>9} {'copy GB/s':>9} {'vs torch':>8} {'of floor':>8} {'paired':>6}")
+    if not args.json:
+        print(f"{'V':>7} {'D':>5} {'N':>6} {'scale':>5} {'pad':>3} {'thr':>3} {'ours ms':>9} {'torch ms':>9} "
+              f"{'floor ms':>9} {'copy GB/s':>9} {'vs torch':>8} {'of floor':>8} {'paired':>6}")
     configs = CONFIGS if args.configs == "all" else [CONFIGS[int(args.configs)]]
     for V, D, N in configs:
         idx_np, head = zipf(rng, N, V)
@@ -74,6 +80,14 @@ def main():
                         tt.extend(1e3 * torch_once(g, idx, V, head if pad else -1, scale)
                                   for _ in range(args.torch_samples))
                     mo, mt, mf = statistics.median(ours), statistics.median(tt), statistics.median(floor)
+                    if args.json:
+                        print(json.dumps({"bench": "embedding_dense_backward", "V": V, "D": D, "N": N,
+                                          "scale": int(scale), "pad": pad, "threads": threads, "rounds": args.rounds,
+                                          "ours_ms": round(mo, 3), "torch_ms": round(mt, 3),
+                                          "floor_ms": round(mf, 3), "copy_gbs": round(statistics.median(bw), 2),
+                                          "vs_torch": round(mt / mo, 3), "of_floor": round(mf / mo, 3),
+                                          "paired_of_floor": round(statistics.median(paired), 3)}), flush=True)
+                        continue
                     print(f"{V:>7} {D:>5} {N:>6} {int(scale):>5} {pad:>3} {threads:>3} {mo:>9.1f} {mt:>9.1f} "
                           f"{mf:>9.1f} {statistics.median(bw):>9.2f} {mt / mo:>7.1f}x {mf / mo:>7.0%} {statistics.median(paired):>6.0%}",
                           flush=True)

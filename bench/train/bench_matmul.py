@@ -2,11 +2,13 @@
 """Runs bench_matmul for 1 and 2 device threads, several passes each, and reports per case the
 median over passes of each figure (GFLOP/s) and of the same-run ratios (ours / sgemm, bf16 / ours
 fp32), which are what mean something on a shared machine. Optionally (--torch) adds torch.matmul
-fp32 and bf16 with the same thread count, run right after each pass.
+fp32 and bf16 with the same thread count, run right after each pass. --json prints one JSON line
+per case (the same medians) instead of the table; bench/make_performance_md.py reads them.
 
-usage: bench_matmul.py [--bin build/bin/bench_matmul] [--passes 3] [--threads 1,2] [--torch] [M N K ...]
+usage: bench_matmul.py [--bin build/bin/bench_matmul] [--passes 3] [--threads 1,2] [--torch] [--json] [M N K ...]
 """
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -57,6 +59,7 @@ def main():
     ap.add_argument("--passes", type=int, default=3)
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--torch", action="store_true")
+    ap.add_argument("--json", action="store_true", help="one JSON line per case instead of the table")
     ap.add_argument("shape", nargs="*")
     args = ap.parse_args()
     load0 = os.getloadavg()
@@ -72,6 +75,19 @@ def main():
         print(f"pass {p + 1}/{args.passes} done", file=sys.stderr)
     load1 = os.getloadavg()
     med = lambda xs: statistics.median(xs)
+    if args.json:
+        for key in sorted(passes, key=lambda k: (k[3], k[0] * k[1] * k[2], k)):
+            rows = passes[key]
+            line = {"bench": "matmul", "M": key[0], "N": key[1], "K": key[2], "threads": int(key[3].rstrip("T")),
+                    "passes": len(rows), "sgemm_gflops": med([r["sgemm"] for r in rows]),
+                    "fp32_gflops": med([r["fp32"] for r in rows]), "bf16_gflops": med([r["bf16"] for r in rows]),
+                    "fp32_vs_sgemm": round(med([r["fp32"] / r["sgemm"] for r in rows]), 3),
+                    "bf16_vs_fp32": round(med([r["bf16"] / r["fp32"] for r in rows]), 3)}
+            if args.torch:
+                line["torch_fp32_gflops"] = med([r["torch_fp32"] for r in rows])
+                line["torch_bf16_gflops"] = med([r["torch_bf16"] for r in rows])
+            print(json.dumps(line), flush=True)
+        return
     print(f"# load average before {load0[0]:.2f}, after {load1[0]:.2f}; {args.passes} passes; GFLOP/s medians over "
           f"passes; ratios are medians of per-pass ratios")
     hdr = "|    M |    N |    K | T | sgemm | ours fp32 | fp32/sgemm | ours bf16 | bf16/fp32 |"

@@ -115,10 +115,10 @@ int hc_comm_create(uint32_t nranks, uint32_t rank, const HcclRootInfo *ri, hc_co
     c->exec_timeout_ns = hc_env_int("HCCL_EXEC_TIMEOUT", 1836, 0, 2147483647) * 1000000000ll;
     /* With more ranks than cores, a waiting rank most likely waits for a rank that needs its
      * core: spin only briefly, yield briefly (a yield hands the core to the rank on it cheaply,
-     * which small collectives need), then sleep on the futex. Yielding for long was measured
-     * 4-5x slower at 1 MiB (4 ranks on 2 cores, back-to-back): on these VMs every yield is a
-     * costly trap, and a yield loop takes a share of the core from the rank doing the work;
-     * sleeping at once made 4-64 KiB blocking calls 2-3x slower. 10 us sits between. */
+     * which small collectives need), then sleep on the futex. Yielding for long is slow: on
+     * virtual machines every yield is a costly trap, and a yield loop takes a share of the core
+     * from the rank doing the work; sleeping at once slows small blocking calls down several
+     * times. 10 us sits between. */
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int crowded = ncpu > 0 && (long)nranks > ncpu;
     c->spin_ns = (uint64_t)hc_env_int("CANNON_HCCL_SPIN_US", crowded ? 2 : 50, 0, 1000000) * 1000;

@@ -147,8 +147,8 @@ VI vf vf_exp(vf x) { return vf_exp2(x, _mm512_setzero_ps()); }
  * 10 vector ops instead of 14, for callers that know their range (softmax, after subtracting the
  * row max). n comes from the 1.5*2^23 shifter (round to nearest, exact); in range the result is
  * a normal float or one rounding into the subnormals (vscalefps). NaN gives NaN.
- * (A 2^(j/16) table in a register, vpermps, with a degree-3 polynomial trades 2 multiply-adds
- * for 4 integer/shuffle ops; it measured no faster in the softmax loop on Zen 4.) */
+ * (softmax's AVX-512 fast path uses a 2^(j/16) table in a register instead, with a degree-3
+ * polynomial: sm_exp_fast in src/ops/softmax/softmax_vec.h.) */
 VI vf vf_exp_small(vf x)
 {
     const vf shift = _mm512_set1_ps(CANNON_EXP_SHIFTER);

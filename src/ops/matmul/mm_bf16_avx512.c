@@ -10,8 +10,7 @@
  * The micro-kernel keeps an MM_MR x MM_NR tile of C in 2*MM_MR zmm accumulators over the whole
  * K loop (no K blocking), so every value of C is one sequential fp32 sum over K of exact bf16
  * products, rounded once to bf16: the result does not depend on the blocking, the thread count,
- * or the tile an element falls in (and each element sees the same vdpbf16ps sequence as in the
- * earlier one-tile kernel).
+ * or the tile an element falls in.
  * Without K blocking, each step of the loop reads MM_MR*4 bytes of A and 128 of B for 2*MM_MR
  * vdpbf16ps (one zmm per cycle on Zen 4): about 7 bytes a cycle, well within L2's bandwidth, so
  * the B panel and the A block are read from L2 and nothing needs to fit in L1.

@@ -86,8 +86,8 @@ static void set_co(const ch_args *a, int64_t c, float m, float s, float b, float
  * not lost: a large mean (1e4 + N(0,1)) costs nothing, x - m being exact near it. The output is
  * rounded twice (the scale, then the multiply-add). One scale instead of a two-float (48-bit)
  * one, and no second subtraction, makes the elementwise pass two operations per vector instead
- * of four, which is what it runs at from memory on Zen 5 (docs/norm-kernels.md, session 25, with the
- * accuracy measured). */
+ * of four: from memory, that pass slows down with every operation that waits on the loaded data,
+ * and the accuracy stays within the tests' bounds (docs/norm-kernels.md). */
 static void fwd_co(const ch_args *a, int64_t c, double mean, double invstd)
 {
     const float m = (float)mean;
@@ -115,9 +115,9 @@ static int ch_folds(const ch_args *a, int op)
 /* The partial sums of channels [c0, c1) (at most CH_FOLD) folded in range order into s and q,
  * range by range over all the channels: the additions of neighbouring channels run side by side
  * in vector lanes, and each range's sums are read in address order. Each channel's own sum keeps
- * its order, so the bits are those of a channel-by-channel fold, which was one long dependent
- * chain per channel over lines 2*C doubles apart (4 KiB for 256 channels: one L1 set), about
- * 0.1 ms of a [64,256,14,14] channels-last training step on one thread while the others waited. */
+ * its order, so the bits are those of a channel-by-channel fold, which would be one long
+ * dependent chain per channel over lines 2*C doubles apart (4 KiB for 256 channels: one L1 set),
+ * run on one thread while the others wait. */
 static void ch_fold(const ch_args *a, int64_t c0, int64_t c1, double *s, double *q)
 {
     const int64_t C = a->C, n = c1 - c0;
@@ -455,13 +455,11 @@ static void plan_ws(bn_plan *pl)
 /* Whether a pass of the three-kernel path goes worker-affine (nm_bn_add_aff): only for data of
  * BN_AFF_MIN_BYTES or more, larger than a core's L2, where a line the other core read would come
  * from its cache or from memory. Smaller data fits in the caches either way, and the affine pass
- * costs a second launch (the cursor reset): in the 4-rank SyncBN demo ([256,256] per rank) that
- * made steps 0.2-0.7 ms slower. Channels-last data since round 5; channel-first data (the split
- * backward, and what the fused kernel does not take) since the worker's share became whole
- * O-ranges: the split backward of fp32 [32,64,56,56] at 2 threads, bench_norm --ab, 2.37-2.50 ->
- * 1.90-1.93 ms (about 26 MB of x and dy per core, re-read from the core's own last-level cache
- * instead of half of it from the other core's), 1 thread unchanged. A function of the shape
- * only; both kinds of pass give the same bits. */
+ * costs a second launch (the cursor reset), which small steps (the SyncBN demo's) would feel.
+ * Channels-last and channel-first data alike (the split backward, and what the fused kernel does
+ * not take): each core re-reads the x and dy it summed from its own last-level cache instead of
+ * half of them from the other core's. A function of the shape only; both kinds of pass give the
+ * same bits. */
 #define BN_AFF_MIN_BYTES ((int64_t)1 << 20)
 static int bn_affine(const bn_plan *pl, int64_t units)
 {
@@ -768,16 +766,11 @@ static int fused_ok(const bn_plan *pl, int with_g)
     return pl->I > 1 && slice <= FZ_SLICE_MAX && (pl->C >= 8 || pl->N * pl->C * es <= ((int64_t)1 << 20));
 }
 
-/* Whether the kernels run at AVX-512 width. The choices below that depend on it were measured on
- * AVX-512 hosts (Zen 4/5) and, in session 20, on an AVX2-only host (Zen 3, the CI kind), where
- * for runs that do not fill whole cache lines (bwd_serial's shapes, runs of BN_SPLIT_SHORT_RUN
- * or more) the fused kernel's pipelined loop with streaming stores was the fastest at 1 and 2
- * threads, forward and backward (fused_nt, add_fused's f.pipe, bwd_split, fwd_split).
- * bench_norm --ab, fp32, fwd+bwd, against the three-kernel path (what AVX-512 takes at 2
- * threads) or the channel-by-channel backward: [64,256,14,14] 1 thread 5.0-7.0 -> 4.3-6.6 ms
- * (backward 3.2-4.3 -> 2.6-3.8), 2 threads 3.1-4.8 -> 2.3-3.5; [128,256,14,14] 10.8-12.1 ->
- * 10.8-11.2 and 8.4-8.9 -> 6.5-8.0; the short runs of [64,512,7,7] the same either way (they
- * keep the three kernels). Every path gives the same bits. */
+/* Whether the kernels run at AVX-512 width. The choices below that depend on it (fused_nt,
+ * add_fused's f.pipe, bwd_split, fwd_split) differ by tier: at AVX2 width, for runs that do not
+ * fill whole cache lines (bwd_serial's shapes, runs of BN_SPLIT_SHORT_RUN or more), the fused
+ * kernel's pipelined loop with streaming stores is the fastest at 1 and 2 threads, forward and
+ * backward. Every path gives the same bits. */
 static int isa_wide(void)
 {
     return cannon_isa_select() == CANNON_ISA_AVX512;
@@ -787,12 +780,10 @@ static int isa_wide(void)
  * more, except on one worker where the runs do not fill whole cache lines ((I * es) % 64 != 0,
  * e.g. the 784-byte runs of [64,256,14,14] fp32). There each run's first and last lines are
  * shared with its neighbours and written by plain stores, the rest streamed; plain stores
- * throughout (and with them the pipelined backward, see bwd_serial) never measured slower and
- * were faster when memory was slow: bench_norm --ab, 1 thread, fp32, fwd+bwd time new / old,
- * with the copy at 21-29 GB/s [64,256,14,14] 0.81-0.84 (one run 1.04), [128,128,14,14]
- * 0.76-0.79; at 37 GB/s 0.94-1.02 and 0.96-1.00. Where runs are whole lines ([16,64,56,56],
- * [32,128,28,28]) plain stores took 0.92-1.19x the time, so those keep streaming. On two or more
- * workers such shapes go through the three kernels (bwd_split, fwd_split), by worker share. */
+ * throughout (and with them the pipelined backward, see bwd_serial) are never slower there, and
+ * faster when memory is slow. Where runs are whole lines plain stores are slower, so those keep
+ * streaming. On two or more workers such shapes go through the three kernels (bwd_split,
+ * fwd_split), by worker share. */
 static int fused_nt(const bn_plan *pl)
 {
     const int64_t es = (int64_t)nm_esize(pl->dtype);
@@ -803,9 +794,8 @@ static int fused_nt(const bn_plan *pl)
 
 /* Whether the fused kernel's backward would go channel by channel (fz_serial_block) rather
  * than pipelined: runs that start and end inside cache lines, with the output streamed. There
- * the pipelined loop took 10-30% longer than channel by channel ([64,256,14,14],
- * [128,256,14,14], [64,512,14,14]; fp32, 2 threads, both loops interleaved in one process),
- * where elsewhere it took 3-27% less (forward [32,64,56,56] 27% less). */
+ * the pipelined loop is slower than channel by channel (the cause is not established), where
+ * elsewhere it is faster. */
 static int bwd_serial(const bn_plan *pl, int use_x, int use_g)
 {
     const int64_t es = (int64_t)nm_esize(pl->dtype);
@@ -817,20 +807,14 @@ static int bwd_serial(const bn_plan *pl, int use_x, int use_g)
  * the pipeline's L2 budget, so that the two slices it holds spill out of L2, its runs are short,
  * so that reading a channel run by run keeps restarting the hardware prefetchers, and x and dy
  * together exceed what L3 could keep. Then reading x and dy twice in address order (red_plane,
- * then the elementwise pass) is faster than once channel by channel. fp32, the two paths in
- * processes run alternately (median of 100 calls each, load 1-2): [32,64,56,56] 3.41-3.55 ->
- * 2.72-2.73 ms at 1 thread, 1.57-1.59 -> 1.42-1.49 ms at 2 (in one process, the plan switched
- * between samples: 3.55-3.70 -> 3.02-3.13 ms at 1 thread); [64,64,56,56] 6.86 -> 5.85 and
- * 3.94 -> 3.52. Not taken where the fused kernel measured faster: slices of 400 KB or less
- * ([16,64,56,56]: 2 threads 0.45 against 0.57 ms) and runs of 50 KB ([32,32,112,112]: 5.8
- * against 6.6 ms at 1 thread).
+ * then the elementwise pass) is faster than once channel by channel (e.g. [32,64,56,56] fp32).
+ * Smaller slices and long runs stay fused, where the fused kernel is faster.
  * Also taken where the fused kernel would go channel by channel (bwd_serial) and there are
- * several workers, or the runs are shorter than BN_SPLIT_SHORT_RUN: since the three-kernel
- * path's passes go by worker share (whole O-ranges, at least BN_MIN_RANGES of them), each core
- * re-reads the x and dy it summed from its own last-level cache, while the channel-by-channel
- * loop reads many short runs a channel apart. fp32, bench_norm --ab, backward alone:
- * [64,256,14,14] 1.01-1.17 -> 0.72-0.92 ms at 2 threads (1.66-1.76 -> 2.13-2.25 at 1: not
- * taken); [128,256,14,14] 3.41 -> 2.88 at 2; [64,512,7,7] 1.56 -> 0.58 at 2, 2.74 -> 1.43 at 1.
+ * several workers at AVX-512 width, or the runs are shorter than BN_SPLIT_SHORT_RUN: since the
+ * three-kernel path's passes go by worker share (whole O-ranges, at least BN_MIN_RANGES of them),
+ * each core re-reads the x and dy it summed from its own last-level cache, while the
+ * channel-by-channel loop reads many short runs a channel apart. On one worker with runs of
+ * BN_SPLIT_SHORT_RUN or more the fused kernel stays faster.
  * The worker count is the current device's at phase 1; a function of the shape and the device. */
 #define BN_SPLIT_RUN_MAX ((int64_t)32 << 10)
 #define BN_SPLIT_DATA_MIN ((int64_t)16 << 20)
@@ -848,10 +832,8 @@ static int bwd_split(const bn_plan *pl, int training)
  * instead: on 2 or more workers, where the backward of the same shape does (bwd_split). Its
  * passes then go by worker share like the backward's, so each core finds the x it will sum in
  * the backward in its own cache rather than the other core's (the fused kernel hands out
- * channel blocks first come, first served). fp32 at 2 threads, bench_norm --ab, fwd+bwd:
- * [64,256,14,14] 1.92-2.23 -> 1.76-1.81 ms, [32,64,56,56] 3.65-4.04 -> 3.02-3.58 ms (its
- * forward alone 0.87-1.08 -> 0.83-0.95); at 1 thread the fused forward stays faster (6.28
- * against 7.09 and 4.40 against 4.58 ms). The same bits either way. */
+ * channel blocks first come, first served). On one worker the fused forward stays faster. The
+ * same bits either way. */
 static int fwd_split(const bn_plan *pl)
 {
     return cannonGetWorkerCount() >= 2 && bwd_split(pl, 1);
@@ -861,24 +843,13 @@ static int fwd_split(const bn_plan *pl)
  * for the fp32 training forward and the training backward (dx wanted) at AVX-512 width (a vector
  * is a whole cache line) where a run of I elements does not fill whole lines but 2 or 4 runs
  * do, the output is streamed (NM_NT_BYTES or more) and two groups' slices (of x, and of dy in
- * the backward) fit the L2 budget: then every row of a group is one segment of whole lines, so the whole output streams,
- * where the channel-by-channel loops write each run's first and last lines through the cache (on
- * one worker, every line: fused_nt). bench_norm --ab in one process, fp32, 1 thread, medians of
- * 11-15 samples, the copy at 20-40 GB/s:
- *   forward [64,256,14,14] 1.03-1.18 -> 0.81-1.03 ms with groups summed and then written (a first
- *   version), the pipeline a further 1-10% less; against the channel loops [64,256,14,14] 1.07-1.11
- *   -> 0.81-0.83, [64,512,14,14] 2.51-2.57 -> 1.81-1.94, [64,1024,14,14] 5.50-5.79 -> 4.64-5.05;
- *   backward [32,512,14,14] 1.70-1.73 -> 1.32-1.35, [32,1024,14,14] 3.82-4.69 -> 3.32-4.01,
- *   [48,1024,14,14] 5.59-7.07 -> 5.28-6.83.
- * Where two groups of the backward exceed the budget it was mixed ([64,256,14,14] 11-20% less,
- * [64,512,14,14] 2-13% more) or worse ([96,256,14,14], [128,256,14,14]: 2-10% more), so those
- * keep the channel loop. Group sizes whose rows end inside lines gave little or nothing (3, 5, 6,
- * 7 channels in the forward: -11% to +7%; 2 in the backward of [64,256,14,14]: -6% to +17%). Not
- * taken for runs of 7x7 fp32 (groups of 16: +9%, +4%, -5%), nor on the AVX2 tier (this host
- * forced to it: -5%, +4%), nor for 16-bit data, whose vectors are half a line (fp16 and bf16
- * [32,256,28,28] and [64,256,28,28], groups of 2: the forward 10-30% slower, the backward 1-19%,
- * bench_norm --dtype). At 2 or more workers these shapes go through the three kernels
- * (fwd_split, bwd_split). The same bits on every path. */
+ * the backward) fit the L2 budget: then every row of a group is one segment of whole lines, so
+ * the whole output streams, where the channel-by-channel loops write each run's first and last
+ * lines through the cache (on one worker, every line: fused_nt). Where two groups of the
+ * backward exceed the budget, group sizes whose rows end inside lines, runs of 7x7 fp32, the
+ * AVX2 tier and 16-bit data (whose vectors are half a line) gain nothing or lose, so those keep
+ * the channel loop. At 2 or more workers these shapes go through the three kernels (fwd_split,
+ * bwd_split). The same bits on every path. */
 static int64_t fused_groups(const bn_plan *pl, int fin_op, int use_x, int use_g)
 {
     const int64_t es = (int64_t)nm_esize(pl->dtype), run = pl->I * es;

@@ -308,13 +308,10 @@ static void FN(ln_bwd_rows)(const nl_args *a, int64_t rb, int64_t nb, float *pw,
 /* Backward of one whole block of LN_BWD_BLOCK rows with weight, column sums and dx (nearly
  * every block): the same operations in the same order as ln_bwd_rows' general loops, written
  * as one plain loop nest per pass (the rows' sums row after row; then one column vector a step,
- * the block's rows inside it), with no software prefetch. The hardware prefetchers alone keep
- * memory busier than the earlier block loop (two column vectors a step, the next block
- * prefetched over both passes) did: fp32 [8192,4096] at 1 thread, both called directly in one
- * process, interleaved, on malloc'd buffers: LayerNorm 16.3-16.9 -> 14.1-14.7 ms in every run,
- * RmsNorm 14.1-14.8 -> 12.1-12.4 ms in the first runs but only 1-2% faster in later ones; the
- * same bits. Inlined into one function per norm (ln_bwd_block_ln,
- * ln_bwd_block_rms): inlined into ln_unit instead, LayerNorm's block ran at the old speed. */
+ * the block's rows inside it), with no software prefetch: the hardware prefetchers alone keep
+ * memory busier than a loop of two column vectors a step with the next block prefetched over
+ * both passes. Inlined into one function per norm (ln_bwd_block_ln, ln_bwd_block_rms): inlined
+ * into ln_unit instead, LayerNorm's block loses that gain. */
 VI void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb, const int rms, int nt)
 {
     const int64_t R = a->R;
@@ -331,16 +328,13 @@ VI void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb, con
     if (LN_LV > 1) {
         /* The block's rows one after the other over a chunk of LN_CH columns, a whole line of
          * each row at a time, the chunk's column sums kept in cb (dgamma) and cb + LN_CH (dbeta)
-         * between the rows. Two hazards of the column loop below with narrow vectors, both
-         * measured on an AVX2-only host (Zen 3), fp32 [8192,4096], 1 thread, bench_norm:
-         * - one vector a row a step streamed each row's line in parts with the other rows' stores
-         *   between them, and the write-combining buffers went out as partial lines: backward
-         *   190-200 ms against 14 ms for the forward;
-         * - with a line a row a step, each load still followed a store of the same column of the
+         * between the rows. Two hazards of the column loop below with narrow vectors:
+         * - one vector a row a step streams each row's line in parts with the other rows' stores
+         *   between them, and the write-combining buffers go out as partial lines (an order of
+         *   magnitude slower);
+         * - with a line a row a step, each load still follows a store of the same column of the
          *   row before, and rows R apart (a multiple of 4 KiB) of tensors whose addresses agree
-         *   modulo 4 KiB, as equal-sized allocations do, alias there (4K aliasing): backward
-         *   RmsNorm 45-52 ms, LayerNorm 77-80 ms, against 27-31 and 37-39 ms with dy and dx
-         *   moved off by 1-2 KiB. By chunks: RmsNorm 29-35 ms, LayerNorm 34-37 ms either way.
+         *   modulo 4 KiB, as equal-sized allocations do, alias there (4K aliasing).
          * cb sits half a page off the output modulo 4 KiB, so it aliases neither. Each lane adds
          * the rows in order from zero, then into pw / pb, as the column loop does: the same bits. */
         float cbuf[LN_CBUF] __attribute__((aligned(64)));
@@ -374,11 +368,8 @@ VI void FN(ln_bwd_block)(const nl_args *a, int64_t rb, float *pw, float *pb, con
             const vf wv = vf_load_f32(w + j);
             vf sc = z, sg = z;
             /* Kept a loop: fully unrolled (gcc -O3 does it, -O2 does not) the block's four
-             * streaming stores issue back to back and the backward from memory ran 10-15%
-             * slower: fp32 [8192,4096], 1 thread, bench_norm with the old and new builds
-             * interleaved 3 times, RmsNorm backward 15.2-15.6 -> 13.2-13.7 ms, LayerNorm
-             * 15.7-16.3 -> 13.6-14.7; the same bits. A stand-alone model of the block loop
-             * showed the same at -O3 against -O2 and with this pragma (AVX-512). */
+             * streaming stores issue back to back and the backward from memory is slower; the
+             * same bits either way. */
 #pragma GCC unroll 1
             for (int k = 0; k < LN_BWD_BLOCK; k++) {
                 const int64_t q = k * R + j;

@@ -56,9 +56,8 @@ static int cols_kernel(const cannon_kernel_ctx *ctx, void *args)
     const int64_t j1 = j0 + COLS_CHUNK < a->R ? j0 + COLS_CHUNK : a->R;
     /* Unit by unit over the block's columns: the columns' additions side by side in vector
      * lanes and each unit's partials read in address order, where a column at a time walked
-     * lines 2 * Rp doubles apart (64 KiB for R = 4096: a few cache sets, so every read missed
-     * to L3), 4% of a [8192,4096] backward. Each column keeps its order (units ascending from
-     * 0.0): the same bits. */
+     * lines 2 * Rp doubles apart (64 KiB for R = 4096: a few cache sets, so every read misses
+     * to L3). Each column keeps its order (units ascending from 0.0): the same bits. */
     double sw[COLS_CHUNK], sb[COLS_CHUNK];
     const int64_t n = j1 - j0;
     for (int64_t i = 0; i < n; i++)

@@ -26,10 +26,8 @@ static void FN(red_rows)(const nb_args *a, int64_t p)
          * is exact, so every lane still adds its rows in increasing order from 0: the same bits
          * as the sweeps below). The hardware prefetchers then stream the unit as they do a
          * copy's, while the sweeps' pattern (a few lines of each row, then the unit again from
-         * L2) left memory idle during the arithmetic: 1 thread, [64,256,14,14] channels-last,
-         * from memory, 0.16-0.17 against 0.21-0.22 ns per element for the statistics and
-         * 0.26-0.28 against 0.38-0.39 for the backward sums (bench_norm_kern). Blocks of 2 or 4
-         * rows taken a vector at a time were slower than either (0.33-0.65). */
+         * L2) leaves memory idle during the arithmetic. Blocks of 2 or 4 rows taken a vector at
+         * a time are slower than either. */
         double *ps = a->part + (p * 2 + 0) * C, *pq = a->part + (p * 2 + 1) * C;
         for (int64_t c = 0; c < C; c++)
             ps[c] = pq[c] = 0.0;

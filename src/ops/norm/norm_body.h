@@ -153,9 +153,8 @@ static void FN(red_plane)(const nb_args *a, int64_t p, int64_t c0, int64_t c1)
 
 /* out = [(x - m) * s] + b + [g * k] (rows NM_CO_* of the coefficients): x - m is exact near the
  * mean, the part of the mean that m drops is in b. Two dependent operations per vector in the
- * forward (three with g): on Zen 5 the elementwise passes from memory slow down with every
- * operation that waits on the loaded data (docs/norm-kernels.md, session 25), so the formula is kept to
- * what the accuracy needs. */
+ * forward (three with g): the elementwise passes from memory slow down with every operation that
+ * waits on the loaded data, so the formula is kept to what the accuracy needs. */
 VI vf FN(app_one)(int ux, int ug, vf x, vf g, vf cm, vf cs, vf cb, vf ck)
 {
 #if VW == 1
@@ -210,8 +209,8 @@ VI void FN(app_span_k)(const NCT *x, const NCT *g, NCT *out, int64_t len, vf cm,
         }
         /* Stream whole cache lines only: a line left partly streamed (a vector narrower than a
          * line, as AVX2's, at the end of a run) is written to memory as a partial line while the
-         * run's tail writes the rest through the cache. With AVX2 and [64,256,14,14] fp32 runs
-         * (784 bytes) that made the output pass about 1.5x slower. */
+         * run's tail writes the rest through the cache, which slows the output pass down badly
+         * (AVX2, runs of 784 bytes as in [64,256,14,14] fp32). */
         const int64_t lw = (int64_t)(64 / sizeof(NCT)), nt_end = head + (len - head) / lw * lw;
         if (pf) {
             for (; i + VW <= nt_end; i += VW) {

@@ -71,9 +71,9 @@ void nm_blocks(int64_t units, int64_t unit_bytes, int64_t *upb, uint32_t *block_
 aclnnStatus nm_check_chan(const char *api, const char *name, const aclTensor *t, int64_t C, bool optional);
 
 /* ---- batch norm's three-kernel path: worker-affine passes (norm_common.c) ----
- * On these VMs the two cores do not share their caches, and a line another core holds comes
- * slower than one from memory (12.8 MB re-read on the core that read it: 45-62 GB/s; on the other
- * core: 13-26 GB/s; from memory: 20-34 GB/s, load ~4). The reduction and the elementwise pass
+ * On virtual machines whose cores do not share a cache, a line another core holds can come
+ * slower than one from memory, while a core re-reads what it read itself from its own last-level
+ * cache at several times the memory rate. The reduction and the elementwise pass
  * therefore hand each core the same data: it is cut into one share per worker (channels-last:
  * rows; channel-first: whole O-ranges of the reduction, every channel, which are contiguous
  * memory), a block running on core c takes the units of share c mod S first (in order, through an

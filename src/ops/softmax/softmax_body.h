@@ -14,9 +14,10 @@
 
 /* bf16 rows on AVX-512 are read and written in pair layout (softmax_vec.h) by the fast path;
  * with streaming stores only rows that start on a 64-byte boundary, whose pairs then go out as
- * whole-line streaming stores (SM_PERM: whether a row of output y uses the pair layout). With
- * one 32-byte streaming store per vector instead, bf16 softmax and log-softmax took 10-30%
- * longer with streaming stores than with plain ones (Zen 5, 1 and 2 threads). */
+ * whole-line streaming stores (SM_PERM: whether a row of output y uses the pair layout): a pair
+ * streamed as two 32-byte halves from different vectors would go out as partial lines. The
+ * layout also sets the order of the fast sum's fp32 additions (FN(sum16_step4)), so a streamed
+ * row that does not start on a line may differ in the last bit from the same row stored plainly. */
 #if SM_IS_BF16 && defined(SM_BF16_PAIRS)
 #define SM_PAIRS 1
 #define SM_PERM(nt, y) (!(nt) || ((uintptr_t)(y) & 63u) == 0)
@@ -27,12 +28,9 @@
 
 /* The share (in quarters) of the next row that a long row's exp pass prefetches (FN(units));
  * the write pass prefetches the rest (FN(fast_write_pf), FN(write_soft_x)). fp32: 3, so that
- * the next row's reads overlap the write pass too (1 thread, 512x32000, CPU time against a copy
- * in the same process, Zen 5: with the exponentials kept, softmax 55-57% -> 60-63% of the floor
- * against 4, log_softmax within the noise; with softmax computing them again in the write pass,
- * 2 was not faster than 3). The 16-bit rows keep the whole row in the exp pass: 2 or 3 were not
- * faster for bf16 softmax (recomputing) at 512x32000 either (those two A/Bs wrote a separate
- * output buffer per variant, which alone moved an A/A comparison by up to 10%). */
+ * the next row's reads overlap the write pass too. The 16-bit rows take the whole row in the exp
+ * pass: the look-ahead test of rows up to SM_LOOK_MAX_BYTES (sm_look) reads the next row before
+ * the write pass, and for longer rows a split is no faster. */
 #if SM_IS_F32
 #define SM_PF_EXP_K 3
 #else
@@ -170,7 +168,7 @@ static inline int FN(fast_test)(const SM_CT *x, int64_t n, float *m)
 /* The fast path's sum of exp(x - m): every x - m lies in [-SM_FAST_RANGE, 0], so exp needs no
  * clamps and no TwoSum. Eight vectors are added in fp32 (a fixed tree of depth 3; relative
  * error <= 3 * 2^-24) before each fp64 accumulation, which costs 5 ops per vector otherwise
- * (eight rather than four: 3-4% faster in L1, CPU time, Zen 5). Keeps the fp32
+ * (a tree of eight saves more fp64 additions than one of four). Keeps the fp32
  * exponentials in @p e unless it is NULL (log_softmax, and softmax rows whose write pass
  * computes them again, FN(write_soft_x)). @p kind: SM_KIND_* (a constant in each caller). */
 /* One 8-vector step of the fast sum at x + i: the exponentials (SM_EXP_ROW: vm, kind and the
@@ -370,7 +368,7 @@ static double FN(row_sumexp)(const SM_CT *x, int64_t n, float m, float *e)
  * with m the row max, finite. There s is 1 (the max's own term) plus a small rest t, and log s
  * is about t: a sum s rounded in fp64 keeps t to an absolute 2^-53 only, so a rest of 1e-13 would
  * come out with a relative error of 1e-3 and more (every term below half an ulp of 1 is lost to
- * the running sum; the scalar tier lost 15% of such a t, 34 bf16 ulps). So the terms of x == m
+ * the running sum). So the terms of x == m
  * (each exactly 1) are counted apart, c of them, the others summed in fp64, and
  * log s = log1p((c - 1) + t): t to fp64 precision, then libm's log1p. The exponentials are
  * FN(row_sumexp)'s. A NaN in the row makes it NaN, as log s would. */
@@ -437,10 +435,8 @@ static double FN(row_log_near1)(const SM_CT *x, int64_t n, float m)
 
 /* SM_AVX2_BF16_2: on AVX2, bf16 outputs of the fast path (never NaN) go out two vectors a store
  * (vf_store2_bf16_nonan: vf_to_bf16's rounding without its NaN blend, one pack and permute for
- * 16 values; streamed by whole lines when the row starts on one): the same bits. In L2
- * (bench_softmax_kern avx2, 3 runs each, best ns per element) softmax rows of 128 0.57-0.58 ->
- * 0.51-0.52, of 1024 0.43-0.445 -> 0.36-0.38; log-softmax 0.65-0.66 -> 0.57-0.59 and 0.50-0.51
- * -> 0.425-0.445. */
+ * 16 values; streamed by whole lines when the row starts on one): the same bits, fewer
+ * instructions per element. */
 /* The fast path's write passes. Softmax: the kept exponentials @p e times 1/s; no output is
  * subnormal (exp(x - m) >= e^-SM_FAST_RANGE and s <= n). The first n - n % (4 VW) of them are in
  * pair layout when @p perm (see FN(row_sumexp_fast)). */
@@ -484,8 +480,8 @@ static inline void FN(write_soft)(SM_CT *y, int64_t n, int nt, const float *e, f
  * subnormal: their sum s is at least 1 (sums below 2 are redone exactly), so l = log s is 0 or
  * at least log(1 + 2^-52) (fp32-normal), and |y| = |x - m| + l, with y = x - m only when l = 0,
  * i.e. when every other term of s fell below 2^-53 (x - m below -36) or x = m (y = 0). bf16 can
- * therefore store with vcvtne2ps2bf16 directly (it flushes subnormals; the exponent test before
- * it cost 5% of a bf16 row in L1). */
+ * therefore store with vcvtne2ps2bf16 directly (it flushes subnormals; no exponent test is
+ * needed). */
 static inline void FN(write_log)(const SM_CT *x, SM_CT *y, int64_t n, int nt, float m, float l)
 {
     const vf nm = vf_set1(-m), one = vf_set1(1.0f), ls = vf_set1(l);
@@ -640,11 +636,8 @@ static void FN(write_soft_x)(const SM_CT *x, SM_CT *y, int64_t n, float m, doubl
 #define SM_FAST_LOG_RESUM 2.0
 
 /* Where this tier's fp32 softmax rows stop keeping their exponentials (SM_RECOMPUTE_MIN_BYTES,
- * measured on AVX-512). On AVX2 the exp costs about twice as much per element, so a second one
- * costs more than the scratch's L2 traffic and every row keeps its scratch (the same values
- * either way). Session 21, Zen 3, fp32 [512,32000] softmax: `bench_softmax_kern avx2 0 f32 512
- * 32000 3 1`, old and new builds alternated 3 times, 62-74% -> 74-91% of an interleaved copy;
- * the operator 1 thread 71-100% -> 115-121% of the floor, 2 threads 100-101% -> 110-115%. */
+ * AVX-512). On AVX2 the exp costs about twice as much per element, so a second one costs more
+ * than the scratch's L2 traffic and every row keeps its scratch (the same values either way). */
 #ifndef SM_RECOMPUTE_BYTES_T
 #if VW == 16
 #define SM_RECOMPUTE_BYTES_T SM_RECOMPUTE_MIN_BYTES
@@ -708,8 +701,7 @@ static void FN(fwd_row)(const SM_CT *x, SM_CT *y, int64_t n, int lg, int nt, flo
             const float k = lg && s < SM_FAST_LOG_RESUM ? (float)FN(row_log_near1)(x, n, m) : FN(fast_scalar)(lg, s);
 #if !SM_IS_F32
             /* The next row's max and min while log s (a chain of about 15 dependent vector ops)
-             * or 1/s is computed: without independent work there, the write pass waited for it
-             * (about 60 cycles of a 1024-element bf16 row's ~400). */
+             * or 1/s is computed: without independent work there, the write pass waits for it. */
             if (nx && lk) {
                 lk->fc = FN(fast_test)(nx, n, &lk->m);
                 lk->have = 1;
@@ -812,14 +804,13 @@ VI void FN(pipe_pass)(int64_t n, const int dA, const int dB, const int dC, const
  * stalls both; in one loop the three overlap. Each row goes through the same operations in the
  * same order as in FN(fwd_row) (the max and min are exact whatever their order): the same
  * bits. A row whose fast test fails is done by FN(fwd_row) when its turn at C comes (it skips
- * B and C in the pipeline). Without @p ring, row t + 3 is prefetched during A (from memory,
- * log-softmax 10-25% faster; see docs/softmax-kernels.md). @p pe: 2 n floats (the scratch of rows t and t + 1),
- * @p scratch: FN(fwd_row)'s.
+ * B and C in the pipeline). Without @p ring, row t + 3 is prefetched during A (rows from memory
+ * need it). @p pe: 2 n floats (the scratch of rows t and t + 1), @p scratch: FN(fwd_row)'s.
  * @p ring (softmax only; NULL: none): 2 n elements. Pass A then copies each row it reads into
- * it, B reads its row from there instead of from x, and no row is prefetched. On Zen 5 the
- * second read of x one row behind the first (an L1 hit) cost a quarter of the kernel's overlap
- * of memory and compute: a model of this loop ran at 70-74% of a copy from memory with it and
- * 83-89% with the copy, 72-76% with the copy and the prefetch (docs/softmax-kernels.md, session 13). */
+ * it, B reads its row from there instead of from x, and no row is prefetched: a second read of x
+ * one row behind the first (an L1 hit in the pages the first read is missing in) costs much of
+ * the overlap of memory and compute, and with the copy a software prefetch costs more than it
+ * gains. */
 static void FN(fwd_pipe)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int64_t n, int lg, int nt, float *scratch,
                          float *pe, SM_CT *ring)
 {
@@ -1068,8 +1059,7 @@ static void FN(fwd_pipe32)(const SM_CT *x, SM_CT *y, int64_t u0, int64_t u1, int
 #if SM_IS_F32 && VW == 16 && defined(SM_EXP_WIDE)
 #define SM_LPIPE32 1
 /* Elements ahead of pass A's reads that FN(fwd_lpipe32) prefetches: 4 KiB (the hardware
- * prefetchers alone fell behind: with none, [512,32000] took 1.3x the row path's time; 8 KiB
- * gained about as much, 16 KiB nothing). */
+ * prefetchers alone fall behind; farther ahead gains nothing more). */
 #define SM_LPIPE32_PF 1024
 /* One 8-vector step (at @p i) of FN(fwd_lpipe32): row xa's max and min (pass A, when @p dA),
  * row xb's sum of exponentials of kind @p kb into sb (pass B) and row yc's log-softmax output
@@ -1113,7 +1103,7 @@ VI void FN(lpipe32_pass)(int64_t n, const int dA, const int kb, const int nt, co
  * (three rows take at most 384 KiB), and memory sees reads and streaming writes side by side
  * all the time, as in a copy; row by row it saw the next row's reads during the exp pass and the
  * writes in the write pass. Softmax keeps the row path: with its exponentials computed again in
- * pass C (two exps a step) the same pipeline took 1.05-1.3x its time. Every row gets
+ * pass C (two exps a step) the same pipeline is slower than the row path. Every row gets
  * FN(fwd_row)'s operations in its order (the same max and min accumulators, sum steps, exp,
  * log s and its exact re-sum near 0): the same bits. Where not all three passes have a fast row
  * (the first and last rows, rows off both fast paths) each pass runs alone through the

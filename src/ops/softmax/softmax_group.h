@@ -8,9 +8,8 @@
  * the outputs. A short row's cost is dominated by its chain of dependent steps (horizontal
  * reductions, the exp pass, division or log, write); with the rows of a phase independent, one
  * row's latency hides behind the others' work, and the logs are computed as one vector. Each row
- * gets exactly FN(fwd_row)'s arithmetic, so grouping changes no bit of the result. Used where no
- * batch kernel below exists (fp16, and the AVX2 and scalar tiers) and for groups too small for
- * it (see FN(fwd_group_pf)). */
+ * gets exactly FN(fwd_row)'s arithmetic, so grouping changes no bit of the result. Used by the
+ * tiers without the batch kernel below (AVX2 and scalar). */
 #if VW == 16
 #define SMG_BATCH 1
 #endif
@@ -43,8 +42,8 @@ VI void FN(pair_step)(const float *xa, const float *xb, int64_t i, vf va, vf vb,
 
 /* FN(row_sumexp_fast) for two rows at once (the AVX2 tier, fp32), step for step in lockstep:
  * each row gets exactly the same operations in the same order as there (the same bits), and the
- * two rows' exp chains overlap. In L2, rows of 128 cost 2.8 cycles per element one at a time,
- * the exp step's chains and the row's fp64 sum and horizontal add being serial within a row. */
+ * two rows' exp chains overlap: within one row the exp step's chains and the row's fp64 sum and
+ * horizontal add are serial. */
 static void FN(row_sumexp_fast2)(const float *xa, const float *xb, int64_t n, float ma, float mb, float *ea,
                                  float *eb, double *sa, double *sb)
 {
@@ -92,13 +91,8 @@ VI void FN(group_ahead)(const SM_CT *x, SM_CT *y, int64_t g, int64_t n, int64_t 
 /* @p pf: the rows that follow the group are this worker's next (see FN(fwd_group_pf)). In the
  * tiers without the batch kernel (AVX2, scalar) the exp phase reads them ahead, and fetches the
  * group's output lines for writing where the group is at most 8 KiB and the stores are plain:
- * without that memory idled while a group was computed. AVX2 fp32 also sums two rows at a time
- * (FN(row_sumexp_fast2)). bench_softmax_kern avx2 (CPU time against a copy of the same bytes,
- * interleaved, 1 thread, U(-4,4)), % of the copy: fp32 [65536,128] softmax 50-61 -> 71-79,
- * log-softmax 52-65 -> 63-87 (pairs alone: 57-63); bf16 [65536,128] 32-38 -> 41-53; fp32
- * [32768,256] softmax 54-58 -> 68-70; bf16 [16384,512] 41-46 -> 52-58; fp32 log-softmax
- * [16384,512] 58-60 -> 63. In L2 (256 rows of 128 fp32) the pairs took 0.48-0.49 against
- * 0.535-0.56 ns per element. None of it changes a bit of the result. */
+ * without that memory idles while a group is computed. AVX2 fp32 also sums two rows at a time
+ * (FN(row_sumexp_fast2)). None of it changes a bit of the result. */
 static void FN(group_rows)(const SM_CT *x, SM_CT *y, int64_t g, int64_t n, int lg, int nt, float *scratch, int pf)
 {
     const int pw = pf && !nt && g * n * (int64_t)sizeof(SM_CT) <= 8192;
@@ -150,8 +144,8 @@ static void FN(group_rows)(const SM_CT *x, SM_CT *y, int64_t g, int64_t n, int l
 
 #ifdef SMG_BATCH
 /*
- * The AVX-512 batch kernel (fp32, bf16): 16 rows at a time. Even grouped, a 128-element row
- * paid for about as many cycles in per-row steps as in its 8 vectors of exp work: the horizontal
+ * The AVX-512 batch kernel (every dtype): 16 rows at a time. Even grouped, a 128-element row
+ * pays for about as many cycles in per-row steps as in its 8 vectors of exp work: the horizontal
  * max, min and sum of each row (about four shuffles and ops each, a dependent chain), the
  * conversions around them. Here each row keeps vertical accumulators only (one vector per row
  * for its max, min and sum) and one transposing reduction tree per quantity turns the 16 rows'
@@ -378,7 +372,7 @@ VI vf FN(smg_sumexp)(const uint16_t *x, int64_t n, float m, float cm, float *e, 
  * zeros (converted exactly): y = (x - m) - log s with x - m <= 0 and log s >= 0 (the sum counts
  * exp(0) = 1 for the max; sums below 2 are exact, so log s is 0 or at least 2^-53), no
  * cancellation, and a subnormal x - m makes its exponential 1, so s >= 2 and |y| >= log 2.
- * The test cost 0.7 cycles per 16 elements of a 128-element row in L1. */
+ * Leaving the test out matters for rows as short as 128. */
 VI void FN(smg_write_log)(const uint16_t *x, uint16_t *y, int64_t n, float m, float l)
 {
     const vf vm = vf_set1(m), ls = vf_set1(l);
@@ -428,23 +422,21 @@ static inline void smg_sums16(const __m512i *sf, __m512d S[2])
  * max/min phase then stalling on every line. Past the end of the tensor, prefetches just do not
  * fault. The exp phase also fetches each row's output lines (for writing; not for streaming
  * stores or batches above 8 KiB), so that the write phase's stores hit the cache instead of
- * each waiting for its line: 1 thread, 65536 rows, CPU time against a copy of the same bytes,
- * interleaved, machine load 7: rows of 128 fp32 softmax 49 -> 67% of the floor, log-softmax
- * 52 -> 68%, bf16 softmax 47 -> 61%, log-softmax 43 -> 51%; rows of 512 bf16 52 -> 57%. */
+ * each waiting for its line. */
 VI void FN(fwd_batch)(const SM_CT *x, SM_CT *y, int64_t b, int64_t n, int lg, int nt, float *e, int pf)
 {
     __m512i mx[16], mn[16];
     float mv[16] __attribute__((aligned(64))), sc[16] __attribute__((aligned(64)));
     /* Output lines fetched ahead (see above): not for streaming stores, nor for batches of more
      * than 8 KiB (fp32 rows of 512), whose input, scratch, next input and output would overflow
-     * L1 (there it measured 3 and 6 points of the floor slower in two A/B runs, even in a third). */
+     * L1. */
     const int pwo = !nt && b * n * (int64_t)sizeof(SM_CT) <= 8192;
     double s[16] __attribute__((aligned(64)));
     for (int64_t r = 0; r < b; r++)
         FN(smg_minmax)(x + r * n, n, &mx[r], &mn[r]);
     /* The unused tree inputs of a partial batch (8 rows of 256 or more: every batch there). The
      * asm hides the index from gcc, which otherwise turns the loop into two `rep stos`, whose
-     * start-up cost was 3.5% of a batch of 8 bf16 rows of 512 (perf, in L2). */
+     * start-up cost is a visible share of such a batch. */
     for (int64_t r = b; r < 16; r++) {
         __asm__("" : "+r"(r));
         mx[r] = mn[r] = _mm512_setzero_si512();
@@ -603,11 +595,8 @@ VI void FN(bp_rows)(const int dA, const int dB, const int dC, int64_t n, const S
  * software prefetch). Each row goes through FN(fwd_batch)'s operations on the same 16-row trees:
  * the same bits. Rows of 64 in the batch kernel spend as much on each batch's trees, log and
  * per-row steps as on their exponentials, with memory idle meanwhile; here those overlap the
- * next batches' reads. In-process A/B (bench_softmax --ab), time pipelined / batched: 1 thread
- * bf16 [131072,64] 0.77-0.87, fp16 0.90, [16384,64] 0.67-0.68 and 0.74-0.77, [1024,64] 0.79 and
- * 0.91; 2 threads 0.72-0.76 and 0.92-0.96, 0.69-0.71 and 0.66-0.87, 0.89-0.93. Rows of 128 and
- * 256 were 25-40% slower in the operator, and softmax rows of 64 from memory 9-20% slower (its
- * two batches of fp32 exponentials next to the ring), so those keep the batch kernel.
+ * next batches' reads. Rows of 128 and 256 are slower pipelined, and so are softmax rows of 64
+ * (its two batches of fp32 exponentials next to the ring), so those keep the batch kernel.
  * @p scratch: FN(fwd_row)'s, for rows off the fast path. */
 VI void FN(fwd_bpipe)(const SM_CT *x, SM_CT *y, int64_t nb, int64_t n, float *scratch)
 {
@@ -662,15 +651,10 @@ static void FN(fwd_group_pf)(const SM_CT *x, SM_CT *y, int64_t g, int64_t n, int
 {
 #ifdef SMG_BATCH
     /* FN(units)'s group size for this row length. The batch kernel's fixed costs (three trees of
-     * 16 lanes, the vector division or log) pay off in full batches of 16 rows, and in half
-     * batches of long rows; other groups keep the group path (in L2, CPU time, Zen 5, against
-     * it: 16 rows of 128 18-30% faster, 8 of 512 bf16 3-6% faster, 8 of 128 and 4 of 512 5-20%
-     * slower). fp32 rows of 512 in batches of 8 were 2-10% slower in L2 but not from memory,
-     * where they run (the group path does not read ahead): 1 thread, 65536x512, CPU time
-     * against a copy, load 4-7, log-softmax 60-62% -> 66-67% of the floor, softmax 60-62% ->
-     * 62-65% (within the noise). The choice depends on
-     * n and the type alone, so every row of a tensor takes the same path whatever the block
-     * split. */
+     * 16 lanes, the vector division or log) pay off in full batches of 16 rows, and in batches of
+     * 8 or more rows of 256 elements or more: every length up to SM_GROUP_R_MAX; smaller groups
+     * would keep the group path. The choice depends on n and the type alone, so every row of a
+     * tensor takes the same path whatever the block split. */
     int64_t grp = SM_GROUP_ELEMS / (n > 0 ? n : 1);
     grp = grp > SM_GROUP_ROWS ? SM_GROUP_ROWS : grp < 2 ? 2 : grp;
     if (!(grp >= 16 || (grp >= 8 && n >= 256))) {

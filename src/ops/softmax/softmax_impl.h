@@ -28,9 +28,8 @@ static void sm_log_sums(const double *s, float *out, int64_t g)
 }
 
 /* sm_log_sums for one sum, the same value: vf_log's lane 0 taken from a register. The array
- * version's scalar stores, masked vector load and masked store cost long-row log_softmax
- * store-forwarding stalls on its per-row dependency chain (sum -> log -> write pass): 5-6% of a
- * log_softmax row of 1024 in L1 (fp32 and bf16, CPU time, Zen 5). */
+ * version's scalar stores, masked vector load and masked store put store-forwarding stalls on a
+ * long log_softmax row's per-row dependency chain (sum -> log -> write pass). */
 static inline float sm_log_sum1(double s)
 {
     if (s < 2.0)

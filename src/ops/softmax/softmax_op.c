@@ -30,29 +30,16 @@
 #define SM_MIN_BLOCKS 16
 /* When the output is written with non-temporal stores, which skip the read-for-ownership of
  * each line and leave the caches to the input: a function of the shape and dtype only (the
- * values are the same either way). Measured on Zen 5 (1 and 2 threads, bench_softmax --ab
- * CANNON_SOFTMAX_NT, plain and streaming samples interleaved in one process, the four benchmark
- * shapes): forward fp32 with streaming stores was faster or equal on every shape (softmax
- * [4096,1024] 80 -> 97% of the copy floor at 1 thread, 78 -> 104% at 2; [65536,128] 82 -> 97% at
- * 2; log-softmax [64,16,512,512] 84 -> 96% at 1), so fp32 forward outputs of SM_NT_OUT_BYTES or
- * more use them. Softmax rows long enough to compute their exponentials again in the write pass
- * (SM_RECOMPUTE_MIN_BYTES) do so with streaming stores too ([512,32000] 4.47 -> 4.35 ms at 1
- * thread, 3.59 -> 3.32 at 2, in a slow minute). 16-bit rows gained only when long (bf16
- * [512,32000], 64 KiB rows: softmax 65 -> 71% at 1 thread, 91 -> 108% at 2; log-softmax 72 -> 86%,
- * 111 -> 127%) and lost on rows of 1-2 KiB and less (bf16 [64,16,512,512] 62 -> 49% at 1 thread,
- * [65536,128] log-softmax 64 -> 59%), so they need rows of SM_NT_ROW16_BYTES too. (On Zen 4 plain
- * stores were as fast or faster from 64 MiB to 512 MiB moved.) The backward ops keep plain stores
- * below SM_NT_BYTES moved. Since session 15 fp32 rows of exactly 512 elements (SM_PLAIN_ROW32_BYTES)
- * keep plain stores too: same process, plain and streaming samples interleaved (bench_softmax --ab
- * CANNON_SOFTMAX_NT=0), softmax and log-softmax on [64,16,512,512], [32768,512] and [65536,512],
- * 1 and 2 threads, plain took 0.76-1.14x the time over 36 pairs, less in 29, median 0.89 (the
- * losses, up to 1.14x, in minutes of fast memory; the benchmark's [64,16,512,512] at 1 thread
- * 72 -> 86-97% of the floor in the first pairs), while rows of 384, 448,
- * 640, 768, 1024, 128, 256 and 32000 gave mixed results or lost (0.79-1.45x). Rows of 2 KiB put
- * row t + 2 of the pipelined kernel's input at the same offset in a 4 KiB page as row t's output
- * (the tensors being page-aligned), which may be why this one length differs (not tested); bench/ops/
- * bench_overlap also shows a core hiding less of its arithmetic under streaming stores than under
- * plain ones. CANNON_SOFTMAX_NT=0/1 forces the choice for experiments. */
+ * values are the same either way, but for bf16 rows that do not start on a 64-byte line: see
+ * SM_PERM in softmax_body.h). Forward fp32 outputs of SM_NT_OUT_BYTES or more use them,
+ * including softmax rows long enough to compute their exponentials again in the write pass
+ * (SM_RECOMPUTE_MIN_BYTES). 16-bit rows gain only when long (rows of SM_NT_ROW16_BYTES or more)
+ * and lose on rows of a few KiB and less. fp32 rows of exactly 512 elements (SM_PLAIN_ROW32_BYTES)
+ * keep plain stores, which measured faster for that length alone (the cause is not established:
+ * with page-aligned tensors, rows of 2 KiB put the pipelined kernel's input row t + 2 at the same
+ * offset in a 4 KiB page as its output row t). bench/ops/bench_overlap shows a core hiding less of
+ * its arithmetic under streaming stores than under plain ones. The backward ops keep plain stores
+ * below SM_NT_BYTES moved. CANNON_SOFTMAX_NT=0/1 forces the choice for experiments. */
 #define SM_NT_BYTES ((uint64_t)4 << 30)
 #define SM_NT_OUT_BYTES ((uint64_t)8 << 20)
 #define SM_NT_ROW16_BYTES ((int64_t)16 << 10)

@@ -5,7 +5,7 @@
  *
  * Why these exist: a 16-bit softmax moves half the bytes of an fp32 one, so at the copy floor
  * each element may cost only about half the cycles; the fp32 kernels' exp (degree 5, two-part
- * ln2) and their float max/min pass (two widening ops per vector) were the bottleneck. A 16-bit
+ * ln2) and a float max/min pass (two widening ops per vector) would be the bottleneck. A 16-bit
  * result tolerates a relative error far above fp32's, which these helpers spend on fewer
  * operations.
  */
@@ -105,8 +105,8 @@ VI vf sm16_arg(vf x, vf vm, vf c)
 }
 
 /* 2^u for u in [-100, 1] (NaN in, NaN out): round, degree-3 polynomial, exact scaling.
- * vrndscaleps and vscalefps are cheap on Zen 5: the shifter form (add, sub, and the exponent
- * added in integer arithmetic; the same bits) was 4% slower on a bf16 row in L2. */
+ * vrndscaleps and vscalefps are cheap on AVX-512 cores: the shifter form (add, sub, and the
+ * exponent added in integer arithmetic; the same bits) is no faster. */
 VI vf sm16_exp2(vf u)
 {
     vf n = _mm512_roundscale_ps(u, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -123,7 +123,7 @@ VI double sm_hsum(vf v) { return vd_hsum(vd_add(vd_zero(), v)); }
 /* fp32 fast path's exp(d) for d in [-SM_FAST_RANGE, 0] (no NaN: the fast test excludes them).
  * Why not vf_exp_small: with full-width 512-bit units the loop is bound by its multiply-adds
  * (8 of 10 ops there); this version needs 6 of 10, the rest going to the add and integer
- * pipes (in L1, 4.4 against 5.1-5.7 cycles per vector on Zen 5).
+ * pipes.
  * n = round(16 d log2 e) from the shifter; 2^(n/16) = 2^(n>>4) * 2^((n&15)/16) is built in
  * integer arithmetic: vpermd picks, by the low 4 bits of the shifter sum's bits, a table entry
  * holding bits(2^(j/16)) - (j << 19), and adding the sum's bits shifted left by 19 adds
@@ -160,9 +160,9 @@ VI vf sm_exp_fast(vf d, __m512i tbl)
  * (a NaN x, which the max may have dropped, gives NaN, carried to the row by the sum).
  * sm_exp_fast needs x - m rounded, whose error (up to 2^-24 |x - m| relative in the result)
  * allows it only a spread of 8; this version never forms x - m, so rows of logits or of 32000
- * normal samples (spread 8 to 30) need not take the TwoSum path (13 cycles per vector in L1 on
- * Zen 5; this one 4.7, sm_exp_fast 4.4: one more multiply-add, which is why rows of spread <= 8
- * keep sm_exp_fast).
+ * normal samples (spread 8 to 30) need not take the TwoSum path, which costs about three times
+ * as much per vector. It has one multiply-add more than sm_exp_fast, which is why rows of spread
+ * <= 8 keep sm_exp_fast.
  * With L = 16 log2 e split as Lh + Ll (fp32 each) and a per-row integer M ~ m L:
  *   t = x Lh + (shifter - M) rounds u' = x Lh - M to the integer n (the constant is exact: an
  *   integer below 2^24), f = x Lh - (M + n) with one rounding (|f| <= 1/2; M + n = t - the
@@ -229,8 +229,7 @@ VI vf sm_exp_wide(vf x, const sm_fexp *k)
 
 /* out[r] = (float)(1 / s[r]) for g rows, eight divisions per instruction rather than g scalar
  * ones queued on the divider at the end of a group's sum phase (each lane is the IEEE quotient,
- * so the values are those of the scalar loop; no speed difference was measurable above the
- * noise of this machine). */
+ * so the values are those of the scalar loop). */
 #define SM_INV_SUMS_VEC 1
 static inline void sm_inv_sums(const double *s, float *out, int64_t g)
 {
