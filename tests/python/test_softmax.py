@@ -561,9 +561,13 @@ def test_streaming_stores_same_bits(L, isa, op, dtype, monkeypatch):
     CANNON_SOFTMAX_NT=1 forces them here) have the bits of plain stores: short rows in groups,
     rows of 1000 and 1024 (row starts off and on 64-byte lines: bf16 streams whole-line pairs only
     from aligned rows), long rows with pair and vector tails, and an output view 3 elements into
-    its storage (every row start unaligned)."""
+    its storage (every row start unaligned). bf16 rows sum in pair layout however they are stored;
+    the large shapes give the fp32 sums enough rows to show any difference in summation order."""
     rng = np.random.default_rng(37)
-    for shape in [(40, 128), (33, 100), (6, 1000), (6, 1024), (3, 16411), (2, 20000)]:
+    shapes = [(40, 128), (33, 100), (6, 1000), (6, 1024), (3, 16411), (2, 20000)]
+    if dtype == "bfloat16":
+        shapes += [(3000, 1000), (2000, 1024), (500, 4000)]
+    for shape in shapes:
         x = rng.standard_normal(shape) * 3
         x[0, 1] = x[0].max() + 0.5
         xq, xv = quantize(x, dtype)

@@ -12,15 +12,15 @@
 #define STN SM_CAT(vf_storen, SM_T)
 #define STNT SM_CAT(vf_stream, SM_T)
 
-/* bf16 rows on AVX-512 are read and written in pair layout (softmax_vec.h) by the fast path;
- * with streaming stores only rows that start on a 64-byte boundary, whose pairs then go out as
- * whole-line streaming stores (SM_PERM: whether a row of output y uses the pair layout): a pair
- * streamed as two 32-byte halves from different vectors would go out as partial lines. The
- * layout also sets the order of the fast sum's fp32 additions (FN(sum16_step4)), so a streamed
- * row that does not start on a line may differ in the last bit from the same row stored plainly. */
+/* bf16 rows on AVX-512 are read, summed and written in pair layout (softmax_vec.h) by the fast
+ * path, whatever the stores: the layout sets the order of the fast sum's fp32 additions
+ * (FN(sum16_step4)), so every row takes it and streaming stores never change a bit. Pairs go out
+ * as whole-line streaming stores only from rows that start on a 64-byte line; the others store
+ * their pairs plainly (a pair streamed as two 32-byte halves from different vectors would go
+ * out as partial lines). SM_PERM(nt, y): whether a row of output y uses the pair layout. */
 #if SM_IS_BF16 && defined(SM_BF16_PAIRS)
 #define SM_PAIRS 1
-#define SM_PERM(nt, y) (!(nt) || ((uintptr_t)(y) & 63u) == 0)
+#define SM_PERM(nt, y) ((void)(nt), (void)(y), 1)
 #else
 #define SM_PAIRS 0
 #define SM_PERM(nt, y) (!(nt))
@@ -446,7 +446,7 @@ static inline void FN(write_soft)(SM_CT *y, int64_t n, int nt, const float *e, f
     int64_t i0 = 0;
     (void)perm;
 #if SM_PAIRS
-    if (perm && nt)
+    if (perm && nt && ((uintptr_t)y & 63u) == 0)
         for (const int64_t n4 = n - n % (4 * VW); i0 < n4; i0 += 2 * VW)
             sm_bf16_stream2_nosub(y + i0, vf_mul(vf_load_f32(e + i0), inv), vf_mul(vf_load_f32(e + i0 + VW), inv));
     else if (perm)
@@ -493,7 +493,7 @@ static inline void FN(write_log)(const SM_CT *x, SM_CT *y, int64_t n, int nt, fl
             sm_bf16_load2(x + i0, &ev, &od);
             sm_bf16_store2_nosub(y + i0, vf_sub(vf_fma(ev, one, nm), ls), vf_sub(vf_fma(od, one, nm), ls));
         }
-    else if (SM_PERM(nt, y))
+    else if (((uintptr_t)y & 63u) == 0)
         for (; i0 + 2 * VW <= n; i0 += 2 * VW) {
             vf ev, od;
             sm_bf16_load2(x + i0, &ev, &od);
@@ -1312,7 +1312,7 @@ static void FN(units)(const sm_args *a, int64_t u0, int64_t u1)
          * of SM_PIPE_LONG_MIN_R to SM_SCRATCH_MAX with either kind, go through the pipeline. */
         const int lgo = a->op == SM_LOG_SOFTMAX;
         /* Long rows (SM_PIPE_LONG_MIN_R), streaming stores or not: bf16 streams its pair layout
-         * only to rows that start on a 64-byte line (SM_PERM), which then all do (R is a
+         * only from rows that start on a 64-byte line (FN(write_soft)), which then all do (R is a
          * multiple of 64 elements). */
         const int plong = R >= SM_PIPE_LONG_MIN_R && R <= SM_SCRATCH_MAX &&
                           (!a->nt || !SM_PAIRS || ((uintptr_t)o & 63u) == 0);

@@ -30,8 +30,7 @@
 #define SM_MIN_BLOCKS 16
 /* When the output is written with non-temporal stores, which skip the read-for-ownership of
  * each line and leave the caches to the input: a function of the shape and dtype only (the
- * values are the same either way, but for bf16 rows that do not start on a 64-byte line: see
- * SM_PERM in softmax_body.h). Forward fp32 outputs of SM_NT_OUT_BYTES or more use them,
+ * values are the same either way). Forward fp32 outputs of SM_NT_OUT_BYTES or more use them,
  * including softmax rows long enough to compute their exponentials again in the write pass
  * (SM_RECOMPUTE_MIN_BYTES). 16-bit rows gain only when long (rows of SM_NT_ROW16_BYTES or more)
  * and lose on rows of a few KiB and less. fp32 rows of exactly 512 elements (SM_PLAIN_ROW32_BYTES)
