@@ -88,6 +88,7 @@ def test_embedding_errors(L):
     assert L.phase1_status("aclnnEmbedding", w, i, f16_o) == th.PARAM_INVALID
     fi = th.tensor(L, np.zeros(5, np.float32), "float32")
     assert L.phase1_status("aclnnEmbedding", w, fi, o) == th.PARAM_INVALID
+    assert "aclnnEmbedding: indices dtype FLOAT is not supported" in L.errmsg()
     w1 = th.tensor(L, np.zeros(4, np.float32), "float32")
     assert L.phase1_status("aclnnEmbedding", w1, i, o) == th.PARAM_INVALID
     for t in (w, i, o, bad_o, f16_o, fi, w1):
@@ -241,6 +242,7 @@ def test_backward_errors(L):
     gd = th.tensor(L, np.zeros((6, 4), np.float64), "float64")
     od = L.empty((10, 4), ct.ACL_DOUBLE)
     assert L.phase1_status(f, gd, i, 10, U64_NONE, 0, od) == th.PARAM_INVALID
+    assert "grad dtype DOUBLE is not supported" in L.errmsg()
     fi = th.tensor(L, np.zeros(6, np.float32), "float32")
     assert L.phase1_status(f, g, fi, 10, U64_NONE, 0, o) == th.PARAM_INVALID
     for t in (g, i, o, i5, o16, gd, od, fi):

@@ -100,7 +100,9 @@ def test_errors(L):
     assert h.status(L, "aclnnBatchMatMul", f((3, 4)), f((4, 6)), f((3, 6)), i8) == 161002
     assert h.status(L, "aclnnMm", f((3, 4)), f((4, 6)), f((3, 5)), i8) == 161002
     assert h.status(L, "aclnnMm", f((3, 4)), f((4, 6), "float16"), f((3, 6)), i8) == 161002
-    assert h.status(L, "aclnnMm", f((3, 4), "int32"), f((4, 6), "int32"), f((3, 6), "int32"), i8) == 161002
+    with pytest.raises(ct.AclError) as ei:
+        h.call(L, "aclnnMm", f((3, 4), "int32"), f((4, 6), "int32"), f((3, 6), "int32"), i8)
+    assert ei.value.code == 161002 and "aclnnMm: self dtype INT32 is not supported" in ei.value.msg
     assert h.status(L, "aclnnMm", None, f((4, 6)), f((3, 6)), i8) == 161001
     assert h.status(L, "aclnnMm", f((3, 4)), f((4, 6)), None, i8) == 161001
     assert h.status(L, "aclnnMm", f((3, 4)), f((4, 6)), f((3, 6)), ("i8", 9)) == 161002

@@ -179,6 +179,7 @@ def test_errors(L):
     assert L.phase1_status(F, s, t3, w, 1, -100, o, tw) == th.PARAM_INVALID
     tf = th.tensor(L, np.zeros(4, np.float32), f32)
     assert L.phase1_status(F, s, tf, w, 1, -100, o, tw) == th.PARAM_INVALID
+    assert "aclnnNLLLoss: target dtype FLOAT is not supported" in L.errmsg()
     w6 = th.tensor(L, np.ones(6, np.float32), f32)
     assert L.phase1_status(F, s, t, w6, 1, -100, o, tw) == th.PARAM_INVALID
     wd = th.tensor(L, np.ones(5, np.float16), "float16")

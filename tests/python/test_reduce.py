@@ -186,7 +186,9 @@ def test_errors(L):
             a.destroy()
         assert L.phase1_status(name, x, d1.arg, 1, ct.ACL_FLOAT, o) == th.PARAM_INVALID  # keepdim shape
     assert L.phase1_status("aclnnReduceSum", x, d1.arg, 0, ct.ACL_FLOAT16, o) == th.PARAM_INVALID
+    assert "aclnnReduceSum: dtype FLOAT16 differs from out dtype FLOAT" in L.errmsg()
     assert L.phase1_status("aclnnMean", x, d1.arg, 0, ct.ACL_INT32, o) == th.PARAM_INVALID
+    assert "aclnnMean: dtype INT32 is not supported" in L.errmsg()
     assert L.phase1_status("aclnnMean", x, d1.arg, 0, ct.ACL_FLOAT16, o) == 0  # dtype castable to out
     for t in (x, o):
         t.destroy()

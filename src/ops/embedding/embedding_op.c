@@ -87,130 +87,64 @@ static int emb_kernel(const cannon_kernel_ctx *ctx, void *args)
     return 0;
 }
 
-/* A tensor the kernel reads contiguously: its storage, or a workspace copy of a strided view. */
-static aclnnStatus bind_in(aclOpExecutor *e, const aclTensor *t, const cannon_tensor_view *v, int slot,
-                           uint64_t esize, cannon_arg_ref *ref)
-{
-    if (cannonTensorIsContiguous(t)) {
-        ref->slot = slot;
-        ref->byte_offset = v->offset * (int64_t)esize;
-        return ACLNN_SUCCESS;
-    }
-    const uint64_t off = cannonExecutorReserveWorkspace(e, (uint64_t)cannonTensorNumel(t) * esize);
-    ref->slot = CANNON_SLOT_WORKSPACE;
-    ref->byte_offset = (int64_t)off;
-    return cannonExecutorAddGather(e, slot, off);
-}
-
-/* An output the kernel writes contiguously; *scatter_off is set when it must be scattered back. */
-static void bind_out(aclOpExecutor *e, const aclTensor *t, const cannon_tensor_view *v, int slot, uint64_t esize,
-                     cannon_arg_ref *ref, uint64_t *scatter_off)
-{
-    *scatter_off = UINT64_MAX;
-    if (cannonTensorIsContiguous(t)) {
-        ref->slot = slot;
-        ref->byte_offset = v->offset * (int64_t)esize;
-        return;
-    }
-    const uint64_t off = cannonExecutorReserveWorkspace(e, (uint64_t)cannonTensorNumel(t) * esize);
-    ref->slot = CANNON_SLOT_WORKSPACE;
-    ref->byte_offset = (int64_t)off;
-    *scatter_off = off;
-}
-
-static aclnnStatus new_executor(const char *api, aclOpExecutor **pe)
-{
-    *pe = cannonExecutorCreate(api);
-    if (!*pe)
-        return cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
-    return ACLNN_SUCCESS;
-}
-
 ACL_FUNC_VISIBILITY aclnnStatus aclnnEmbeddingGetWorkspaceSize(const aclTensor *weight, const aclTensor *indices,
                                                                const aclTensor *out, uint64_t *workspaceSize,
                                                                aclOpExecutor **executor)
 {
     static const char api[] = "aclnnEmbedding";
-    if (!weight || !indices || !out || !workspaceSize || !executor)
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
-                                 !weight ? "weight" : !indices ? "indices" : !out ? "out"
-                                 : !workspaceSize ? "workspaceSize" : "executor");
+    cannon_op op;
     cannon_tensor_view vw, vi, vo;
-    if (!cannonTensorGetView(weight, &vw) || !cannonTensorGetView(indices, &vi) || !cannonTensorGetView(out, &vo))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
+    cannonOpBegin(&op, api, workspaceSize, executor);
+    cannonOpNotNulls(&op, "weight", weight, "indices", indices, "out", out, NULL);
+    cannonOpTensor(&op, "weight", weight, cn_dts_Embedding(), &vw);
+    cannonOpTensor(&op, "indices", indices, CANNON_DTS_INDEX, &vi);
+    cannonOpTensor(&op, "out", out, cn_dts_Embedding(), &vo);
+    cannonOpSameDtype(&op, "out", &vo, "weight", &vw);
+    if (!cannonOpOk(&op))
+        return cannonOpFinish(&op);
     if (vw.ndim != 2)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: weight must be 2-D, got rank %lld", api,
-                                 (long long)vw.ndim);
-    const size_t esize = aclDataTypeSize(vw.dtype);
-    if (esize == 0 || vw.dtype == ACL_STRING)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: weight dtype %d is not supported", api, (int)vw.dtype);
-    if (vi.dtype != ACL_INT32 && vi.dtype != ACL_INT64)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype %d is not supported (INT32, INT64)",
-                                 api, (int)vi.dtype);
-    if (vo.dtype != vw.dtype)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: out dtype %d differs from weight dtype %d", api,
-                                 (int)vo.dtype, (int)vw.dtype);
-    if (vi.ndim + 1 > CANNON_OP_MAX_RANK)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: indices rank %lld above %d", api, (long long)vi.ndim,
-                                 CANNON_OP_MAX_RANK - 1);
-    int shape_ok = vo.ndim == vi.ndim + 1 && vo.shape[vi.ndim] == vw.shape[1];
-    for (int64_t d = 0; shape_ok && d < vi.ndim; d++)
-        shape_ok = vo.shape[d] == vi.shape[d];
-    if (!shape_ok)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID,
-                                 "%s: out shape must be indices.shape + [weight.shape[1]] (= %lld)", api,
-                                 (long long)vw.shape[1]);
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "weight must be 2-D, got rank %lld", (long long)vw.ndim);
+    else if (vi.ndim + 1 > CANNON_OP_MAX_RANK)
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "indices has %lld dims, more than %d", (long long)vi.ndim,
+                     CANNON_OP_MAX_RANK - 1);
+    if (!cannonOpOk(&op))
+        return cannonOpFinish(&op);
+    int64_t eshape[CANNON_OP_MAX_RANK];
+    for (int64_t d = 0; d < vi.ndim; d++)
+        eshape[d] = vi.shape[d];
+    eshape[vi.ndim] = vw.shape[1];
+    const cannon_tensor_view ve = {.dtype = vw.dtype, .ndim = vi.ndim + 1, .shape = eshape};
+    if (!cannonOpSameShape(&op, "out", &vo, "the lookup", &ve))
+        return cannonOpFinish(&op);
 
-    aclOpExecutor *e;
-    aclnnStatus st = new_executor(api, &e);
-    if (st != ACLNN_SUCCESS)
-        return st;
-    const int sw = cannonExecutorAddInput(e, weight);
-    const int si = cannonExecutorAddInput(e, indices);
-    const int so = cannonExecutorAddOutput(e, out);
-    if (sw < 0 || si < 0 || so < 0) {
-        st = cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
-        goto fail;
-    }
+    const int sw = cannonOpInput(&op, weight);
+    const int si = cannonOpInput(&op, indices);
+    const int so = cannonOpOutput(&op, out);
     const int64_t N = cannonTensorNumel(indices), n = vw.shape[1];
-    if (N > 0 && n > 0) {
-        emb_args a;
-        memset(&a, 0, sizeof a);
-        cannon_arg_ref refs[3];
-        uint64_t scatter_off;
-        refs[0].args_offset = (uint32_t)offsetof(emb_args, weight);
-        refs[0].slot = sw;
-        refs[0].byte_offset = vw.offset * (int64_t)esize;
-        refs[1].args_offset = (uint32_t)offsetof(emb_args, indices);
-        if ((st = bind_in(e, indices, &vi, si, vi.dtype == ACL_INT64 ? 8 : 4, &refs[1])) != ACLNN_SUCCESS)
-            goto fail;
-        refs[2].args_offset = (uint32_t)offsetof(emb_args, out);
-        bind_out(e, out, &vo, so, esize, &refs[2], &scatter_off);
-        a.N = N;
-        a.n = n;
-        a.m = vw.shape[0];
-        a.ws0 = vw.strides[0];
-        a.ws1 = vw.strides[1];
-        a.esize = (int64_t)esize;
-        a.idx64 = vi.dtype == ACL_INT64;
-        const int64_t rowb = n * (int64_t)esize;
-        a.per_block = rowb >= EMB_BLOCK_BYTES ? 1 : EMB_BLOCK_BYTES / rowb;
-        while ((N + a.per_block - 1) / a.per_block > ((int64_t)1 << 24))
-            a.per_block *= 2;
-        const uint32_t blocks = (uint32_t)((N + a.per_block - 1) / a.per_block);
-        if ((st = cannonExecutorAddKernel(e, api, emb_kernel, blocks, &a, sizeof a, refs, 3)) != ACLNN_SUCCESS)
-            goto fail;
-        if (scatter_off != UINT64_MAX && (st = cannonExecutorAddScatter(e, so, scatter_off)) != ACLNN_SUCCESS)
-            goto fail;
-    }
-    *workspaceSize = cannonExecutorWorkspaceSize(e);
-    *executor = e;
-    return ACLNN_SUCCESS;
-fail:
-    cannonExecutorDiscard(e);
-    return st;
+    if (N == 0 || n == 0)
+        return cannonOpFinish(&op);
+    const size_t esize = cannonDtypeSize(vw.dtype);
+    emb_args a;
+    memset(&a, 0, sizeof a);
+    cannon_arg_ref refs[3];
+    cannonOpBindView(&op, sw, (uint32_t)offsetof(emb_args, weight), &refs[0]); /* read through its strides */
+    cannonOpBind(&op, si, CANNON_BIND_IN, (uint32_t)offsetof(emb_args, indices), &refs[1]);
+    cannonOpBind(&op, so, CANNON_BIND_OUT, (uint32_t)offsetof(emb_args, out), &refs[2]);
+    a.N = N;
+    a.n = n;
+    a.m = vw.shape[0];
+    a.ws0 = vw.strides[0];
+    a.ws1 = vw.strides[1];
+    a.esize = (int64_t)esize;
+    a.idx64 = vi.dtype == ACL_INT64;
+    const int64_t rowb = n * (int64_t)esize;
+    a.per_block = rowb >= EMB_BLOCK_BYTES ? 1 : EMB_BLOCK_BYTES / rowb;
+    while ((N + a.per_block - 1) / a.per_block > ((int64_t)1 << 24))
+        a.per_block *= 2;
+    const uint32_t blocks = (uint32_t)((N + a.per_block - 1) / a.per_block);
+    cannonOpKernel(&op, api, emb_kernel, blocks, &a, sizeof a, refs, 3);
+    return cannonOpFinish(&op);
 }
-
 
 /* ---- EmbeddingDenseBackward ----------------------------------------------------------------- */
 
@@ -302,114 +236,74 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnEmbeddingDenseBackwardGetWorkspaceSize(
     const aclTensor *grad, const aclTensor *indices, uint64_t numWeights, uint64_t paddingIdx, bool scaleGradByFreq,
     const aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    const char *api = edb_api;
-    if (!grad || !indices || !out || !workspaceSize || !executor)
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
-                                 !grad ? "grad" : !indices ? "indices" : !out ? "out"
-                                 : !workspaceSize ? "workspaceSize" : "executor");
+    const cannon_dtype_set dts = cn_dts_EmbeddingDenseBackward();
+    cannon_op op;
     cannon_tensor_view vg, vi, vo;
-    if (!cannonTensorGetView(grad, &vg) || !cannonTensorGetView(indices, &vi) || !cannonTensorGetView(out, &vo))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
-    const int dt = edb_dtype(vg.dtype);
-    if (dt < 0)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID,
-                                 "%s: grad dtype %d is not supported (FLOAT, FLOAT16, BFLOAT16)", api, (int)vg.dtype);
-    if (vo.dtype != vg.dtype)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: out dtype %d differs from grad dtype %d", api,
-                                 (int)vo.dtype, (int)vg.dtype);
-    if (vi.dtype != ACL_INT32 && vi.dtype != ACL_INT64)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype %d is not supported (INT32, INT64)",
-                                 api, (int)vi.dtype);
-    if (vg.ndim < 1 || vg.ndim > CANNON_OP_MAX_RANK || vi.ndim > CANNON_OP_MAX_RANK)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: grad rank %lld must be in [1, %d]", api,
-                                 (long long)vg.ndim, CANNON_OP_MAX_RANK);
-    if (numWeights > (uint64_t)INT64_MAX / 2)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: numWeights %llu is too large", api,
-                                 (unsigned long long)numWeights);
+    cannonOpBegin(&op, edb_api, workspaceSize, executor);
+    cannonOpNotNulls(&op, "grad", grad, "indices", indices, "out", out, NULL);
+    cannonOpTensor(&op, "grad", grad, dts, &vg);
+    cannonOpTensor(&op, "indices", indices, CANNON_DTS_INDEX, &vi);
+    cannonOpTensor(&op, "out", out, dts, &vo);
+    cannonOpSameDtype(&op, "out", &vo, "grad", &vg);
+    if (cannonOpOk(&op) && vg.ndim < 1)
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "grad must have at least 1 dim");
+    if (cannonOpOk(&op) && numWeights > (uint64_t)INT64_MAX / 2)
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "numWeights %llu is too large", (unsigned long long)numWeights);
+    if (!cannonOpOk(&op))
+        return cannonOpFinish(&op);
     const int64_t D = vg.shape[vg.ndim - 1];
     const int64_t N = cannonTensorNumel(indices);
     int64_t rows = 1;
     for (int64_t d = 0; d + 1 < vg.ndim; d++)
         rows *= vg.shape[d];
-    if (rows != N)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID,
-                                 "%s: the product of grad's leading dims (%lld) must equal the number of indices (%lld)",
-                                 api, (long long)rows, (long long)N);
+    if (rows != N) {
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID,
+                     "the product of grad's leading dims (%lld) must equal the number of indices (%lld)",
+                     (long long)rows, (long long)N);
+        return cannonOpFinish(&op);
+    }
     const int64_t V = (int64_t)numWeights;
-    if (vo.ndim != 2 || vo.shape[0] != V || vo.shape[1] != D)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: out must have shape [numWeights, grad.shape[-1]] = [%lld, %lld]",
-                                 api, (long long)V, (long long)D);
+    const int64_t eshape[2] = {V, D};
+    const cannon_tensor_view ve = {.dtype = vg.dtype, .ndim = 2, .shape = eshape};
+    if (!cannonOpSameShape(&op, "out", &vo, "the table [numWeights, D]", &ve))
+        return cannonOpFinish(&op);
 
-    aclOpExecutor *e;
-    aclnnStatus st = new_executor(api, &e);
-    if (st != ACLNN_SUCCESS)
-        return st;
-    const int sg = cannonExecutorAddInput(e, grad);
-    const int si = cannonExecutorAddInput(e, indices);
-    const int so = cannonExecutorAddOutput(e, out);
-    if (sg < 0 || si < 0 || so < 0) {
-        st = cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
-        goto fail;
-    }
-    if (V > 0 && D > 0) {
-        const uint64_t esize = dt == EMB_F32 ? 4 : 2;
-        edb_args a;
-        memset(&a, 0, sizeof a);
-        cannon_arg_ref refs[5];
-        uint64_t scatter_off;
-        refs[0].args_offset = (uint32_t)offsetof(edb_args, grad);
-        refs[1].args_offset = (uint32_t)offsetof(edb_args, indices);
-        refs[2].args_offset = (uint32_t)offsetof(edb_args, out);
-        if (N > 0) {
-            if ((st = bind_in(e, grad, &vg, sg, esize, &refs[0])) != ACLNN_SUCCESS)
-                goto fail;
-            if ((st = bind_in(e, indices, &vi, si, vi.dtype == ACL_INT64 ? 8 : 4, &refs[1])) != ACLNN_SUCCESS)
-                goto fail;
-        } else {
-            refs[0].slot = sg;
-            refs[0].byte_offset = 0;
-            refs[1].slot = si;
-            refs[1].byte_offset = 0;
-        }
-        bind_out(e, out, &vo, so, esize, &refs[2], &scatter_off);
-        refs[3].args_offset = (uint32_t)offsetof(edb_args, start);
-        refs[3].slot = CANNON_SLOT_WORKSPACE;
-        refs[3].byte_offset = (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(V + 2) * sizeof(int64_t));
-        refs[4].args_offset = (uint32_t)offsetof(edb_args, perm);
-        refs[4].slot = CANNON_SLOT_WORKSPACE;
-        refs[4].byte_offset = (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(N > 0 ? N : 1) * sizeof(int64_t));
-        a.N = N;
-        a.D = D;
-        a.V = V;
-        a.padding = paddingIdx;
-        a.idx64 = vi.dtype == ACL_INT64;
-        a.dtype = dt;
-        a.isa = (int32_t)cannon_isa_select();
-        a.scale = scaleGradByFreq ? 1 : 0;
-        const uint64_t out_bytes = (uint64_t)V * (uint64_t)D * esize;
-        a.nt = out_bytes >= EDB_NT_BYTES && ((uint64_t)D * esize) % 64 == 0;
-        /* A unit of work is one row written or one gradient row read; both move D elements. */
-        const int64_t rowb = D * (int64_t)esize;
-        int64_t wpb = rowb >= EMB_BLOCK_BYTES ? 1 : EMB_BLOCK_BYTES / rowb;
-        const int64_t total = V + N;
-        while ((total + wpb - 1) / wpb > ((int64_t)1 << 24))
-            wpb *= 2;
-        a.work_per_block = wpb;
-        const uint32_t blocks = (uint32_t)((total + wpb - 1) / wpb);
-        if ((st = cannonExecutorAddKernel(e, "EmbeddingDenseGradBucket", edb_bucket_kernel, 1, &a, sizeof a, refs,
-                                          5)) != ACLNN_SUCCESS)
-            goto fail;
-        if ((st = cannonExecutorAddKernel(e, "EmbeddingDenseGradRows", edb_rows_kernel, blocks, &a, sizeof a, refs,
-                                          5)) != ACLNN_SUCCESS)
-            goto fail;
-        if (scatter_off != UINT64_MAX && (st = cannonExecutorAddScatter(e, so, scatter_off)) != ACLNN_SUCCESS)
-            goto fail;
-    }
-    *workspaceSize = cannonExecutorWorkspaceSize(e);
-    *executor = e;
-    return ACLNN_SUCCESS;
-fail:
-    cannonExecutorDiscard(e);
-    return st;
+    const int sg = cannonOpInput(&op, grad);
+    const int si = cannonOpInput(&op, indices);
+    const int so = cannonOpOutput(&op, out);
+    if (V == 0 || D == 0)
+        return cannonOpFinish(&op);
+    const uint64_t esize = cannonDtypeSize(vg.dtype);
+    edb_args a;
+    memset(&a, 0, sizeof a);
+    cannon_arg_ref refs[5];
+    cannonOpBind(&op, sg, CANNON_BIND_IN, (uint32_t)offsetof(edb_args, grad), &refs[0]);
+    cannonOpBind(&op, si, CANNON_BIND_IN, (uint32_t)offsetof(edb_args, indices), &refs[1]);
+    cannonOpBind(&op, so, CANNON_BIND_OUT, (uint32_t)offsetof(edb_args, out), &refs[2]);
+    uint64_t ws_start = 0, ws_perm = 0;
+    cannonOpWorkspace(&op, (uint64_t)(V + 2) * sizeof(int64_t), &ws_start);
+    cannonOpWorkspace(&op, (uint64_t)(N > 0 ? N : 1) * sizeof(int64_t), &ws_perm);
+    refs[3] = (cannon_arg_ref){(uint32_t)offsetof(edb_args, start), CANNON_SLOT_WORKSPACE, (int64_t)ws_start};
+    refs[4] = (cannon_arg_ref){(uint32_t)offsetof(edb_args, perm), CANNON_SLOT_WORKSPACE, (int64_t)ws_perm};
+    a.N = N;
+    a.D = D;
+    a.V = V;
+    a.padding = paddingIdx;
+    a.idx64 = vi.dtype == ACL_INT64;
+    a.dtype = edb_dtype(vg.dtype);
+    a.isa = (int32_t)cannon_isa_select();
+    a.scale = scaleGradByFreq ? 1 : 0;
+    const uint64_t out_bytes = (uint64_t)V * (uint64_t)D * esize;
+    a.nt = out_bytes >= EDB_NT_BYTES && ((uint64_t)D * esize) % 64 == 0;
+    /* A unit of work is one row written or one gradient row read; both move D elements. */
+    const int64_t rowb = D * (int64_t)esize;
+    int64_t wpb = rowb >= EMB_BLOCK_BYTES ? 1 : EMB_BLOCK_BYTES / rowb;
+    const int64_t total = V + N;
+    while ((total + wpb - 1) / wpb > ((int64_t)1 << 24))
+        wpb *= 2;
+    a.work_per_block = wpb;
+    const uint32_t blocks = (uint32_t)((total + wpb - 1) / wpb);
+    cannonOpKernel(&op, "EmbeddingDenseGradBucket", edb_bucket_kernel, 1, &a, sizeof a, refs, 5);
+    cannonOpKernel(&op, "EmbeddingDenseGradRows", edb_rows_kernel, blocks, &a, sizeof a, refs, 5);
+    return cannonOpFinish(&op);
 }
-

@@ -165,67 +165,38 @@ static int nll_bwd_kernel(const cannon_kernel_ctx *ctx, void *args)
     return 0;
 }
 
-static int float_dt(aclDataType t)
+/* Checks of target, weight, reduction and the shapes of self, target and weight (the tensors
+ * themselves are checked by the caller); fills N, C and the self/target/weight strides. */
+static bool check_common(cannon_op *op, const cannon_tensor_view *vs, const cannon_tensor_view *vt,
+                         const cannon_tensor_view *vw, int64_t reduction, nll_args *a)
 {
-    return t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16;
-}
-
-static int esize_of(aclDataType t)
-{
-    return t == ACL_FLOAT || t == ACL_INT32 ? 4 : t == ACL_INT64 ? 8 : t == ACL_UINT8 ? 1 : 2;
-}
-
-static void ref_of(cannon_arg_ref *r, size_t off, int slot, const cannon_tensor_view *v)
-{
-    r->args_offset = (uint32_t)off;
-    r->slot = slot;
-    r->byte_offset = v->offset * esize_of(v->dtype);
-}
-
-/* Shared checks of self, target and weight; fills N, C and the self/target/weight strides. */
-static aclnnStatus check_common(const char *api, const cannon_tensor_view *vs, const cannon_tensor_view *vt,
-                                const cannon_tensor_view *vw, int64_t reduction, nll_args *a)
-{
-    if (!float_dt(vs->dtype))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID,
-                                 "%s: self dtype %d is not supported (FLOAT, FLOAT16, BFLOAT16)", api, (int)vs->dtype);
-    if (vw->dtype != vs->dtype)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: weight dtype %d differs from self dtype %d", api,
-                                 (int)vw->dtype, (int)vs->dtype);
-    if (vt->dtype != ACL_INT64 && vt->dtype != ACL_INT32 && vt->dtype != ACL_UINT8)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: target dtype %d is not supported (INT64, INT32, UINT8)",
-                                 api, (int)vt->dtype);
-    if (reduction < 0 || reduction > 2)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: reduction %lld is not 0 (none), 1 (mean) or 2 (sum)",
-                                 api, (long long)reduction);
-    if (vs->ndim != 1 && vs->ndim != 2)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: self must be (N, C) or (C), got rank %lld", api,
-                                 (long long)vs->ndim);
+    cannonOpSameDtype(op, "weight", vw, "self", vs);
+    if (cannonOpOk(op) && (reduction < 0 || reduction > 2))
+        cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "reduction %lld is not 0 (none), 1 (mean) or 2 (sum)",
+                     (long long)reduction);
+    if (cannonOpOk(op) && vs->ndim != 1 && vs->ndim != 2)
+        cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "self must be (N, C) or (C), got rank %lld", (long long)vs->ndim);
+    if (!cannonOpOk(op))
+        return false;
     a->C = vs->shape[vs->ndim - 1];
     a->N = vs->ndim == 2 ? vs->shape[0] : 1;
     a->s0 = vs->ndim == 2 ? vs->strides[0] : 0;
     a->s1 = vs->strides[vs->ndim - 1];
     if (vs->ndim == 2 ? (vt->ndim != 1 || vt->shape[0] != a->N) : (vt->ndim > 1 || (vt->ndim == 1 && vt->shape[0] != 1)))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: target must have shape (%lld)%s", api, (long long)a->N,
-                                 vs->ndim == 2 ? "" : " or ()");
+        return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "target must have shape (%lld)%s", (long long)a->N,
+                            vs->ndim == 2 ? "" : " or ()");
     a->ts = vt->ndim == 1 ? vt->strides[0] : 0;
     if (vw->ndim != 1 || vw->shape[0] != a->C)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: weight must have shape (C) = (%lld)", api,
-                                 (long long)a->C);
+        return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "weight must have shape (C) = (%lld)", (long long)a->C);
     a->ws = vw->strides[0];
     a->dt = vs->dtype;
     a->tdt = vt->dtype;
     a->reduction = (int32_t)reduction;
-    return ACLNN_SUCCESS;
+    return true;
 }
 
-static int64_t numel_of(const cannon_tensor_view *v)
-{
-    int64_t n = 1;
-    for (int64_t d = 0; d < v->ndim; d++)
-        n *= v->shape[d];
-    return n;
-}
+/* Target dtypes. */
+#define NLL_DTS_TARGET (CANNON_DT_I64 | CANNON_DT_I32 | CANNON_DT_U8)
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnNLLLossGetWorkspaceSize(const aclTensor *self, const aclTensor *target,
                                                              const aclTensor *weight, int64_t reduction,
@@ -234,27 +205,30 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnNLLLossGetWorkspaceSize(const aclTensor *se
                                                              aclOpExecutor **executor)
 {
     static const char api[] = "aclnnNLLLoss";
-    if (!self || !target || !weight || !out || !totalWeightOut || !workspaceSize || !executor)
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
-                                 !self ? "self" : !target ? "target" : !weight ? "weight" : !out ? "out"
-                                 : !totalWeightOut ? "totalWeightOut" : !workspaceSize ? "workspaceSize" : "executor");
+    const cannon_dtype_set dts = cn_dts_NLLLoss();
+    cannon_op op;
     cannon_tensor_view vs, vt, vw, vo, vtw;
-    if (!cannonTensorGetView(self, &vs) || !cannonTensorGetView(target, &vt) || !cannonTensorGetView(weight, &vw) ||
-        !cannonTensorGetView(out, &vo) || !cannonTensorGetView(totalWeightOut, &vtw))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
+    cannonOpBegin(&op, api, workspaceSize, executor);
+    cannonOpNotNulls(&op, "self", self, "target", target, "weight", weight, "out", out, "totalWeightOut",
+                     totalWeightOut, NULL);
+    cannonOpTensor(&op, "self", self, dts, &vs);
+    cannonOpTensor(&op, "target", target, NLL_DTS_TARGET, &vt);
+    cannonOpTensor(&op, "weight", weight, dts, &vw);
+    cannonOpTensor(&op, "out", out, dts, &vo);
+    cannonOpTensor(&op, "totalWeightOut", totalWeightOut, dts, &vtw);
     nll_args a;
     memset(&a, 0, sizeof a);
-    aclnnStatus rc = check_common(api, &vs, &vt, &vw, reduction, &a);
-    if (rc != ACLNN_SUCCESS)
-        return rc;
-    if (vo.dtype != vs.dtype || vtw.dtype != vs.dtype)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: out and totalWeightOut must have self's dtype", api);
+    if (!check_common(&op, &vs, &vt, &vw, reduction, &a))
+        return cannonOpFinish(&op);
+    cannonOpSameDtype(&op, "out", &vo, "self", &vs);
+    cannonOpSameDtype(&op, "totalWeightOut", &vtw, "self", &vs);
     const int none2d = reduction == 0 && vs.ndim == 2;
-    if (none2d ? (vo.ndim != 1 || vo.shape[0] != a.N) : numel_of(&vo) != 1)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: out must have %s", api,
-                                 none2d ? "shape (N)" : "one element");
-    if (numel_of(&vtw) != 1)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: totalWeightOut must have one element", api);
+    if (cannonOpOk(&op) && (none2d ? (vo.ndim != 1 || vo.shape[0] != a.N) : cannonTensorNumel(out) != 1))
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "out must have %s", none2d ? "shape (N)" : "one element");
+    if (cannonOpOk(&op) && cannonTensorNumel(totalWeightOut) != 1)
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "totalWeightOut must have one element");
+    if (!cannonOpOk(&op))
+        return cannonOpFinish(&op);
     a.os = vo.ndim == 1 ? vo.strides[0] : 0;
     a.ignore = ignoreIndex;
     /* As torch: with 1-D self every reduction gives one element, and "none" is the sum of the
@@ -262,42 +236,23 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnNLLLossGetWorkspaceSize(const aclTensor *se
     if (reduction == 0 && vs.ndim == 1)
         a.reduction = 2;
 
-    aclOpExecutor *e = cannonExecutorCreate(api);
-    if (!e)
-        return cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
-    aclnnStatus st2 = ACLNN_SUCCESS;
-    const int ss = cannonExecutorAddInput(e, self), stt = cannonExecutorAddInput(e, target);
-    const int sw = cannonExecutorAddInput(e, weight);
-    const int so = cannonExecutorAddOutput(e, out), stw = cannonExecutorAddOutput(e, totalWeightOut);
-    if (ss < 0 || stt < 0 || sw < 0 || so < 0 || stw < 0) {
-        st2 = cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
-        goto fail;
-    }
-    {
-        cannon_arg_ref refs[6];
-        ref_of(&refs[0], offsetof(nll_args, self), ss, &vs);
-        ref_of(&refs[1], offsetof(nll_args, target), stt, &vt);
-        ref_of(&refs[2], offsetof(nll_args, weight), sw, &vw);
-        ref_of(&refs[3], offsetof(nll_args, out), so, &vo);
-        ref_of(&refs[4], offsetof(nll_args, tw_out), stw, &vtw);
-        a.blocks = a.N > 0 ? (a.N + NLL_ROWS - 1) / NLL_ROWS : 0;
-        refs[5].args_offset = (uint32_t)offsetof(nll_args, blk);
-        refs[5].slot = CANNON_SLOT_WORKSPACE;
-        refs[5].byte_offset =
-            (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(a.blocks > 0 ? a.blocks : 1) * 2 * sizeof(float));
-        if (a.blocks > 0 &&
-            (st2 = cannonExecutorAddKernel(e, api, nll_fwd_kernel, (uint32_t)a.blocks, &a, sizeof a, refs, 6)) !=
-                ACLNN_SUCCESS)
-            goto fail;
-        if ((st2 = cannonExecutorAddKernel(e, api, nll_fwd_final, 1, &a, sizeof a, refs, 6)) != ACLNN_SUCCESS)
-            goto fail;
-    }
-    *workspaceSize = cannonExecutorWorkspaceSize(e);
-    *executor = e;
-    return ACLNN_SUCCESS;
-fail:
-    cannonExecutorDiscard(e);
-    return st2;
+    /* Every tensor is addressed through its own view: only one element per row is read. */
+    const int ss = cannonOpInput(&op, self), stt = cannonOpInput(&op, target), sw = cannonOpInput(&op, weight);
+    const int so = cannonOpOutput(&op, out), stw = cannonOpOutput(&op, totalWeightOut);
+    cannon_arg_ref refs[6];
+    cannonOpBindView(&op, ss, (uint32_t)offsetof(nll_args, self), &refs[0]);
+    cannonOpBindView(&op, stt, (uint32_t)offsetof(nll_args, target), &refs[1]);
+    cannonOpBindView(&op, sw, (uint32_t)offsetof(nll_args, weight), &refs[2]);
+    cannonOpBindView(&op, so, (uint32_t)offsetof(nll_args, out), &refs[3]);
+    cannonOpBindView(&op, stw, (uint32_t)offsetof(nll_args, tw_out), &refs[4]);
+    a.blocks = a.N > 0 ? (a.N + NLL_ROWS - 1) / NLL_ROWS : 0;
+    uint64_t ws_blk = 0;
+    cannonOpWorkspace(&op, (uint64_t)(a.blocks > 0 ? a.blocks : 1) * 2 * sizeof(float), &ws_blk);
+    refs[5] = (cannon_arg_ref){(uint32_t)offsetof(nll_args, blk), CANNON_SLOT_WORKSPACE, (int64_t)ws_blk};
+    if (a.blocks > 0)
+        cannonOpKernel(&op, api, nll_fwd_kernel, (uint32_t)a.blocks, &a, sizeof a, refs, 6);
+    cannonOpKernel(&op, api, nll_fwd_final, 1, &a, sizeof a, refs, 6);
+    return cannonOpFinish(&op);
 }
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnNLLLossBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
@@ -307,72 +262,58 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnNLLLossBackwardGetWorkspaceSize(const aclTe
                                                                      uint64_t *workspaceSize, aclOpExecutor **executor)
 {
     static const char api[] = "aclnnNLLLossBackward";
-    if (!gradOutput || !self || !target || !weight || !totalWeight || !out || !workspaceSize || !executor)
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
-                                 !gradOutput ? "gradOutput" : !self ? "self" : !target ? "target" : !weight ? "weight"
-                                 : !totalWeight ? "totalWeight" : !out ? "out" : !workspaceSize ? "workspaceSize"
-                                 : "executor");
+    const cannon_dtype_set dts = cn_dts_NLLLossBackward();
+    cannon_op op;
     cannon_tensor_view vg, vs, vt, vw, vtw, vo;
-    if (!cannonTensorGetView(gradOutput, &vg) || !cannonTensorGetView(self, &vs) || !cannonTensorGetView(target, &vt) ||
-        !cannonTensorGetView(weight, &vw) || !cannonTensorGetView(totalWeight, &vtw) || !cannonTensorGetView(out, &vo))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
+    cannonOpBegin(&op, api, workspaceSize, executor);
+    cannonOpNotNulls(&op, "gradOutput", gradOutput, "self", self, "target", target, "weight", weight, "totalWeight",
+                     totalWeight, "out", out, NULL);
+    cannonOpTensor(&op, "gradOutput", gradOutput, dts, &vg);
+    cannonOpTensor(&op, "self", self, dts, &vs);
+    cannonOpTensor(&op, "target", target, NLL_DTS_TARGET, &vt);
+    cannonOpTensor(&op, "weight", weight, dts, &vw);
+    cannonOpTensor(&op, "totalWeight", totalWeight, dts, &vtw);
+    cannonOpTensor(&op, "out", out, dts, &vo);
     nll_args a;
     memset(&a, 0, sizeof a);
-    aclnnStatus rc = check_common(api, &vs, &vt, &vw, reduction, &a);
-    if (rc != ACLNN_SUCCESS)
-        return rc;
-    if (vg.dtype != vs.dtype || vtw.dtype != vs.dtype || vo.dtype != vs.dtype)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID,
-                                 "%s: gradOutput, totalWeight and out must have self's dtype", api);
-    int same = vo.ndim == vs.ndim;
-    for (int64_t d = 0; same && d < vs.ndim; d++)
-        same = vo.shape[d] == vs.shape[d];
-    if (!same)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: out shape differs from self shape", api);
+    if (!check_common(&op, &vs, &vt, &vw, reduction, &a))
+        return cannonOpFinish(&op);
+    cannonOpSameDtype(&op, "gradOutput", &vg, "self", &vs);
+    cannonOpSameDtype(&op, "totalWeight", &vtw, "self", &vs);
+    cannonOpSameDtype(&op, "out", &vo, "self", &vs);
+    cannonOpSameShape(&op, "out", &vo, "self", &vs);
     a.per_row_grad = reduction == 0 && vs.ndim == 2;
-    if (a.per_row_grad ? (vg.ndim != 1 || vg.shape[0] != a.N) : numel_of(&vg) != 1)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: gradOutput must have %s", api,
-                                 a.per_row_grad ? "shape (N)" : "one element");
-    if (numel_of(&vtw) != 1)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: totalWeight must have one element", api);
+    if (cannonOpOk(&op) && (a.per_row_grad ? (vg.ndim != 1 || vg.shape[0] != a.N) : cannonTensorNumel(gradOutput) != 1))
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "gradOutput must have %s",
+                     a.per_row_grad ? "shape (N)" : "one element");
+    if (cannonOpOk(&op) && cannonTensorNumel(totalWeight) != 1)
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "totalWeight must have one element");
+    if (!cannonOpOk(&op))
+        return cannonOpFinish(&op);
     a.gs = vg.ndim == 1 ? vg.strides[0] : 0;
     a.ignore = ignoreIndex;
     /* out is addressed with self's layout fields: use out's own strides. */
     a.s0 = vo.ndim == 2 ? vo.strides[0] : 0;
     a.s1 = vo.strides[vo.ndim - 1];
 
-    aclOpExecutor *e = cannonExecutorCreate(api);
-    if (!e)
-        return cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
-    aclnnStatus st2 = ACLNN_SUCCESS;
-    const int sg = cannonExecutorAddInput(e, gradOutput), ss = cannonExecutorAddInput(e, self);
-    const int stt = cannonExecutorAddInput(e, target), sw = cannonExecutorAddInput(e, weight);
-    const int stw = cannonExecutorAddInput(e, totalWeight), so = cannonExecutorAddOutput(e, out);
-    if (sg < 0 || ss < 0 || stt < 0 || sw < 0 || stw < 0 || so < 0) {
-        st2 = cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
-        goto fail;
-    }
-    if (a.N > 0 && a.C > 0) {
-        cannon_arg_ref refs[5];
-        ref_of(&refs[0], offsetof(nll_args, gout), sg, &vg);
-        ref_of(&refs[1], offsetof(nll_args, target), stt, &vt);
-        ref_of(&refs[2], offsetof(nll_args, weight), sw, &vw);
-        ref_of(&refs[3], offsetof(nll_args, tw), stw, &vtw);
-        ref_of(&refs[4], offsetof(nll_args, out), so, &vo);
-        /* About 64 KiB of output per block. */
-        const int64_t rowb = a.C * esize_of(vs.dtype);
-        a.blocks = rowb >= 65536 ? 1 : 65536 / rowb;
-        while ((a.N + a.blocks - 1) / a.blocks > ((int64_t)1 << 24))
-            a.blocks *= 2;
-        const uint32_t nb = (uint32_t)((a.N + a.blocks - 1) / a.blocks);
-        if ((st2 = cannonExecutorAddKernel(e, api, nll_bwd_kernel, nb, &a, sizeof a, refs, 5)) != ACLNN_SUCCESS)
-            goto fail;
-    }
-    *workspaceSize = cannonExecutorWorkspaceSize(e);
-    *executor = e;
-    return ACLNN_SUCCESS;
-fail:
-    cannonExecutorDiscard(e);
-    return st2;
+    const int sg = cannonOpInput(&op, gradOutput);
+    cannonOpInput(&op, self); /* registered in CANN's order; only its shape is used */
+    const int stt = cannonOpInput(&op, target), sw = cannonOpInput(&op, weight);
+    const int stw = cannonOpInput(&op, totalWeight), so = cannonOpOutput(&op, out);
+    if (a.N == 0 || a.C == 0)
+        return cannonOpFinish(&op);
+    cannon_arg_ref refs[5];
+    cannonOpBindView(&op, sg, (uint32_t)offsetof(nll_args, gout), &refs[0]);
+    cannonOpBindView(&op, stt, (uint32_t)offsetof(nll_args, target), &refs[1]);
+    cannonOpBindView(&op, sw, (uint32_t)offsetof(nll_args, weight), &refs[2]);
+    cannonOpBindView(&op, stw, (uint32_t)offsetof(nll_args, tw), &refs[3]);
+    cannonOpBindView(&op, so, (uint32_t)offsetof(nll_args, out), &refs[4]);
+    /* About 64 KiB of output per block. */
+    const int64_t rowb = a.C * (int64_t)cannonDtypeSize(vs.dtype);
+    a.blocks = rowb >= 65536 ? 1 : 65536 / rowb;
+    while ((a.N + a.blocks - 1) / a.blocks > ((int64_t)1 << 24))
+        a.blocks *= 2;
+    const uint32_t nb = (uint32_t)((a.N + a.blocks - 1) / a.blocks);
+    cannonOpKernel(&op, api, nll_bwd_kernel, nb, &a, sizeof a, refs, 5);
+    return cannonOpFinish(&op);
 }
-

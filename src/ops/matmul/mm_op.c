@@ -276,34 +276,47 @@ static int dt_code(aclDataType t)
 
 enum mm_kind { MK_MATMUL, MK_MM, MK_BMM };
 
+/* Row-major contiguous strides of @p shape (rank @p r) into @p st. */
+static void contiguous_strides(int64_t *st, const int64_t *shape, int64_t r)
+{
+    int64_t acc = 1;
+    for (int64_t i = r - 1; i >= 0; i--) {
+        st[i] = acc;
+        acc *= shape[i];
+    }
+}
+
 static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, const aclTensor *mat2,
                            const aclTensor *out, int8_t cubeMathType, uint64_t *workspaceSize,
                            aclOpExecutor **executor)
 {
-    if (!self || !mat2 || !out || !workspaceSize || !executor)
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
-                                 !self ? "self" : !mat2 ? "mat2" : !out ? "out" : !workspaceSize ? "workspaceSize"
-                                                                                                  : "executor");
+    const cannon_dtype_set dts = cn_dts_Matmul();
+    cannon_op op;
     cannon_tensor_view va, vb, vc;
-    if (!cannonTensorGetView(self, &va) || !cannonTensorGetView(mat2, &vb) || !cannonTensorGetView(out, &vc))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
-    const int dt = dt_code(va.dtype);
-    if (dt < 0 || dt_code(vb.dtype) != dt || dt_code(vc.dtype) != dt)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID,
-                                 "%s: self, mat2 and out must share one dtype of FLOAT, FLOAT16, BFLOAT16 "
-                                 "(got %d, %d, %d)", api, (int)va.dtype, (int)vb.dtype, (int)vc.dtype);
-    if (cubeMathType < 0 || cubeMathType > 4)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: cubeMathType %d is not one of 0..4", api,
-                                 (int)cubeMathType);
+    cannonOpBegin(&op, api, workspaceSize, executor);
+    cannonOpNotNulls(&op, "self", self, "mat2", mat2, "out", out, NULL);
+    cannonOpTensor(&op, "self", self, dts, &va);
+    cannonOpTensor(&op, "mat2", mat2, dts, &vb);
+    cannonOpTensor(&op, "out", out, dts, &vc);
+    cannonOpSameDtype(&op, "mat2", &vb, "self", &va);
+    cannonOpSameDtype(&op, "out", &vc, "self", &va);
+    if (cannonOpOk(&op) && (cubeMathType < 0 || cubeMathType > 4))
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "cubeMathType %d is not one of 0..4", (int)cubeMathType);
+    if (!cannonOpOk(&op))
+        return cannonOpFinish(&op);
     const int64_t ra = va.ndim, rb = vb.ndim;
     if (kind == MK_MM && (ra != 2 || rb != 2))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: self and mat2 must be 2-D (got %lld-D and %lld-D)",
-                                 api, (long long)ra, (long long)rb);
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "self and mat2 must be 2-D (got %lld-D and %lld-D)", (long long)ra,
+                     (long long)rb);
     if (kind == MK_BMM && (ra != 3 || rb != 3))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: self and mat2 must be 3-D (got %lld-D and %lld-D)",
-                                 api, (long long)ra, (long long)rb);
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "self and mat2 must be 3-D (got %lld-D and %lld-D)", (long long)ra,
+                     (long long)rb);
     if (ra < 1 || rb < 1 || ra > 6 || rb > 6)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: self and mat2 must have 1 to 6 dims", api);
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "self and mat2 must have 1 to 6 dims (got %lld-D and %lld-D)",
+                     (long long)ra, (long long)rb);
+    if (!cannonOpOk(&op))
+        return cannonOpFinish(&op);
+    const int dt = dt_code(va.dtype);
     const int a1 = ra == 1, b1 = rb == 1;
     mm_args g;
     memset(&g, 0, sizeof g);
@@ -312,19 +325,22 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
     g.K = va.shape[ra - 1];
     const int64_t Kb = b1 ? vb.shape[0] : vb.shape[rb - 2];
     g.N = b1 ? 1 : vb.shape[rb - 1];
-    if (g.K != Kb)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID,
-                                 "%s: self's last dim (%lld) differs from mat2's reduction dim (%lld)", api,
-                                 (long long)g.K, (long long)Kb);
+    if (g.K != Kb) {
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "self's last dim (%lld) differs from mat2's reduction dim (%lld)",
+                     (long long)g.K, (long long)Kb);
+        return cannonOpFinish(&op);
+    }
     const int64_t bra = ra > 2 ? ra - 2 : 0, brb = rb > 2 ? rb - 2 : 0;
     g.bnd = bra > brb ? bra : brb;
     int64_t bshape[MM_MAX_BATCH] = {0}; /* the first g.bnd set below; zeroed for gcc -O3, which cannot see it */
     for (int64_t i = 0; i < g.bnd; i++) {
         const int64_t ia = i - (g.bnd - bra), ib = i - (g.bnd - brb);
         const int64_t da = ia >= 0 ? va.shape[ia] : 1, db = ib >= 0 ? vb.shape[ib] : 1;
-        if (da != db && da != 1 && db != 1)
-            return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: batch dims %lld and %lld cannot broadcast", api,
-                                     (long long)da, (long long)db);
+        if (da != db && da != 1 && db != 1) {
+            cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "batch dims %lld and %lld cannot broadcast", (long long)da,
+                         (long long)db);
+            return cannonOpFinish(&op);
+        }
         bshape[i] = da == 1 ? db : da;
     }
     /* expected out shape */
@@ -336,176 +352,121 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
         oshape[ro++] = g.M;
     if (!b1)
         oshape[ro++] = g.N;
-    int ok = vc.ndim == ro;
-    for (int64_t i = 0; ok && i < ro; i++)
-        ok = vc.shape[i] == oshape[i];
-    if (!ok)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: out shape does not match the product's shape (rank %lld)",
-                                 api, (long long)ro);
+    const cannon_tensor_view vp = {.dtype = va.dtype, .ndim = ro, .shape = oshape};
+    if (!cannonOpSameShape(&op, "out", &vc, "the product", &vp))
+        return cannonOpFinish(&op);
 
-    aclOpExecutor *e = cannonExecutorCreate(api);
-    if (!e)
-        return cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
-    aclnnStatus st = ACLNN_SUCCESS;
-    const int sa = cannonExecutorAddInput(e, self), sb = cannonExecutorAddInput(e, mat2);
-    const int sc = cannonExecutorAddOutput(e, out);
-    if (sa < 0 || sb < 0 || sc < 0) {
-        st = cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
-        goto fail;
-    }
-    int64_t numel_c = 1, numel_a = 1, numel_b = 1;
-    for (int64_t i = 0; i < vc.ndim; i++)
-        numel_c *= vc.shape[i];
-    for (int64_t i = 0; i < ra; i++)
-        numel_a *= va.shape[i];
-    for (int64_t i = 0; i < rb; i++)
-        numel_b *= vb.shape[i];
-    if (numel_c == 0)
-        goto done;
-    {
-        const int64_t es = dt == MM_F32 ? 4 : 2;
-        /* strides as seen by the kernel; gathered operands get their contiguous strides */
-        int64_t sta[8], stb[8], stc[8];
-        memcpy(sta, va.strides, (size_t)ra * sizeof(int64_t));
-        memcpy(stb, vb.strides, (size_t)rb * sizeof(int64_t));
-        memcpy(stc, vc.strides, (size_t)vc.ndim * sizeof(int64_t));
-        cannon_arg_ref refs[4];
-        size_t nrefs = 0;
-        refs[0].args_offset = (uint32_t)offsetof(mm_args, a);
-        refs[0].slot = sa;
-        refs[0].byte_offset = va.offset * es;
-        refs[1].args_offset = (uint32_t)offsetof(mm_args, b);
-        refs[1].slot = sb;
-        refs[1].byte_offset = vb.offset * es;
-        refs[2].args_offset = (uint32_t)offsetof(mm_args, c);
-        refs[2].slot = sc;
-        refs[2].byte_offset = vc.offset * es;
-        refs[3].args_offset = (uint32_t)offsetof(mm_args, ws);
-        refs[3].slot = CANNON_SLOT_WORKSPACE;
-        refs[3].byte_offset = 0;
-        nrefs = 4;
-        uint64_t scatter_off = UINT64_MAX;
-        const int bf16dp = dt == MM_BF16 && cannon_isa_select() == CANNON_ISA_AVX512
+    const int sa = cannonOpInput(&op, self), sb = cannonOpInput(&op, mat2);
+    const int sc = cannonOpOutput(&op, out);
+    if (cannonTensorNumel(out) == 0)
+        return cannonOpFinish(&op);
+
+    /* strides as seen by the kernel; gathered operands get their contiguous strides */
+    int64_t sta[8], stb[8], stc[8];
+    memcpy(sta, va.strides, (size_t)ra * sizeof(int64_t));
+    memcpy(stb, vb.strides, (size_t)rb * sizeof(int64_t));
+    memcpy(stc, vc.strides, (size_t)vc.ndim * sizeof(int64_t));
+    cannon_arg_ref refs[4];
+    const uint32_t off_a = (uint32_t)offsetof(mm_args, a), off_b = (uint32_t)offsetof(mm_args, b);
+    const uint32_t off_c = (uint32_t)offsetof(mm_args, c);
+    const int bf16dp = dt == MM_BF16 && cannon_isa_select() == CANNON_ISA_AVX512
 #if defined(CANNON_OPS_HAVE_AVX512)
-                           && cannon_mm_bf16_available()
+                       && cannon_mm_bf16_available()
 #else
-                           && 0
+                       && 0
 #endif
-            ;
-#define CONTIG(st, shape, r)                                   \
-    do {                                                       \
-        int64_t acc_ = 1;                                      \
-        for (int64_t i_ = (r)-1; i_ >= 0; i_--) {              \
-            (st)[i_] = acc_;                                   \
-            acc_ *= (shape)[i_];                               \
-        }                                                      \
-    } while (0)
-        if (dt == MM_F32) {
-            int64_t ld;
-            const int64_t am = a1 ? 0 : sta[ra - 2], ak = sta[ra - 1];
-            if (blas_layout(g.M, g.K, am, ak, &ld) < 0) {
-                const uint64_t o = cannonExecutorReserveWorkspace(e, (uint64_t)numel_a * 4);
-                if ((st = cannonExecutorAddGather(e, sa, o)) != ACLNN_SUCCESS)
-                    goto fail;
-                refs[0].slot = CANNON_SLOT_WORKSPACE;
-                refs[0].byte_offset = (int64_t)o;
-                CONTIG(sta, va.shape, ra);
-            }
-            const int64_t bk = b1 ? stb[0] : stb[rb - 2], bn = b1 ? 0 : stb[rb - 1];
-            if (blas_layout(g.K, g.N, bk, bn, &ld) < 0) {
-                const uint64_t o = cannonExecutorReserveWorkspace(e, (uint64_t)numel_b * 4);
-                if ((st = cannonExecutorAddGather(e, sb, o)) != ACLNN_SUCCESS)
-                    goto fail;
-                refs[1].slot = CANNON_SLOT_WORKSPACE;
-                refs[1].byte_offset = (int64_t)o;
-                CONTIG(stb, vb.shape, rb);
-            }
-            const int64_t cm = a1 ? 0 : stc[vc.ndim - (b1 ? 1 : 2)], cn = b1 ? 0 : stc[vc.ndim - 1];
-            if (blas_layout(g.M, g.N, cm, cn, &ld) != 0) {
-                scatter_off = cannonExecutorReserveWorkspace(e, (uint64_t)numel_c * 4);
-                refs[2].slot = CANNON_SLOT_WORKSPACE;
-                refs[2].byte_offset = (int64_t)scatter_off;
-                CONTIG(stc, vc.shape, vc.ndim);
-            }
-        }
-        g.am = a1 ? 0 : sta[ra - 2];
-        g.ak = sta[ra - 1];
-        g.bk = b1 ? stb[0] : stb[rb - 2];
-        g.bn = b1 ? 0 : stb[rb - 1];
-        g.cm = a1 ? 0 : stc[vc.ndim - (b1 ? 1 : 2)];
-        g.cn = b1 ? 0 : stc[vc.ndim - 1];
-        g.nbatch = 1;
-        for (int64_t i = 0; i < g.bnd; i++) {
-            const int64_t ia = i - (g.bnd - bra), ib = i - (g.bnd - brb);
-            g.bshape[i] = bshape[i];
-            g.nbatch *= bshape[i];
-            g.bst[0][i] = stc[i];
-            g.bst[1][i] = ia >= 0 && va.shape[ia] != 1 ? sta[ia] : 0;
-            g.bst[2][i] = ib >= 0 && vb.shape[ib] != 1 ? stb[ib] : 0;
-        }
-        if (bf16dp) {
-            g.path = MM_PATH_BF16DP;
-            g.kp = (g.K + 1) & ~(int64_t)1;
-            g.npan = cdiv(g.N, MM_NR);
-            g.ntile = cdiv(g.M, MM_MR);
-            /* a row block's packed A (tpb tiles) stays in L2 (1 MiB on Zen 4) while the block
-             * walks its panels; 8 tiles (96 rows) and 8 panels (256 columns) at most keep enough
-             * blocks for the pool. Both are functions of the shape only. */
-            g.tpb = (384 << 10) / (MM_MR * (g.kp > 0 ? g.kp : 1) * 2);
-            g.tpb = g.tpb < 1 ? 1 : g.tpb > 8 ? 8 : g.tpb;
-            g.ppb = 8;
-            g.nba = distinct_batches(&g, 1);
-            g.nbb = distinct_batches(&g, 2);
-            g.ws_a = (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(g.nba * g.ntile * MM_MR * g.kp * 2));
-            g.ws_b = (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(g.nbb * g.npan * MM_NR * g.kp * 2));
-            const int64_t rblk = cdiv(g.ntile, g.tpb), cblk = cdiv(g.npan, g.ppb);
-            st = cannonExecutorAddKernel(e, api, mm_bf16_pack_kernel, (uint32_t)(g.nba * rblk + g.nbb * cblk), &g,
-                                         sizeof g, refs, nrefs);
-            if (st != ACLNN_SUCCESS)
-                goto fail;
-            st = cannonExecutorAddKernel(e, api, mm_bf16_compute_kernel, (uint32_t)(g.nbatch * rblk * cblk), &g,
-                                         sizeof g, refs, nrefs);
-            if (st != ACLNN_SUCCESS)
-                goto fail;
-        } else {
-            g.path = MM_PATH_SGEMM;
-            /* Each batch's product is cut along its longer side into up to 4 parts of >= 2^27
-             * flops (~1 ms of one core): enough blocks for the pool, few enough that repacking
-             * the shared operand in every part stays cheap. A function of the shape only. */
-            const double fl = 2.0 * (double)g.M * (double)g.N * (double)g.K;
-            int64_t parts = (int64_t)(fl / (double)(1 << 27));
-            parts = parts < 1 ? 1 : parts > 4 ? 4 : parts;
-            const int64_t longer = g.M >= g.N ? g.M : g.N, maxp = (longer + 63) / 64;
-            parts = parts < maxp ? parts : maxp;
-            g.rsplit = (int32_t)(g.M >= g.N ? parts : 1);
-            g.csplit = (int32_t)(g.M >= g.N ? 1 : parts);
-            if (dt != MM_F32) {
-                /* per-worker scratch for one block's widened A rows, B columns and C block */
-                const int64_t rc = (g.M + g.rsplit - 1) / g.rsplit, cc = (g.N + g.csplit - 1) / g.csplit;
-                const uint32_t w = cannonGetWorkerCount();
-                g.nwork = w > 0 ? (int64_t)w : 1;
-                g.scratch = ((rc * g.K + g.K * cc + rc * cc) * 4 + 63) & ~(int64_t)63;
-                g.ws_a = (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)(g.nwork * g.scratch));
-            }
-#if defined(CANNON_HAVE_OPENBLAS)
-            blas_single_thread();
-#endif
-            st = cannonExecutorAddKernel(e, api, mm_sgemm_kernel, (uint32_t)(g.nbatch * parts), &g, sizeof g, refs,
-                                         nrefs);
-            if (st != ACLNN_SUCCESS)
-                goto fail;
-        }
-        if (scatter_off != UINT64_MAX && (st = cannonExecutorAddScatter(e, sc, scatter_off)) != ACLNN_SUCCESS)
-            goto fail;
-#undef CONTIG
+        ;
+    /* FLOAT reads its operands in place where BLAS can express their layout (rows or columns
+     * contiguous) and writes out in place when its rows are; only other matrices are gathered /
+     * scattered through the workspace. 16-bit types read and write every view through its strides. */
+    int64_t ld;
+    if (dt == MM_F32 && blas_layout(g.M, g.K, a1 ? 0 : sta[ra - 2], sta[ra - 1], &ld) < 0) {
+        cannonOpBind(&op, sa, CANNON_BIND_IN, off_a, &refs[0]);
+        contiguous_strides(sta, va.shape, ra);
+    } else {
+        cannonOpBindView(&op, sa, off_a, &refs[0]);
     }
-done:
-    *workspaceSize = cannonExecutorWorkspaceSize(e);
-    *executor = e;
-    return ACLNN_SUCCESS;
-fail:
-    cannonExecutorDiscard(e);
-    return st;
+    if (dt == MM_F32 && blas_layout(g.K, g.N, b1 ? stb[0] : stb[rb - 2], b1 ? 0 : stb[rb - 1], &ld) < 0) {
+        cannonOpBind(&op, sb, CANNON_BIND_IN, off_b, &refs[1]);
+        contiguous_strides(stb, vb.shape, rb);
+    } else {
+        cannonOpBindView(&op, sb, off_b, &refs[1]);
+    }
+    if (dt == MM_F32 &&
+        blas_layout(g.M, g.N, a1 ? 0 : stc[vc.ndim - (b1 ? 1 : 2)], b1 ? 0 : stc[vc.ndim - 1], &ld) != 0) {
+        cannonOpBind(&op, sc, CANNON_BIND_OUT, off_c, &refs[2]);
+        contiguous_strides(stc, vc.shape, vc.ndim);
+    } else {
+        cannonOpBindView(&op, sc, off_c, &refs[2]);
+    }
+    /* the workspace base, for the packed operands and scratch at g.ws_a / g.ws_b */
+    refs[3] = (cannon_arg_ref){(uint32_t)offsetof(mm_args, ws), CANNON_SLOT_WORKSPACE, 0};
+    const size_t nrefs = 4;
+    g.am = a1 ? 0 : sta[ra - 2];
+    g.ak = sta[ra - 1];
+    g.bk = b1 ? stb[0] : stb[rb - 2];
+    g.bn = b1 ? 0 : stb[rb - 1];
+    g.cm = a1 ? 0 : stc[vc.ndim - (b1 ? 1 : 2)];
+    g.cn = b1 ? 0 : stc[vc.ndim - 1];
+    g.nbatch = 1;
+    for (int64_t i = 0; i < g.bnd; i++) {
+        const int64_t ia = i - (g.bnd - bra), ib = i - (g.bnd - brb);
+        g.bshape[i] = bshape[i];
+        g.nbatch *= bshape[i];
+        g.bst[0][i] = stc[i];
+        g.bst[1][i] = ia >= 0 && va.shape[ia] != 1 ? sta[ia] : 0;
+        g.bst[2][i] = ib >= 0 && vb.shape[ib] != 1 ? stb[ib] : 0;
+    }
+    uint64_t ws_a = 0, ws_b = 0;
+    if (bf16dp) {
+        g.path = MM_PATH_BF16DP;
+        g.kp = (g.K + 1) & ~(int64_t)1;
+        g.npan = cdiv(g.N, MM_NR);
+        g.ntile = cdiv(g.M, MM_MR);
+        /* a row block's packed A (tpb tiles) stays in L2 (1 MiB on Zen 4) while the block
+         * walks its panels; 8 tiles (96 rows) and 8 panels (256 columns) at most keep enough
+         * blocks for the pool. Both are functions of the shape only. */
+        g.tpb = (384 << 10) / (MM_MR * (g.kp > 0 ? g.kp : 1) * 2);
+        g.tpb = g.tpb < 1 ? 1 : g.tpb > 8 ? 8 : g.tpb;
+        g.ppb = 8;
+        g.nba = distinct_batches(&g, 1);
+        g.nbb = distinct_batches(&g, 2);
+        cannonOpWorkspace(&op, (uint64_t)(g.nba * g.ntile * MM_MR * g.kp * 2), &ws_a);
+        cannonOpWorkspace(&op, (uint64_t)(g.nbb * g.npan * MM_NR * g.kp * 2), &ws_b);
+        g.ws_a = (int64_t)ws_a;
+        g.ws_b = (int64_t)ws_b;
+        const int64_t rblk = cdiv(g.ntile, g.tpb), cblk = cdiv(g.npan, g.ppb);
+        cannonOpKernel(&op, api, mm_bf16_pack_kernel, (uint32_t)(g.nba * rblk + g.nbb * cblk), &g, sizeof g, refs,
+                       nrefs);
+        cannonOpKernel(&op, api, mm_bf16_compute_kernel, (uint32_t)(g.nbatch * rblk * cblk), &g, sizeof g, refs,
+                       nrefs);
+        return cannonOpFinish(&op);
+    }
+    g.path = MM_PATH_SGEMM;
+    /* Each batch's product is cut along its longer side into up to 4 parts of >= 2^27
+     * flops (~1 ms of one core): enough blocks for the pool, few enough that repacking
+     * the shared operand in every part stays cheap. A function of the shape only. */
+    const double fl = 2.0 * (double)g.M * (double)g.N * (double)g.K;
+    int64_t parts = (int64_t)(fl / (double)(1 << 27));
+    parts = parts < 1 ? 1 : parts > 4 ? 4 : parts;
+    const int64_t longer = g.M >= g.N ? g.M : g.N, maxp = (longer + 63) / 64;
+    parts = parts < maxp ? parts : maxp;
+    g.rsplit = (int32_t)(g.M >= g.N ? parts : 1);
+    g.csplit = (int32_t)(g.M >= g.N ? 1 : parts);
+    if (dt != MM_F32) {
+        /* per-worker scratch for one block's widened A rows, B columns and C block */
+        const int64_t rc = (g.M + g.rsplit - 1) / g.rsplit, cc = (g.N + g.csplit - 1) / g.csplit;
+        const uint32_t w = cannonGetWorkerCount();
+        g.nwork = w > 0 ? (int64_t)w : 1;
+        g.scratch = ((rc * g.K + g.K * cc + rc * cc) * 4 + 63) & ~(int64_t)63;
+        cannonOpWorkspace(&op, (uint64_t)(g.nwork * g.scratch), &ws_a);
+        g.ws_a = (int64_t)ws_a;
+    }
+#if defined(CANNON_HAVE_OPENBLAS)
+    blas_single_thread();
+#endif
+    cannonOpKernel(&op, api, mm_sgemm_kernel, (uint32_t)(g.nbatch * parts), &g, sizeof g, refs, nrefs);
+    return cannonOpFinish(&op);
 }
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnMatmulGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2,

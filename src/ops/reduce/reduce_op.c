@@ -65,28 +65,6 @@ static int is_int_dt(aclDataType t)
     return t == ACL_INT8 || t == ACL_UINT8 || t == ACL_INT16 || t == ACL_INT32 || t == ACL_INT64 || t == ACL_BOOL;
 }
 
-static int dt_size(aclDataType t)
-{
-    switch (t) {
-    case ACL_INT8:
-    case ACL_UINT8:
-    case ACL_BOOL:
-        return 1;
-    case ACL_FLOAT16:
-    case ACL_BF16:
-    case ACL_INT16:
-        return 2;
-    case ACL_FLOAT:
-    case ACL_INT32:
-        return 4;
-    case ACL_DOUBLE:
-    case ACL_INT64:
-        return 8;
-    default:
-        return 0;
-    }
-}
-
 static double load_d(const void *x, int dt, int64_t i)
 {
     switch (dt) {
@@ -391,44 +369,38 @@ static int red_final_kernel(const cannon_kernel_ctx *ctx, void *args)
 
 /* ---- phase 1 ---- */
 
+/* Check the @p dtype argument (the type self is converted to) against @p set. */
+static bool check_dtype_arg(cannon_op *op, aclDataType dtype, cannon_dtype_set set)
+{
+    if (!cannonOpOk(op) || cannonDtypeIn(dtype, set))
+        return cannonOpOk(op);
+    char names[256];
+    cannonDtypeSetFormat(set, names, sizeof names);
+    return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "dtype %s is not supported (%s)", cannonDtypeName(dtype), names);
+}
+
 static aclnnStatus plan(int is_mean, const aclTensor *self, const aclIntArray *dims, bool keep, aclDataType dtype,
                         aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor)
 {
     const char *api = is_mean ? "aclnnMean" : "aclnnReduceSum";
-    if (!self || !dims || !out || !workspaceSize || !executor)
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
-                                 !self ? "self" : !dims ? (is_mean ? "dim" : "dims") : !out ? "out"
-                                 : !workspaceSize ? "workspaceSize" : "executor");
+    /* Sums are written in any summable type but BOOL; Mean computes and writes floating types. */
+    const cannon_dtype_set out_dts = is_mean ? CANNON_DTS_FLOAT : cn_dts_ReduceSum() & ~CANNON_DT_BOOL;
+    cannon_op op;
     cannon_tensor_view vx, vo;
-    if (!cannonTensorGetView(self, &vx) || !cannonTensorGetView(out, &vo))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: a tensor argument is not a live aclTensor, or its view is too large", api);
+    cannonOpBegin(&op, api, workspaceSize, executor);
+    cannonOpNotNulls(&op, "self", self, is_mean ? "dim" : "dims", dims, "out", out, NULL);
+    cannonOpTensor(&op, "self", self, is_mean ? cn_dts_Mean() : cn_dts_ReduceSum(), &vx);
+    cannonOpTensor(&op, "out", out, out_dts, &vo);
+    if (is_mean)
+        check_dtype_arg(&op, dtype, CANNON_DTS_FLOAT);
+    else if (cannonOpOk(&op) && dtype != vo.dtype)
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "dtype %s differs from out dtype %s", cannonDtypeName(dtype),
+                     cannonDtypeName(vo.dtype));
+    if (!cannonOpOk(&op))
+        return cannonOpFinish(&op);
     uint64_t nd = 0;
     const int64_t *dv = cannonIntArrayData(dims, &nd);
-    const int in_ok = dt_size(vx.dtype) > 0;
-    if (!in_ok)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: self dtype %d is not supported", api, (int)vx.dtype);
-    const int float_dt = dtype == ACL_FLOAT || dtype == ACL_FLOAT16 || dtype == ACL_BF16 || dtype == ACL_DOUBLE;
-    const int out_float = vo.dtype == ACL_FLOAT || vo.dtype == ACL_FLOAT16 || vo.dtype == ACL_BF16 ||
-                          vo.dtype == ACL_DOUBLE;
-    if (is_mean) {
-        if (!float_dt)
-            return cannonReportError(ACLNN_ERR_PARAM_INVALID,
-                                     "%s: dtype %d is not supported (FLOAT, FLOAT16, BFLOAT16, DOUBLE)", api, (int)dtype);
-        if (!out_float)
-            return cannonReportError(ACLNN_ERR_PARAM_INVALID,
-                                     "%s: out dtype %d is not supported (FLOAT, FLOAT16, BFLOAT16, DOUBLE)", api,
-                                     (int)vo.dtype);
-    } else {
-        if (dtype != vo.dtype)
-            return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: dtype %d differs from out dtype %d", api, (int)dtype,
-                                     (int)vo.dtype);
-        if (dt_size(dtype) == 0 || dtype == ACL_BOOL)
-            return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: dtype %d is not supported", api, (int)dtype);
-    }
-    if (vx.ndim > CANNON_OP_MAX_RANK || vo.ndim > CANNON_OP_MAX_RANK)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: rank above %d", api, CANNON_OP_MAX_RANK);
     const int64_t rank = vx.ndim;
-    const int64_t rk = rank == 0 ? 1 : rank;
     int red[CANNON_OP_MAX_RANK] = {0};
     if (nd == 0) {
         for (int64_t d = 0; d < rank; d++)
@@ -436,14 +408,13 @@ static aclnnStatus plan(int is_mean, const aclTensor *self, const aclIntArray *d
     }
     for (uint64_t k = 0; k < nd; k++) {
         int64_t d = dv[k];
-        if (d < -rk || d >= rk)
-            return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: dim %lld out of range [%lld, %lld)", api,
-                                     (long long)d, (long long)-rk, (long long)rk);
-        if (d < 0)
-            d += rk;
+        if (!cannonOpDim(&op, "dim", &d, rank))
+            return cannonOpFinish(&op);
         if (rank > 0) {
-            if (red[d])
-                return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: dim %lld appears twice", api, (long long)d);
+            if (red[d]) {
+                cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "dim %lld appears twice", (long long)d);
+                return cannonOpFinish(&op);
+            }
             red[d] = 1;
         }
     }
@@ -459,165 +430,115 @@ static aclnnStatus plan(int is_mean, const aclTensor *self, const aclIntArray *d
             eshape[erank++] = vx.shape[d];
         }
     }
-    int shape_ok = vo.ndim == erank;
-    for (int64_t d = 0; shape_ok && d < erank; d++)
-        shape_ok = vo.shape[d] == eshape[d];
-    if (!shape_ok)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: out shape does not match the reduced shape of self",
-                                 api);
+    const cannon_tensor_view ve = {.dtype = vo.dtype, .ndim = erank, .shape = eshape};
+    if (!cannonOpSameShape(&op, "out", &vo, "the reduced self", &ve))
+        return cannonOpFinish(&op);
 
-    aclOpExecutor *e = cannonExecutorCreate(api);
-    if (!e)
-        return cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
-    aclnnStatus st = ACLNN_SUCCESS;
-    const int sx = cannonExecutorAddInput(e, self);
-    const int so = cannonExecutorAddOutput(e, out);
-    if (sx < 0 || so < 0) {
-        st = cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
-        goto fail;
-    }
+    const int sx = cannonOpInput(&op, self);
+    const int so = cannonOpOutput(&op, out);
     const int64_t n_out = cannonTensorNumel(out), n_in = cannonTensorNumel(self);
     if (n_out == 0)
-        goto done;
-    {
-        red_args a;
-        memset(&a, 0, sizeof a);
-        a.in_dt = vx.dtype;
-        a.cast_dt = dtype;
-        a.out_dt = vo.dtype;
-        a.kind = is_int_dt(dtype) ? K_I64 : dtype == ACL_DOUBLE ? K_F64 : K_F32;
-        a.scale = is_mean ? 1.0 / (double)count : 1.0;
-        a.n_out = n_out;
-        const uint64_t in_es = (uint64_t)dt_size(vx.dtype), out_es = (uint64_t)dt_size(vo.dtype);
-        cannon_arg_ref refs[3];
-        size_t nrefs = 0;
-        refs[nrefs].args_offset = (uint32_t)offsetof(red_args, x);
-        if (n_in == 0 || cannonTensorIsContiguous(self)) {
-            refs[nrefs].slot = sx;
-            refs[nrefs].byte_offset = n_in == 0 ? 0 : vx.offset * (int64_t)in_es;
-        } else {
-            const uint64_t off = cannonExecutorReserveWorkspace(e, (uint64_t)n_in * in_es);
-            refs[nrefs].slot = CANNON_SLOT_WORKSPACE;
-            refs[nrefs].byte_offset = (int64_t)off;
-            if ((st = cannonExecutorAddGather(e, sx, off)) != ACLNN_SUCCESS)
-                goto fail;
-        }
-        nrefs++;
-        uint64_t scatter_off = UINT64_MAX;
-        refs[nrefs].args_offset = (uint32_t)offsetof(red_args, out);
-        if (cannonTensorIsContiguous(out)) {
-            refs[nrefs].slot = so;
-            refs[nrefs].byte_offset = vo.offset * (int64_t)out_es;
-        } else {
-            scatter_off = cannonExecutorReserveWorkspace(e, (uint64_t)n_out * out_es);
-            refs[nrefs].slot = CANNON_SLOT_WORKSPACE;
-            refs[nrefs].byte_offset = (int64_t)scatter_off;
-        }
-        nrefs++;
+        return cannonOpFinish(&op);
 
-        /* Groups of the contiguous input: drop size-1 axes, merge equal neighbours. */
-        int64_t gsize[CANNON_OP_MAX_RANK], gstride[CANNON_OP_MAX_RANK];
-        int gred[CANNON_OP_MAX_RANK];
-        int ng = 0;
-        for (int64_t d = 0; d < rank; d++) {
-            if (vx.shape[d] == 1)
-                continue;
-            if (ng > 0 && gred[ng - 1] == red[d]) {
-                gsize[ng - 1] *= vx.shape[d];
-            } else {
-                gsize[ng] = vx.shape[d];
-                gred[ng] = red[d];
-                ng++;
-            }
-        }
-        int64_t acc_stride = 1;
-        for (int g = ng - 1; g >= 0; g--) {
-            gstride[g] = acc_stride;
-            acc_stride *= gsize[g];
-        }
-        a.mode = (ng > 0 && gred[ng - 1]) || n_in == 0 ? 0 : 1;
-        if (n_in == 0) {
-            /* Every output is an empty sum (count is 0): one unit per block of outputs, no combos. */
-            a.nk = 0;
-            a.nr = 0;
-            a.inner = 0;
-            a.n_combo = 0;
+    red_args a;
+    memset(&a, 0, sizeof a);
+    a.in_dt = vx.dtype;
+    a.cast_dt = dtype;
+    a.out_dt = vo.dtype;
+    a.kind = is_int_dt(dtype) ? K_I64 : dtype == ACL_DOUBLE ? K_F64 : K_F32;
+    a.scale = is_mean ? 1.0 / (double)count : 1.0;
+    a.n_out = n_out;
+    cannon_arg_ref refs[3];
+    size_t nrefs = 0;
+    cannonOpBind(&op, sx, CANNON_BIND_IN, (uint32_t)offsetof(red_args, x), &refs[nrefs++]);
+    cannonOpBind(&op, so, CANNON_BIND_OUT, (uint32_t)offsetof(red_args, out), &refs[nrefs++]);
+
+    /* Groups of the contiguous input: drop size-1 axes, merge equal neighbours. */
+    int64_t gsize[CANNON_OP_MAX_RANK], gstride[CANNON_OP_MAX_RANK];
+    int gred[CANNON_OP_MAX_RANK];
+    int ng = 0;
+    for (int64_t d = 0; d < rank; d++) {
+        if (vx.shape[d] == 1)
+            continue;
+        if (ng > 0 && gred[ng - 1] == red[d]) {
+            gsize[ng - 1] *= vx.shape[d];
         } else {
-            const int last = ng - 1;
-            a.inner = ng > 0 ? gsize[last] : 1;
-            for (int g = 0; g < (ng > 0 ? last : 0); g++) {
-                if (gred[g]) {
-                    a.rsize[a.nr] = gsize[g];
-                    a.rstride[a.nr++] = gstride[g];
-                } else {
-                    a.ksize[a.nk] = gsize[g];
-                    a.kstride[a.nk++] = gstride[g];
-                }
-            }
-            a.n_combo = 1;
-            for (int g = 0; g < a.nr; g++)
-                a.n_combo *= a.rsize[g];
+            gsize[ng] = vx.shape[d];
+            gred[ng] = red[d];
+            ng++;
         }
-        const int64_t per_out = n_out > 0 ? (n_in + n_out - 1) / n_out : 0; /* elements per output */
-        if (a.mode == 0) {
-            if (n_in == 0) {
-                /* kept_off of o must be 0 and no runs are read */
-                a.nk = 0;
-            }
-            a.outs_per_unit = per_out >= RED_UNIT_ELEMS ? 1 : RED_UNIT_ELEMS / (per_out > 0 ? per_out : 1);
-            a.units = (n_out + a.outs_per_unit - 1) / a.outs_per_unit;
-        } else {
-            a.outs_per_unit = RED_TILE;
-            a.tiles = (a.inner + RED_TILE - 1) / RED_TILE;
-            int64_t kept_outer = 1;
-            for (int g = 0; g < a.nk; g++)
-                kept_outer *= a.ksize[g];
-            a.units = kept_outer * a.tiles;
-        }
-        /* Few units with much work each: split the combinations into parts (a function of the
-         * shape only, so the summation order never depends on the machine). */
-        a.P = 1;
-        if (a.units < 64 && a.n_combo > 1) {
-            const int64_t unit_elems = n_in / a.units;
-            int64_t P = (unit_elems + RED_PART_ELEMS - 1) / RED_PART_ELEMS;
-            if (P > RED_MAX_PARTS)
-                P = RED_MAX_PARTS;
-            if (P > a.n_combo)
-                P = a.n_combo;
-            if (P > 1)
-                a.P = P;
-        }
-        a.combos_per_part = (a.n_combo + a.P - 1) / a.P;
-        if (a.combos_per_part == 0)
-            a.combos_per_part = 1;
-        if (a.P > 1) {
-            refs[nrefs].args_offset = (uint32_t)offsetof(red_args, part);
-            refs[nrefs].slot = CANNON_SLOT_WORKSPACE;
-            refs[nrefs].byte_offset =
-                (int64_t)cannonExecutorReserveWorkspace(e, (uint64_t)n_out * (uint64_t)a.P * sizeof(red_acc));
-            nrefs++;
-        }
-        if (a.units * a.P > ((int64_t)1 << 30)) {
-            st = cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: tensor too large", api);
-            goto fail;
-        }
-        if ((st = cannonExecutorAddKernel(e, api, red_kernel, (uint32_t)(a.units * a.P), &a, sizeof a, refs,
-                                          nrefs)) != ACLNN_SUCCESS)
-            goto fail;
-        if (a.P > 1 &&
-            (st = cannonExecutorAddKernel(e, api, red_final_kernel, (uint32_t)((n_out + 4095) / 4096), &a, sizeof a,
-                                          refs, nrefs)) != ACLNN_SUCCESS)
-            goto fail;
-        if (scatter_off != UINT64_MAX && (st = cannonExecutorAddScatter(e, so, scatter_off)) != ACLNN_SUCCESS)
-            goto fail;
     }
-done:
-    *workspaceSize = cannonExecutorWorkspaceSize(e);
-    *executor = e;
-    return ACLNN_SUCCESS;
-fail:
-    cannonExecutorDiscard(e);
-    return st;
+    int64_t acc_stride = 1;
+    for (int g = ng - 1; g >= 0; g--) {
+        gstride[g] = acc_stride;
+        acc_stride *= gsize[g];
+    }
+    a.mode = (ng > 0 && gred[ng - 1]) || n_in == 0 ? 0 : 1;
+    if (n_in == 0) {
+        /* Every output is an empty sum (count is 0): one unit per block of outputs, no combos. */
+        a.nk = 0;
+        a.nr = 0;
+        a.inner = 0;
+        a.n_combo = 0;
+    } else {
+        const int last = ng - 1;
+        a.inner = ng > 0 ? gsize[last] : 1;
+        for (int g = 0; g < (ng > 0 ? last : 0); g++) {
+            if (gred[g]) {
+                a.rsize[a.nr] = gsize[g];
+                a.rstride[a.nr++] = gstride[g];
+            } else {
+                a.ksize[a.nk] = gsize[g];
+                a.kstride[a.nk++] = gstride[g];
+            }
+        }
+        a.n_combo = 1;
+        for (int g = 0; g < a.nr; g++)
+            a.n_combo *= a.rsize[g];
+    }
+    const int64_t per_out = n_out > 0 ? (n_in + n_out - 1) / n_out : 0; /* elements per output */
+    if (a.mode == 0) {
+        if (n_in == 0) {
+            /* kept_off of o must be 0 and no runs are read */
+            a.nk = 0;
+        }
+        a.outs_per_unit = per_out >= RED_UNIT_ELEMS ? 1 : RED_UNIT_ELEMS / (per_out > 0 ? per_out : 1);
+        a.units = (n_out + a.outs_per_unit - 1) / a.outs_per_unit;
+    } else {
+        a.outs_per_unit = RED_TILE;
+        a.tiles = (a.inner + RED_TILE - 1) / RED_TILE;
+        int64_t kept_outer = 1;
+        for (int g = 0; g < a.nk; g++)
+            kept_outer *= a.ksize[g];
+        a.units = kept_outer * a.tiles;
+    }
+    /* Few units with much work each: split the combinations into parts (a function of the
+     * shape only, so the summation order never depends on the machine). */
+    a.P = 1;
+    if (a.units < 64 && a.n_combo > 1) {
+        const int64_t unit_elems = n_in / a.units;
+        int64_t P = (unit_elems + RED_PART_ELEMS - 1) / RED_PART_ELEMS;
+        if (P > RED_MAX_PARTS)
+            P = RED_MAX_PARTS;
+        if (P > a.n_combo)
+            P = a.n_combo;
+        if (P > 1)
+            a.P = P;
+    }
+    a.combos_per_part = (a.n_combo + a.P - 1) / a.P;
+    if (a.combos_per_part == 0)
+        a.combos_per_part = 1;
+    if (a.P > 1) {
+        uint64_t part_off = 0;
+        cannonOpWorkspace(&op, (uint64_t)n_out * (uint64_t)a.P * sizeof(red_acc), &part_off);
+        refs[nrefs++] = (cannon_arg_ref){(uint32_t)offsetof(red_args, part), CANNON_SLOT_WORKSPACE, (int64_t)part_off};
+    }
+    if (a.units * a.P > ((int64_t)1 << 30))
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "tensor too large");
+    cannonOpKernel(&op, api, red_kernel, (uint32_t)(a.units * a.P), &a, sizeof a, refs, nrefs);
+    if (a.P > 1)
+        cannonOpKernel(&op, api, red_final_kernel, (uint32_t)((n_out + 4095) / 4096), &a, sizeof a, refs, nrefs);
+    return cannonOpFinish(&op);
 }
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnReduceSumGetWorkspaceSize(const aclTensor *self, const aclIntArray *dims,
