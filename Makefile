@@ -9,7 +9,7 @@ CTEST_FLAGS ?=
 API_GROUPS ?= runtime,aclnn-base,aclnn-softmax,aclnn-norm,aclnn-training,hccl
 CHECK_API ?= ../shared/conformance/check_api.py
 
-.PHONY: all configure build run tour test bench install clean check-api asan tsan valgrind
+.PHONY: all configure build run tour test bench install clean check-api asan tsan valgrind fuzz-build fuzz-smoke fuzz
 
 all: build
 
@@ -51,5 +51,18 @@ tsan:
 	$(MAKE) build BUILD=build-tsan BUILD_TYPE=Debug CMAKE_FLAGS="-DCANNON_SANITIZE=thread"
 	cd build-tsan && ctest --output-on-failure -L concurrency $(CTEST_FLAGS)
 
+# libFuzzer targets (fuzz/): a clang build with coverage and ASan+UBSan in every library.
+FUZZ_TIME ?= 3600
+fuzz-build:
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCANNON_SANITIZE=fuzzer \
+	  -DBUILD_TESTING=OFF $(CMAKE_FLAGS)
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_all
+# CI: each target's committed corpus replayed, then 30 s of fuzzing each.
+fuzz-smoke: fuzz-build
+	fuzz/run.sh smoke 30
+# The long campaign: FUZZ_TIME seconds per target (default one hour).
+fuzz: fuzz-build
+	fuzz/run.sh campaign $(FUZZ_TIME)
+
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz

@@ -38,7 +38,7 @@ static inline int64_t fz_i64(fz *f)
     static const int64_t edges[] = {0, 1, 2, 3, -1, -2, 7, 8, 16, 64, 255, 256, 4096, 65535, 65536,
                                     INT32_MAX, (int64_t)INT32_MAX + 1, (int64_t)1 << 40, (int64_t)1 << 47,
                                     (int64_t)1 << 48, (int64_t)1 << 61, (int64_t)1 << 62, INT64_MAX, INT64_MIN,
-                                    INT64_MAX - 1, -(int64_t)1 << 62};
+                                    INT64_MAX - 1, -((int64_t)1 << 62)};
     const uint8_t sel = fz_u8(f);
     if (sel < 128)
         return sel % 9;

@@ -84,7 +84,8 @@ static aclTensor *fz_tensor(fz_ctx *c)
             int64_t s = 1;
             for (uint64_t i = 0; i < ndim; i++) {
                 strides[i] = s;
-                s *= dims[i] > 0 && dims[i] < 4096 ? dims[i] : 1;
+                if (dims[i] > 1 && dims[i] < 4096 && s < ((int64_t)1 << 40))
+                    s *= dims[i];
             }
         }
         st = strides;
@@ -183,7 +184,7 @@ static aclBoolArray *fz_boolarray(fz_ctx *c)
     return a;
 }
 
-static aclFloatArray *fz_floatarray(fz_ctx *c)
+__attribute__((unused)) static aclFloatArray *fz_floatarray(fz_ctx *c)
 {
     const uint8_t sel = fz_u8(&c->in);
     if (sel < 8 || c->no == MAX_OBJS)
@@ -198,7 +199,7 @@ static aclFloatArray *fz_floatarray(fz_ctx *c)
 }
 
 /* Lists own their elements: they are built from fresh descriptors, not from c->tensors. */
-static aclTensorList *fz_tensorlist(fz_ctx *c)
+__attribute__((unused)) static aclTensorList *fz_tensorlist(fz_ctx *c)
 {
     const uint8_t sel = fz_u8(&c->in);
     if (sel < 8 || c->no == MAX_OBJS)
@@ -214,7 +215,7 @@ static aclTensorList *fz_tensorlist(fz_ctx *c)
     return l;
 }
 
-static aclScalarList *fz_scalarlist(fz_ctx *c)
+__attribute__((unused)) static aclScalarList *fz_scalarlist(fz_ctx *c)
 {
     const uint8_t sel = fz_u8(&c->in);
     if (sel < 8 || c->no == MAX_OBJS)
