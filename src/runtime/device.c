@@ -132,6 +132,22 @@ cn_device *cn_device_of_ptr(const void *ptr)
     return NULL;
 }
 
+cn_device *cn_device_overlapping(const void *ptr, size_t n)
+{
+    uintptr_t lo = (uintptr_t)ptr, hi = lo + n;
+    uint32_t count = g_rt.device_count;
+    for (uint32_t i = 0; i < count && i < CN_MAX_DEVICES; i++) {
+        cn_device *d = &g_rt.devices[i];
+        char *base = __atomic_load_n(&d->arena_base, __ATOMIC_ACQUIRE);
+        if (!base)
+            continue;
+        uintptr_t b = (uintptr_t)base, e = b + __atomic_load_n(&d->arena_size, __ATOMIC_RELAXED);
+        if (lo < e && b < hi)
+            return d;
+    }
+    return NULL;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Contexts                                                                                    */
 /* ------------------------------------------------------------------------------------------ */

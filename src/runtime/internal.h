@@ -162,6 +162,8 @@ aclError cn_device_open_locked(int32_t id);
 void cn_device_teardown_all_locked(cn_leak_stats *leaks);
 /* Device whose arena holds ptr, or NULL (lock-free). */
 cn_device *cn_device_of_ptr(const void *ptr);
+/* A device whose arena intersects [ptr, ptr + n) (the range must not wrap), or NULL. */
+cn_device *cn_device_overlapping(const void *ptr, size_t n);
 void cn_context_destroy_locked(cn_context *ctx, bool force);
 void cn_tls_forget(void);
 

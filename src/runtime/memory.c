@@ -230,7 +230,10 @@ typedef struct ptr_info {
     bool pinned;      /* host memory from aclrtMallocHost */
 } ptr_info;
 
-/* Check that [p, p+n) is usable; fills *info. Device ranges must lie inside one live allocation. */
+/* Check that [p, p+n) is usable; fills *info. Device ranges must lie inside one live allocation;
+ * a range from aclrtMallocHost inside that allocation; any other host range must not wrap around
+ * the address space nor reach into device memory (which would bypass the allocation checks).
+ * All arithmetic is on sizes already known not to overflow. */
 static aclError classify(const char *api, const char *what, const void *p, size_t n, ptr_info *info)
 {
     info->dev = cn_device_of_ptr(p);
@@ -248,10 +251,22 @@ static aclError classify(const char *api, const char *what, const void *p, size_
                             "allocation (%zu bytes from %p)", api, what, p, n, size, start);
         return ACL_SUCCESS;
     }
+    uintptr_t end;
+    if (__builtin_add_overflow((uintptr_t)p, n, &end))
+        return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %s range [%p, +%zu) wraps around the address space", api,
+                        what, p, n);
+    cn_device *d = cn_device_overlapping(p, n);
+    if (d)
+        return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: host %s range [%p, +%zu) runs into device %d's memory",
+                        api, what, p, n, d->id);
     void *start;
     size_t size;
-    if (cn_host_mem_lookup(p, &start, &size))
+    if (cn_host_mem_lookup(p, &start, &size)) {
         info->pinned = true;
+        if (n > size)
+            return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %s range [%p, +%zu) runs past the end of its "
+                            "aclrtMallocHost allocation (%zu bytes)", api, what, p, n, size);
+    }
     return ACL_SUCCESS;
 }
 
@@ -382,8 +397,15 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void 
                         dpitch, spitch);
     if (width == 0 || height == 0)
         return ACL_SUCCESS;
-    /* Validate the whole extents once, then copy row by row. */
-    size_t dext = dpitch * (height - 1) + width, sext = spitch * (height - 1) + width;
+    /* Validate the whole extents once, then copy row by row. An extent that does not fit in
+     * size_t could only wrap around to a small number that passes the range checks. */
+    size_t dext, sext;
+    if (__builtin_mul_overflow(dpitch, height - 1, &dext) || __builtin_add_overflow(dext, width, &dext))
+        return cn_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtMemcpy2d: the destination extent dpitch %zu x (height %zu "
+                        "- 1) + width %zu overflows", dpitch, height, width);
+    if (__builtin_mul_overflow(spitch, height - 1, &sext) || __builtin_add_overflow(sext, width, &sext))
+        return cn_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtMemcpy2d: the source extent spitch %zu x (height %zu "
+                        "- 1) + width %zu overflows", spitch, height, width);
     ptr_info di = {0}, si = {0}; /* set by check_copy; initialised for gcc -O3, which cannot see it */
     bool noop;
     aclError rc = check_copy("aclrtMemcpy2d", dst, dext, src, sext < dext ? sext : dext, kind, &di, &si, &noop);
