@@ -343,11 +343,11 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *
 static aclError wait_stream_position(cn_stream *s, const char *api)
 {
     const cannon_stream_iface *si = cn_drv()->stream;
-    pthread_mutex_lock(&g_rt.lock);
+    pthread_mutex_lock(&s->calls_lock);
     if (!s->fence && si->event_create(s->ctx->dev->drv, 0, &s->fence) != 0)
         s->fence = NULL;
     cannon_drv_event *fence = s->fence;
-    pthread_mutex_unlock(&g_rt.lock);
+    pthread_mutex_unlock(&s->calls_lock);
     if (!fence)
         return cn_error(ACL_ERROR_RT_NO_EVENT_RESOURCE, "%s: cannot create the stream's fence event", api);
     int drc = si->enqueue_record(s->drv, fence);
@@ -371,18 +371,22 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const v
             cn_obj_put(&s->obj);
         return rc;
     }
-    int drc = cn_drv()->stream->enqueue_copy(s->drv, dst, src, count);
-    if (drc != 0) {
-        rc = cn_error(drc, "aclrtMemcpyAsync: the driver could not enqueue the copy");
-    } else {
-        /* As in CANN: with pageable host memory the call returns only once the copy is done, so
-         * the caller may reuse or free its buffer. Pinned memory and device-only copies stay
-         * asynchronous. HOST_TO_BUF_TO_DEVICE promises the same for any host buffer. */
-        bool host_dst_pageable = !di.dev && !di.pinned;
-        bool host_src_pageable = !si.dev && !si.pinned;
-        if (host_dst_pageable || host_src_pageable || kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
-            rc = wait_stream_position(s, "aclrtMemcpyAsync");
+    /* As in CANN: with pageable host memory the call returns only once the copy is done, so
+     * the caller may reuse or free its buffer. Pinned memory and device-only copies stay
+     * asynchronous. HOST_TO_BUF_TO_DEVICE promises the same for any host buffer. */
+    bool host_dst_pageable = !di.dev && !di.pinned;
+    bool host_src_pageable = !si.dev && !si.pinned;
+    bool wait = host_dst_pageable || host_src_pageable || kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE;
+    if (wait && cn_callback_holds_stream(s)) {
+        cn_obj_put(&s->obj);
+        return cn_callback_refuse("aclrtMemcpyAsync", "a copy from or to pageable host memory waits for its "
+                                  "place on the stream, behind the callback");
     }
+    int drc = cn_drv()->stream->enqueue_copy(s->drv, dst, src, count);
+    if (drc != 0)
+        rc = cn_error(drc, "aclrtMemcpyAsync: the driver could not enqueue the copy");
+    else if (wait)
+        rc = wait_stream_position(s, "aclrtMemcpyAsync");
     cn_obj_put(&s->obj);
     return rc;
 }
