@@ -312,10 +312,12 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
         return rc;
     }
     if (cfg.default_device >= 0 && (uint32_t)cfg.default_device >= g_rt.device_count) {
+        int dd = cfg.default_device; /* cn_config_free resets cfg */
+        uint32_t count = g_rt.device_count;
         cn_config_free(&cfg);
         cn_unlock();
-        return cn_error(ACL_ERROR_FAILURE, "aclInit: defaultDevice.default_device %d is out of range: %u device(s)",
-                        cfg.default_device, g_rt.device_count);
+        return cn_error(ACL_ERROR_FAILURE, "aclInit: config file \"%s\": defaultDevice.default_device %d is out of "
+                        "range: %u device(s), valid ids are 0..%u", configPath, dd, count, count ? count - 1 : 0);
     }
     if (cfg.content_hash && !g_rt.config_hash_set) {
         g_rt.config_hash = cfg.content_hash;
