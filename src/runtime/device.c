@@ -152,10 +152,47 @@ aclError cn_device_open_locked(int32_t id)
     return ACL_SUCCESS;
 }
 
+static pthread_mutex_t g_live_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_live_cv = PTHREAD_COND_INITIALIZER;
+
+void cn_device_obj_add(cn_device *d)
+{
+    pthread_mutex_lock(&g_live_lock);
+    d->live_objs++;
+    pthread_mutex_unlock(&g_live_lock);
+}
+
+void cn_device_obj_remove(cn_device *d)
+{
+    pthread_mutex_lock(&g_live_lock);
+    if (--d->live_objs == 0)
+        pthread_cond_broadcast(&g_live_cv);
+    pthread_mutex_unlock(&g_live_lock);
+}
+
+/* Wait until every stream and event of d is released. The destroy calls have unregistered them;
+ * what is left are references of threads still inside a call (a synchronize waiting for the
+ * stream's last task, a wait on an event), which end without the runtime's lock. Ending the
+ * device under them would free the driver objects they use, and their release would free them
+ * again. */
+static void device_wait_objs_locked(cn_device *d)
+{
+    pthread_mutex_lock(&g_live_lock);
+    if (d->live_objs > 0) {
+        CN_LOGI("device %d: waiting for %d stream(s) or event(s) still used by other threads", d->id, d->live_objs);
+        while (d->live_objs > 0)
+            pthread_cond_wait(&g_live_cv, &g_live_lock);
+    }
+    pthread_mutex_unlock(&g_live_lock);
+}
+
 static void device_close_locked(cn_device *d, cn_leak_stats *leaks)
 {
     if (!d->open)
         return;
+    cn_lock_wait_begin();
+    device_wait_objs_locked(d);
+    cn_lock_wait_end();
     __atomic_store_n(&d->arena_base, NULL, __ATOMIC_RELEASE);
     __atomic_store_n(&d->arena_size, 0, __ATOMIC_RELAXED);
     size_t n = 0, bytes = 0;

@@ -64,6 +64,9 @@ struct cn_device {
     size_t arena_size;
     cannon_device_props props;
     cn_context *primary;       /* NULL when primary_refs == 0 */
+    /* Streams and events of the device registered and not yet released (device.c's live lock):
+     * closing the device waits for them, so no driver object outlives its device. */
+    int live_objs;
 };
 
 struct cn_context {
@@ -78,6 +81,7 @@ typedef struct cn_host_call cn_host_call;
 struct cn_stream {
     cn_obj obj;
     cn_context *ctx;
+    cn_device *dev;            /* ctx->dev, kept: the context may go before the last reference */
     cannon_drv_stream *drv;
     bool is_default;
     uint32_t flags;
@@ -98,6 +102,7 @@ struct cn_stream {
 struct cn_event {
     cn_obj obj;
     cn_context *ctx;
+    cn_device *dev;            /* ctx->dev, kept: the context may go before the last reference */
     cannon_drv_event *drv;
     uint32_t flags;
 };
@@ -215,6 +220,11 @@ void cn_device_teardown_all_locked(cn_leak_stats *leaks);
 cn_device *cn_device_of_ptr(const void *ptr);
 /* A device whose arena intersects [ptr, ptr + n) (the range must not wrap), or NULL. */
 cn_device *cn_device_overlapping(const void *ptr, size_t n);
+/* Count a stream or event of d from its registration to its release. A thread may hold a
+ * reference past the destroy (a synchronize in progress); closing d waits for the count to reach
+ * zero, so a runtime caller must never wait for g_rt.lock while it holds such a reference. */
+void cn_device_obj_add(cn_device *d);
+void cn_device_obj_remove(cn_device *d);
 void cn_context_destroy_locked(cn_context *ctx, bool force);
 void cn_tls_forget(void);
 

@@ -427,7 +427,9 @@ static void stream_release(cn_obj *o)
                 (void *)s, dropped);
     pthread_cond_destroy(&s->calls_idle);
     pthread_mutex_destroy(&s->calls_lock);
+    cn_device *dev = s->dev;
     cn_free(s);
+    cn_device_obj_remove(dev);
 }
 
 aclError cn_stream_create_locked(cn_context *ctx, bool is_default, uint32_t flags, cn_stream **out)
@@ -437,6 +439,7 @@ aclError cn_stream_create_locked(cn_context *ctx, bool is_default, uint32_t flag
         return cn_error(ACL_ERROR_BAD_ALLOC, "out of memory creating a stream");
     cn_obj_init(&s->obj, CN_KIND_STREAM, stream_release);
     s->ctx = ctx;
+    s->dev = ctx->dev;
     s->is_default = is_default;
     s->flags = flags;
     int drc = cn_drv()->stream->create(ctx->dev->drv, flags, &s->drv);
@@ -455,6 +458,7 @@ aclError cn_stream_create_locked(cn_context *ctx, bool is_default, uint32_t flag
         cn_free(s);
         return cn_error(rc, "out of memory registering a stream");
     }
+    cn_device_obj_add(s->dev);
     *out = s;
     return ACL_SUCCESS;
 }
@@ -570,17 +574,22 @@ static aclError destroy_stream(const char *api, aclrtStream stream, bool force)
      * (a callback thread) to finish. */
     if (!force)
         cn_drv()->stream->synchronize(s->drv, -1, NULL, 0);
+    /* No reference while waiting for the lock (a teardown holding it may wait for the stream's
+     * references); look the handle up again under it, by id so a new stream at the same address
+     * is not taken for this one. */
+    uint64_t id = s->obj.id;
+    cn_obj_put(&s->obj);
     aclError rc = cn_lock(api);
-    if (rc != ACL_SUCCESS) {
-        cn_obj_put(&s->obj);
+    if (rc != ACL_SUCCESS)
         return rc;
-    }
-    if (cn_obj_is_registered(&s->obj))
+    s = (cn_stream *)cn_obj_get(stream, CN_KIND_STREAM);
+    if (s && s->obj.id == id)
         cn_stream_destroy_locked(s, true);
     else
         rc = cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p was destroyed by another thread meanwhile", api, stream);
     cn_unlock();
-    cn_obj_put(&s->obj);
+    if (s)
+        cn_obj_put(&s->obj);
     return rc;
 }
 
@@ -643,8 +652,10 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamSta
 static void event_release(cn_obj *o)
 {
     cn_event *e = (cn_event *)o;
+    cn_device *dev = e->dev;
     cn_drv()->stream->event_destroy(e->drv);
     cn_free(e);
+    cn_device_obj_remove(dev);
 }
 
 static aclError create_event(const char *api, aclrtEvent *event, uint32_t flags)
@@ -662,14 +673,10 @@ static aclError create_event(const char *api, aclrtEvent *event, uint32_t flags)
     }
     cn_obj_init(&e->obj, CN_KIND_EVENT, event_release);
     e->ctx = c;
+    e->dev = c->dev;
     e->flags = flags;
-    int drc = cn_drv()->stream->event_create(c->dev->drv, (flags & ACL_EVENT_TIME_LINE) ? CANNON_DRV_EVENT_TIMING : 0,
-                                             &e->drv);
-    if (drc != 0 || !e->drv) {
-        cn_free(e);
-        cn_obj_put(&c->obj);
-        return cn_error(ACL_ERROR_RT_NO_EVENT_RESOURCE, "%s: the driver could not create an event (error %d)", api, drc);
-    }
+    /* The driver event is made under the lock, once the context is known to be alive: made
+     * before, a teardown in between would end it with the device. */
     rc = cn_lock(api);
     if (rc == ACL_SUCCESS) {
         cn_obj *check = cn_obj_get(c, CN_KIND_CONTEXT);
@@ -677,15 +684,24 @@ static aclError create_event(const char *api, aclrtEvent *event, uint32_t flags)
             rc = cn_error(ACL_ERROR_RT_CONTEXT_NULL, "%s: the current context was destroyed", api);
         } else {
             cn_obj_put(check);
-            rc = cn_obj_register(&e->obj);
-            if (rc != ACL_SUCCESS)
+            int drc = cn_drv()->stream->event_create(c->dev->drv,
+                                                     (flags & ACL_EVENT_TIME_LINE) ? CANNON_DRV_EVENT_TIMING : 0,
+                                                     &e->drv);
+            if (drc != 0 || !e->drv) {
+                e->drv = NULL;
+                rc = cn_error(ACL_ERROR_RT_NO_EVENT_RESOURCE, "%s: the driver could not create an event (error %d)",
+                              api, drc);
+            } else if ((rc = cn_obj_register(&e->obj)) != ACL_SUCCESS) {
+                cn_drv()->stream->event_destroy(e->drv);
                 cn_error(rc, "%s: out of memory registering the event", api);
+            } else {
+                cn_device_obj_add(e->dev);
+            }
         }
         cn_unlock();
     }
     cn_obj_put(&c->obj);
     if (rc != ACL_SUCCESS) {
-        cn_drv()->stream->event_destroy(e->drv);
         cn_free(e);
         return rc;
     }
@@ -731,17 +747,20 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event)
     aclError rc = get_event("aclrtDestroyEvent", event, &e);
     if (rc != ACL_SUCCESS)
         return rc;
+    /* As for streams: no reference while waiting for the lock, and the same object after it. */
+    uint64_t id = e->obj.id;
+    cn_obj_put(&e->obj);
     rc = cn_lock("aclrtDestroyEvent");
-    if (rc != ACL_SUCCESS) {
-        cn_obj_put(&e->obj);
+    if (rc != ACL_SUCCESS)
         return rc;
-    }
-    if (cn_obj_is_registered(&e->obj))
+    e = (cn_event *)cn_obj_get(event, CN_KIND_EVENT);
+    if (e && e->obj.id == id)
         cn_event_destroy_locked(e);
     else
         rc = cn_error(ACL_ERROR_INVALID_PARAM, "aclrtDestroyEvent: %p was destroyed by another thread meanwhile", event);
     cn_unlock();
-    cn_obj_put(&e->obj);
+    if (e)
+        cn_obj_put(&e->obj);
     return rc;
 }
 
@@ -758,11 +777,20 @@ static aclError event_on_stream(const char *api, aclrtEvent event, aclrtStream s
         return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: event %p was created without ACL_EVENT_SYNC and cannot be "
                         "waited on", api, event);
     }
+    /* Resolving a NULL stream may take the lock (a first use of the default device): not with
+     * the event referenced (see cn_device_obj_add). Look it up again afterwards. */
+    uint64_t id = e->obj.id;
+    cn_obj_put(&e->obj);
     cn_stream *s = NULL;
     rc = cn_stream_resolve(stream, api, &s);
-    if (rc != ACL_SUCCESS) {
-        cn_obj_put(&e->obj);
+    if (rc != ACL_SUCCESS)
         return rc;
+    e = (cn_event *)cn_obj_get(event, CN_KIND_EVENT);
+    if (!e || e->obj.id != id) {
+        if (e)
+            cn_obj_put(&e->obj);
+        cn_obj_put(&s->obj);
+        return cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p was destroyed by another thread meanwhile", api, event);
     }
     const cannon_stream_iface *si = cn_drv()->stream;
     event_enqueue_fn fn = which == 0 ? si->enqueue_record : which == 1 ? si->enqueue_wait : si->enqueue_reset;
