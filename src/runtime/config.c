@@ -15,7 +15,8 @@
 
 #include "log.h"
 
-#define CN_CONFIG_MAX_SIZE (16u * 1024u * 1024u)
+/* A configuration is a few hundred bytes; anything near this is not one. */
+#define CN_CONFIG_MAX_SIZE (1024u * 1024u)
 /* CANN rejects configs whose '{' or '[' nesting (counted separately) exceeds this. */
 #define CN_CONFIG_MAX_DEPTH 10
 #define CN_CONFIG_DEFAULT_OPQUEUE 20000ul
@@ -68,12 +69,21 @@ static uint64_t fnv1a64(const unsigned char *p, size_t n)
     return h;
 }
 
-/* Read the whole file into a NUL-terminated cn_malloc'd buffer. */
+static const char *file_kind(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+         : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a plain file";
+}
+
+/* Read the whole file into a NUL-terminated cn_malloc'd buffer. Only regular files: opening a
+ * FIFO would block until a writer comes (with the runtime's lock held), a device may never end.
+ * The open does not block (O_NONBLOCK), and the type is checked on the opened descriptor, so a
+ * path swapped between a check and the open cannot slip a FIFO in. */
 static aclError read_file(const load_ctx *ctx, char **data, size_t *size)
 {
     *data = NULL;
     *size = 0;
-    int fd = open(ctx->path, O_RDONLY | O_CLOEXEC);
+    int fd = open(ctx->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return fail(ctx, ACL_ERROR_INVALID_FILE, "cannot open: %s", strerror(errno));
     struct stat st;
@@ -82,17 +92,18 @@ static aclError read_file(const load_ctx *ctx, char **data, size_t *size)
         close(fd);
         return fail(ctx, ACL_ERROR_INVALID_FILE, "cannot stat: %s", strerror(e));
     }
-    if (S_ISDIR(st.st_mode)) {
+    if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return fail(ctx, ACL_ERROR_INVALID_FILE, "is a directory");
+        return fail(ctx, ACL_ERROR_INVALID_FILE, "is %s, not a regular file", file_kind(st.st_mode));
     }
-    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > CN_CONFIG_MAX_SIZE) {
+    if ((uint64_t)st.st_size > CN_CONFIG_MAX_SIZE) {
         close(fd);
         return fail(ctx, ACL_ERROR_INVALID_FILE_SIZE, "file too large (%lld bytes, limit %u)",
                     (long long)st.st_size, CN_CONFIG_MAX_SIZE);
     }
-    /* st_size is only a hint (the file may change, or be a pipe): read until EOF, growing. */
-    size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 4096;
+    /* st_size is only a hint (the file may change meanwhile): read until EOF, growing, and never
+     * past the limit. */
+    size_t cap = (size_t)st.st_size + 1;
     size_t len = 0;
     char *buf = cn_malloc(cap);
     if (!buf) {
@@ -101,13 +112,15 @@ static aclError read_file(const load_ctx *ctx, char **data, size_t *size)
     }
     for (;;) {
         if (len + 1 >= cap) {
-            if (cap > CN_CONFIG_MAX_SIZE) {
+            if (cap >= CN_CONFIG_MAX_SIZE + 2) { /* a byte past the limit was read */
                 cn_free(buf);
                 close(fd);
                 return fail(ctx, ACL_ERROR_INVALID_FILE_SIZE, "file too large (limit %u bytes)",
                             CN_CONFIG_MAX_SIZE);
             }
-            size_t ncap = cap * 2;
+            size_t ncap = cap < 2048 ? 4096 : cap * 2;
+            if (ncap > CN_CONFIG_MAX_SIZE + 2)
+                ncap = CN_CONFIG_MAX_SIZE + 2; /* room for one byte past the limit, and the NUL */
             char *nb = cn_realloc(buf, ncap);
             if (!nb) {
                 cn_free(buf);
@@ -178,6 +191,110 @@ static aclError check_nesting(const load_ctx *ctx, const char *s, size_t n)
         case '}': if (braces > 0) braces--; break;
         case ']': if (brackets > 0) brackets--; break;
         default: break;
+        }
+    }
+    return ACL_SUCCESS;
+}
+
+/* The error code of a problem inside top-level member `key` (its raw text, n bytes): the code
+ * that member's own checks return, or ACL_ERROR_PARSE_FILE for a member the runtime does not
+ * know. */
+static aclError section_code(const char *key, size_t n)
+{
+    static const struct {
+        const char *key;
+        aclError code;
+    } codes[] = {
+        {"err_msg_mode", ACL_ERROR_INVALID_PARAM},
+        {"defaultDevice", ACL_ERROR_FAILURE},
+        {"max_opqueue_num", ACL_ERROR_INVALID_MAX_OPQUEUE_NUM_CONFIG},
+        {"dump", ACL_ERROR_INVALID_DUMP_CONFIG},
+        {"profiler", ACL_ERROR_INVALID_PROFILING_CONFIG},
+        {"StackSize", ACL_ERROR_INVALID_PARAM},
+        {"acl_graph", ACL_ERROR_INVALID_PARAM},
+        {"simd_printf_fifo_size_per_core", ACL_ERROR_INVALID_PARAM},
+        {"simt_printf_fifo_size", ACL_ERROR_INVALID_PARAM},
+    };
+    for (size_t i = 0; i < CN_ARRAY_SIZE(codes); i++) {
+        if (strlen(codes[i].key) == n && memcmp(codes[i].key, key, n) == 0)
+            return codes[i].code;
+    }
+    return ACL_ERROR_PARSE_FILE;
+}
+
+/*
+ * cJSON decodes the escape \u0000 into a NUL byte and keeps no length, so "1\u0000x" would read
+ * as "1" and "err_msg_mode\u0000x" as a known key. No string of a configuration may hold one:
+ * scan the raw text (already parsed, so well-formed) for such a string, tracking the member it
+ * belongs to, and reject the file with the code of its top-level member and the key path
+ * ("dump.dump_path") in the message.
+ */
+static aclError check_no_nul(const load_ctx *ctx, const char *s, size_t n)
+{
+    enum { MAX_LEVELS = 2 * CN_CONFIG_MAX_DEPTH + 2 }; /* check_nesting bounds both depths */
+    struct {
+        char type;           /* '{' or '[' */
+        bool expect_key;
+        const char *key;     /* raw text of the current member's key (objects) */
+        size_t key_len;
+    } st[MAX_LEVELS];
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '{' || c == '[') {
+            if (depth == MAX_LEVELS)
+                return ACL_SUCCESS; /* cannot happen after check_nesting */
+            st[depth].type = c;
+            st[depth].expect_key = c == '{';
+            st[depth].key = NULL;
+            st[depth].key_len = 0;
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (depth > 0)
+                depth--;
+        } else if (c == ',') {
+            if (depth > 0 && st[depth - 1].type == '{')
+                st[depth - 1].expect_key = true;
+        } else if (c == '"') {
+            size_t start = i + 1, j = start;
+            bool nul = false;
+            while (j < n && s[j] != '"') {
+                if (s[j] == '\\') {
+                    if (j + 5 < n && s[j + 1] == 'u' && memcmp(s + j + 2, "0000", 4) == 0)
+                        nul = true;
+                    j += 2;
+                } else {
+                    j++;
+                }
+            }
+            if (j > n)
+                j = n;
+            bool is_key = depth > 0 && st[depth - 1].type == '{' && st[depth - 1].expect_key;
+            if (is_key) {
+                st[depth - 1].key = s + start;
+                st[depth - 1].key_len = j - start;
+                st[depth - 1].expect_key = false;
+            }
+            i = j;
+            if (!nul)
+                continue;
+            char path[256];
+            size_t len = 0;
+            path[0] = '\0';
+            for (int k = 0; k < depth; k++) {
+                if (st[k].type != '{' || !st[k].key)
+                    continue;
+                int w = snprintf(path + len, sizeof path - len, "%s%.*s", len ? "." : "", (int)st[k].key_len,
+                                 st[k].key);
+                if (w < 0 || (size_t)w >= sizeof path - len)
+                    break;
+                len += (size_t)w;
+            }
+            aclError code = depth == 0 || !st[0].key || (is_key && depth == 1)
+                                ? ACL_ERROR_PARSE_FILE
+                                : section_code(st[0].key, st[0].key_len);
+            return fail(ctx, code, "%s %s holds an escaped NUL (\\u0000), which would cut it short",
+                        is_key ? "the key" : "the value of", len ? path : "(top level)");
         }
     }
     return ACL_SUCCESS;
@@ -587,7 +704,12 @@ aclError cn_config_load(const char *path, cn_config *out)
         cn_free(data);
         return fail(&ctx, ACL_ERROR_PARSE_FILE, "trailing characters after the JSON value");
     }
+    rc = check_no_nul(&ctx, data, size);
     cn_free(data);
+    if (rc != ACL_SUCCESS) {
+        cJSON_Delete(root);
+        return rc;
+    }
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
         return fail(&ctx, ACL_ERROR_PARSE_FILE, "the top level must be a JSON object");

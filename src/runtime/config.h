@@ -21,8 +21,9 @@ typedef struct cn_config {
 /*
  * Load `path` (NULL or "" → defaults) into *out. Returns ACL_SUCCESS or, after cn_error() with a
  * message naming the file and the problem:
- *   ACL_ERROR_INVALID_FILE     missing or unreadable file (or a directory)
- *   ACL_ERROR_INVALID_FILE_SIZE file too large (> 16 MiB)
+ *   ACL_ERROR_INVALID_FILE     missing or unreadable file, or not a regular file (a directory, a
+ *                              FIFO, a device: only regular files are read, and opening never blocks)
+ *   ACL_ERROR_INVALID_FILE_SIZE file too large (> 1 MiB)
  *   ACL_ERROR_PARSE_FILE       malformed JSON, top level not an object, nesting of '{' or '['
  *                              deeper than 10 (counted outside strings)
  *   ACL_ERROR_INVALID_PARAM    err_msg_mode not the string "0" or "1"; StackSize/acl_graph wrong types
@@ -30,6 +31,9 @@ typedef struct cn_config {
  *   ACL_ERROR_BAD_ALLOC        out of memory
  *   ACL_ERROR_FAILURE          defaultDevice.default_device not a string matching 0|[1-9][0-9]*
  *   ACL_ERROR_INVALID_DUMP_CONFIG / ACL_ERROR_INVALID_PROFILING_CONFIG  bad dump / profiler section
+ * A string (key or value) holding an escaped NUL (\u0000) fails with the code of the top-level
+ * member it is in (ACL_ERROR_PARSE_FILE for an unknown member, or a key itself). Every message
+ * names the member ("dump.dump_path").
  * An empty file (or only whitespace) and {} mean defaults. Unknown keys are ignored with an INFO
  * log line. On failure *out is left in the default state (nothing to free).
  */

@@ -29,6 +29,67 @@ void cn_tls_forget(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* Host callbacks running on this thread                                                       */
+/* ------------------------------------------------------------------------------------------ */
+
+static _Thread_local cn_cb_frame *t_frames;
+
+void cn_callback_enter(cn_cb_frame *f, cn_stream *s, bool adopt_context)
+{
+    f->stream = s;
+    f->ctx = s ? s->ctx : NULL;
+    f->adopted = adopt_context && s != NULL;
+    if (f->adopted) {
+        /* The context outlives the callback: destroying it destroys its streams first, and
+         * that waits for their running callbacks. */
+        f->saved_ctx = t_cur.ctx;
+        f->saved_id = t_cur.id;
+        f->saved_generation = t_cur.generation;
+        f->saved_default_tried = t_cur.default_tried;
+        tls_set(s->ctx);
+        t_cur.default_tried = true;
+    }
+    f->outer = t_frames;
+    t_frames = f;
+}
+
+void cn_callback_leave(cn_cb_frame *f)
+{
+    t_frames = f->outer;
+    if (f->adopted) {
+        t_cur.ctx = f->saved_ctx;
+        t_cur.id = f->saved_id;
+        t_cur.generation = f->saved_generation;
+        t_cur.default_tried = f->saved_default_tried;
+    }
+}
+
+bool cn_in_callback(void) { return t_frames != NULL; }
+
+bool cn_callback_holds_stream(const cn_stream *s)
+{
+    for (const cn_cb_frame *f = t_frames; f; f = f->outer)
+        if (f->stream == s)
+            return true;
+    return false;
+}
+
+bool cn_callback_holds_context(const cn_context *c)
+{
+    for (const cn_cb_frame *f = t_frames; f; f = f->outer)
+        if (f->ctx == c)
+            return true;
+    return false;
+}
+
+aclError cn_callback_refuse(const char *api, const char *what)
+{
+    return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: not allowed in a host callback: %s, and the stream running "
+                    "the callback waits for it to return (this would deadlock); call it after the callback",
+                    api, what);
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* Devices                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
@@ -91,10 +152,47 @@ aclError cn_device_open_locked(int32_t id)
     return ACL_SUCCESS;
 }
 
+static pthread_mutex_t g_live_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_live_cv = PTHREAD_COND_INITIALIZER;
+
+void cn_device_obj_add(cn_device *d)
+{
+    pthread_mutex_lock(&g_live_lock);
+    d->live_objs++;
+    pthread_mutex_unlock(&g_live_lock);
+}
+
+void cn_device_obj_remove(cn_device *d)
+{
+    pthread_mutex_lock(&g_live_lock);
+    if (--d->live_objs == 0)
+        pthread_cond_broadcast(&g_live_cv);
+    pthread_mutex_unlock(&g_live_lock);
+}
+
+/* Wait until every stream and event of d is released. The destroy calls have unregistered them;
+ * what is left are references of threads still inside a call (a synchronize waiting for the
+ * stream's last task, a wait on an event), which end without the runtime's lock. Ending the
+ * device under them would free the driver objects they use, and their release would free them
+ * again. */
+static void device_wait_objs_locked(cn_device *d)
+{
+    pthread_mutex_lock(&g_live_lock);
+    if (d->live_objs > 0) {
+        CN_LOGI("device %d: waiting for %d stream(s) or event(s) still used by other threads", d->id, d->live_objs);
+        while (d->live_objs > 0)
+            pthread_cond_wait(&g_live_cv, &g_live_lock);
+    }
+    pthread_mutex_unlock(&g_live_lock);
+}
+
 static void device_close_locked(cn_device *d, cn_leak_stats *leaks)
 {
     if (!d->open)
         return;
+    cn_lock_wait_begin();
+    device_wait_objs_locked(d);
+    cn_lock_wait_end();
     __atomic_store_n(&d->arena_base, NULL, __ATOMIC_RELEASE);
     __atomic_store_n(&d->arena_size, 0, __ATOMIC_RELAXED);
     size_t n = 0, bytes = 0;
@@ -107,7 +205,9 @@ static void device_close_locked(cn_device *d, cn_leak_stats *leaks)
             CN_LOGI("device %d reset: released %zu allocation(s) (%zu bytes) still held", d->id, n, bytes);
         }
     }
+    cn_lock_wait_begin(); /* the driver ends streams still on the device, waiting for their tasks */
     g_rt.driver.iface->device_close(d->drv);
+    cn_lock_wait_end();
     device_clear(d, d->id);
 }
 
@@ -127,6 +227,22 @@ cn_device *cn_device_of_ptr(const void *ptr)
             continue;
         size_t size = __atomic_load_n(&d->arena_size, __ATOMIC_RELAXED);
         if ((const char *)ptr >= base && (const char *)ptr < base + size)
+            return d;
+    }
+    return NULL;
+}
+
+cn_device *cn_device_overlapping(const void *ptr, size_t n)
+{
+    uintptr_t lo = (uintptr_t)ptr, hi = lo + n;
+    uint32_t count = g_rt.device_count;
+    for (uint32_t i = 0; i < count && i < CN_MAX_DEVICES; i++) {
+        cn_device *d = &g_rt.devices[i];
+        char *base = __atomic_load_n(&d->arena_base, __ATOMIC_ACQUIRE);
+        if (!base)
+            continue;
+        uintptr_t b = (uintptr_t)base, e = b + __atomic_load_n(&d->arena_size, __ATOMIC_RELAXED);
+        if (lo < e && b < hi)
             return d;
     }
     return NULL;
@@ -247,7 +363,10 @@ cn_context *cn_current_context(void)
         return NULL;
     t_cur.default_tried = true;
     cn_context *c = NULL;
-    pthread_mutex_lock(&g_rt.lock);
+    if (cn_lock("the configured default device") != ACL_SUCCESS) {
+        t_cur.default_tried = false; /* not decided: try again on a later call */
+        return NULL;
+    }
     int dd = g_rt.config.default_device;
     if (g_rt.init_refs && g_rt.core_up && dd >= 0 && (uint32_t)dd < g_rt.device_count &&
         set_device_locked(dd, true, &c) == ACL_SUCCESS) {
@@ -256,7 +375,7 @@ cn_context *cn_current_context(void)
     } else {
         c = NULL;
     }
-    pthread_mutex_unlock(&g_rt.lock);
+    cn_unlock();
     return c;
 }
 
@@ -290,13 +409,15 @@ ACL_FUNC_VISIBILITY aclError aclrtSetDevice(int32_t deviceId)
     aclError rc = check_device_id("aclrtSetDevice", deviceId);
     if (rc != ACL_SUCCESS)
         return rc;
-    pthread_mutex_lock(&g_rt.lock);
+    rc = cn_lock("aclrtSetDevice");
+    if (rc != ACL_SUCCESS)
+        return rc;
     cn_context *c = NULL;
     rc = g_rt.core_up ? set_device_locked(deviceId, false, &c)
                       : cn_error(ACL_ERROR_RT_DEV_SETUP_ERROR, "aclrtSetDevice: the runtime was finalized meanwhile");
     if (rc == ACL_SUCCESS)
         tls_set(c);
-    pthread_mutex_unlock(&g_rt.lock);
+    cn_unlock();
     return rc;
 }
 
@@ -305,12 +426,19 @@ static aclError reset_device(const char *api, int32_t id, bool force)
     aclError rc = check_device_id(api, id);
     if (rc != ACL_SUCCESS)
         return rc;
-    pthread_mutex_lock(&g_rt.lock);
+    rc = cn_lock(api);
+    if (rc != ACL_SUCCESS)
+        return rc;
     cn_device *d = &g_rt.devices[id];
     if (d->primary_refs == 0) {
-        pthread_mutex_unlock(&g_rt.lock);
+        cn_unlock();
         return cn_error(ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, "%s: device %d holds no reference: it was not set, "
                         "or was already reset", api, id);
+    }
+    if ((force || d->primary_refs == 1) && cn_callback_holds_context(d->primary)) {
+        cn_unlock();
+        return cn_callback_refuse(api, "releasing the last reference destroys the device's default context, "
+                                       "whose stream runs the callback");
     }
     d->primary_refs = force ? 0 : d->primary_refs - 1;
     if (d->implicit_refs > d->primary_refs)
@@ -321,7 +449,7 @@ static aclError reset_device(const char *api, int32_t id, bool force)
         cn_context_destroy_locked(d->primary, false);
         device_maybe_close_locked(d);
     }
-    pthread_mutex_unlock(&g_rt.lock);
+    cn_unlock();
     return ACL_SUCCESS;
 }
 
@@ -382,7 +510,8 @@ ACL_FUNC_VISIBILITY const char *aclrtGetSocName(void)
         return name;
     if (cn_core_ensure() != ACL_SUCCESS || g_rt.device_count == 0)
         return NULL;
-    pthread_mutex_lock(&g_rt.lock);
+    if (cn_lock("aclrtGetSocName") != ACL_SUCCESS)
+        return NULL;
     const char *res = NULL;
     if (atomic_load(&cached)) {
         res = name;
@@ -395,7 +524,7 @@ ACL_FUNC_VISIBILITY const char *aclrtGetSocName(void)
             device_maybe_close_locked(d);
         }
     }
-    pthread_mutex_unlock(&g_rt.lock);
+    cn_unlock();
     return res;
 }
 
@@ -408,10 +537,18 @@ static aclError sync_device(const char *api, int32_t timeout)
     /* Take references to every stream of the device, then wait outside the lock. */
     cn_stream **list = NULL;
     size_t n = 0, cap = 0;
-    pthread_mutex_lock(&g_rt.lock);
+    rc = cn_lock(api);
+    if (rc != ACL_SUCCESS) {
+        cn_obj_put(&c->obj);
+        return rc;
+    }
     for (cn_obj *o = g_rt.objects_head; o; o = o->next) {
         if (o->kind != CN_KIND_STREAM || ((cn_stream *)o)->ctx->dev != c->dev)
             continue;
+        if (cn_callback_holds_stream((cn_stream *)o)) {
+            rc = cn_callback_refuse(api, "the device's streams include the one running the callback");
+            break;
+        }
         if (n == cap) {
             size_t ncap = cap ? cap * 2 : 16;
             cn_stream **nl = cn_realloc(list, ncap * sizeof(*nl));
@@ -425,7 +562,7 @@ static aclError sync_device(const char *api, int32_t timeout)
         cn_obj_ref(o);
         list[n++] = (cn_stream *)o;
     }
-    pthread_mutex_unlock(&g_rt.lock);
+    cn_unlock();
     uint64_t deadline = timeout > 0 ? cn_now_ns() + (uint64_t)timeout * 1000000ull : 0;
     for (size_t i = 0; i < n; i++) {
         if (rc == ACL_SUCCESS) {
@@ -488,7 +625,9 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateContext(aclrtContext *context, int32_t d
     aclError rc = check_device_id("aclrtCreateContext", deviceId);
     if (rc != ACL_SUCCESS)
         return rc;
-    pthread_mutex_lock(&g_rt.lock);
+    rc = cn_lock("aclrtCreateContext");
+    if (rc != ACL_SUCCESS)
+        return rc;
     cn_device *d = &g_rt.devices[deviceId];
     bool was_open = d->open;
     rc = g_rt.core_up ? cn_device_open_locked(deviceId) : ACL_ERROR_RT_DEV_SETUP_ERROR;
@@ -503,7 +642,7 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateContext(aclrtContext *context, int32_t d
             device_close_locked(d, NULL);
         }
     }
-    pthread_mutex_unlock(&g_rt.lock);
+    cn_unlock();
     return rc;
 }
 
@@ -511,15 +650,19 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyContext(aclrtContext context)
 {
     if (!context)
         return cn_error(ACL_ERROR_INVALID_PARAM, "aclrtDestroyContext: context is NULL");
-    pthread_mutex_lock(&g_rt.lock);
+    aclError rc = cn_lock("aclrtDestroyContext");
+    if (rc != ACL_SUCCESS)
+        return rc;
     cn_context *c = (cn_context *)cn_obj_get(context, CN_KIND_CONTEXT);
-    aclError rc = ACL_SUCCESS;
     if (!c) {
         rc = cn_error(ACL_ERROR_INVALID_PARAM, "aclrtDestroyContext: %p is not a live context "
                       "(destroyed already, or not a context handle)", context);
     } else if (c->primary) {
         rc = cn_error(ACL_ERROR_INVALID_PARAM, "aclrtDestroyContext: %p is the default context of device %d; "
                       "release it with aclrtResetDevice", context, c->dev->id);
+        cn_obj_put(&c->obj);
+    } else if (cn_callback_holds_context(c)) {
+        rc = cn_callback_refuse("aclrtDestroyContext", "the context's streams include the one running the callback");
         cn_obj_put(&c->obj);
     } else {
         cn_device *d = c->dev;
@@ -529,7 +672,7 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyContext(aclrtContext context)
         cn_obj_put(&c->obj);
         device_maybe_close_locked(d);
     }
-    pthread_mutex_unlock(&g_rt.lock);
+    cn_unlock();
     return rc;
 }
 

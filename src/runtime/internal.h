@@ -10,6 +10,12 @@
  * Locking: g_rt.lock (a mutex) serialises control operations (init/finalize, device open/close,
  * create/destroy, subscriptions); the registry rwlock guards lookups; hot paths (launch,
  * malloc/free, memcpy) take only the registry read lock and the per-device allocator's mutex.
+ *
+ * Host callbacks (docs/runtime.md, "Host callbacks"): a stream waits for the callbacks it runs,
+ * and a teardown holding g_rt.lock waits for the streams it destroys. So a callback must never
+ * wait for its own stream, nor block on g_rt.lock while its holder waits for streams:
+ * cn_lock() gives up (107000) in that case, and calls that would wait for the calling callback's
+ * stream fail at once. The running callbacks of a thread are a stack of cn_cb_frame.
  */
 #ifndef CANNON_RT_INTERNAL_H_
 #define CANNON_RT_INTERNAL_H_
@@ -58,6 +64,9 @@ struct cn_device {
     size_t arena_size;
     cannon_device_props props;
     cn_context *primary;       /* NULL when primary_refs == 0 */
+    /* Streams and events of the device registered and not yet released (device.c's live lock):
+     * closing the device waits for them, so no driver object outlives its device. */
+    int live_objs;
 };
 
 struct cn_context {
@@ -67,9 +76,12 @@ struct cn_context {
     cn_stream *default_stream;
 };
 
+typedef struct cn_host_call cn_host_call;
+
 struct cn_stream {
     cn_obj obj;
     cn_context *ctx;
+    cn_device *dev;            /* ctx->dev, kept: the context may go before the last reference */
     cannon_drv_stream *drv;
     bool is_default;
     uint32_t flags;
@@ -77,11 +89,20 @@ struct cn_stream {
     bool has_subscriber;
     cn_report_queue *reports;  /* queue of the subscriber (a reference) */
     cannon_drv_event *fence;   /* internal event for waits on one task (pageable copies) */
+    /* Host calls (callbacks and host tasks) enqueued and not started, and those running; the
+     * lock also guards creating `fence`. */
+    pthread_mutex_t calls_lock;
+    pthread_cond_t calls_idle; /* signalled when `running` drops */
+    cn_host_call *calls;       /* not started yet, doubly linked */
+    int running;
+    bool dropping;             /* destroyed by force: calls not started are dropped */
+    size_t dropped;            /* calls dropped that way */
 };
 
 struct cn_event {
     cn_obj obj;
     cn_context *ctx;
+    cn_device *dev;            /* ctx->dev, kept: the context may go before the last reference */
     cannon_drv_event *drv;
     uint32_t flags;
 };
@@ -124,6 +145,8 @@ typedef struct cn_runtime {
     cn_obj *objects_head, *objects_tail;
     uint64_t next_id;
     cn_leak_stats last_leaks;  /* what the last finalize released on the user's behalf */
+    /* Holders of g_rt.lock now waiting for stream work (callbacks among it); see cn_lock. */
+    atomic_int lock_waits;
 } cn_runtime;
 
 extern cn_runtime g_rt;
@@ -141,6 +164,39 @@ static inline void cn_obj_ref(cn_obj *o) { atomic_fetch_add_explicit(&o->refs, 1
 void cn_obj_put(cn_obj *o);
 /* Whether @p o (which the caller holds a reference to) is still registered, i.e. not destroyed. */
 bool cn_obj_is_registered(const cn_obj *o);
+
+/* ---- the global lock (runtime.c) ---- */
+/* Take g_rt.lock. Outside host callbacks it simply waits. Inside one it gives up with
+ * ACL_ERROR_RT_PARAM_INVALID (and a message naming `api`) when the holder is waiting for stream
+ * work, which may include the calling callback: waiting for the lock would then deadlock. */
+aclError cn_lock(const char *api);
+static inline void cn_unlock(void) { pthread_mutex_unlock(&g_rt.lock); }
+/* Bracket a wait for stream work while holding g_rt.lock (nests). */
+static inline void cn_lock_wait_begin(void) { atomic_fetch_add(&g_rt.lock_waits, 1); }
+static inline void cn_lock_wait_end(void) { atomic_fetch_sub(&g_rt.lock_waits, 1); }
+
+/* ---- host callbacks (device.c) ---- */
+/* One per callback running on the calling thread, innermost first (they nest when a callback
+ * synchronizes another stream and helps run its host tasks). */
+typedef struct cn_cb_frame {
+    const cn_stream *stream;   /* the stream waiting for this callback (identity only) */
+    const cn_context *ctx;     /* its context (identity only) */
+    bool adopted;              /* the callback runs with ctx as the thread's current context */
+    cn_context *saved_ctx;     /* the thread's own choice, restored on leave */
+    uint64_t saved_id, saved_generation;
+    bool saved_default_tried;
+    struct cn_cb_frame *outer;
+} cn_cb_frame;
+/* Enter a callback that stream s waits for. adopt_context: make s's context current for its
+ * duration (callbacks on runtime-owned threads); the thread's own choice comes back on leave. */
+void cn_callback_enter(cn_cb_frame *f, cn_stream *s, bool adopt_context);
+void cn_callback_leave(cn_cb_frame *f);
+bool cn_in_callback(void);
+/* Whether a callback running on this thread holds up stream s / a stream of context c. */
+bool cn_callback_holds_stream(const cn_stream *s);
+bool cn_callback_holds_context(const cn_context *c);
+/* The error for a call a callback may not make: ACL_ERROR_RT_PARAM_INVALID with a message. */
+aclError cn_callback_refuse(const char *api, const char *what);
 
 /* ---- lifecycle (runtime.c) ---- */
 /* Bring the driver layer up if it is not (aclrt* calls work without aclInit, as in CANN).
@@ -162,6 +218,13 @@ aclError cn_device_open_locked(int32_t id);
 void cn_device_teardown_all_locked(cn_leak_stats *leaks);
 /* Device whose arena holds ptr, or NULL (lock-free). */
 cn_device *cn_device_of_ptr(const void *ptr);
+/* A device whose arena intersects [ptr, ptr + n) (the range must not wrap), or NULL. */
+cn_device *cn_device_overlapping(const void *ptr, size_t n);
+/* Count a stream or event of d from its registration to its release. A thread may hold a
+ * reference past the destroy (a synchronize in progress); closing d waits for the count to reach
+ * zero, so a runtime caller must never wait for g_rt.lock while it holds such a reference. */
+void cn_device_obj_add(cn_device *d);
+void cn_device_obj_remove(cn_device *d);
 void cn_context_destroy_locked(cn_context *ctx, bool force);
 void cn_tls_forget(void);
 

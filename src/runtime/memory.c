@@ -230,7 +230,10 @@ typedef struct ptr_info {
     bool pinned;      /* host memory from aclrtMallocHost */
 } ptr_info;
 
-/* Check that [p, p+n) is usable; fills *info. Device ranges must lie inside one live allocation. */
+/* Check that [p, p+n) is usable; fills *info. Device ranges must lie inside one live allocation;
+ * a range from aclrtMallocHost inside that allocation; any other host range must not wrap around
+ * the address space nor reach into device memory (which would bypass the allocation checks).
+ * All arithmetic is on sizes already known not to overflow. */
 static aclError classify(const char *api, const char *what, const void *p, size_t n, ptr_info *info)
 {
     info->dev = cn_device_of_ptr(p);
@@ -248,10 +251,22 @@ static aclError classify(const char *api, const char *what, const void *p, size_
                             "allocation (%zu bytes from %p)", api, what, p, n, size, start);
         return ACL_SUCCESS;
     }
+    uintptr_t end;
+    if (__builtin_add_overflow((uintptr_t)p, n, &end))
+        return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %s range [%p, +%zu) wraps around the address space", api,
+                        what, p, n);
+    cn_device *d = cn_device_overlapping(p, n);
+    if (d)
+        return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: host %s range [%p, +%zu) runs into device %d's memory",
+                        api, what, p, n, d->id);
     void *start;
     size_t size;
-    if (cn_host_mem_lookup(p, &start, &size))
+    if (cn_host_mem_lookup(p, &start, &size)) {
         info->pinned = true;
+        if (n > size)
+            return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %s range [%p, +%zu) runs past the end of its "
+                            "aclrtMallocHost allocation (%zu bytes)", api, what, p, n, size);
+    }
     return ACL_SUCCESS;
 }
 
@@ -328,11 +343,11 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *
 static aclError wait_stream_position(cn_stream *s, const char *api)
 {
     const cannon_stream_iface *si = cn_drv()->stream;
-    pthread_mutex_lock(&g_rt.lock);
+    pthread_mutex_lock(&s->calls_lock);
     if (!s->fence && si->event_create(s->ctx->dev->drv, 0, &s->fence) != 0)
         s->fence = NULL;
     cannon_drv_event *fence = s->fence;
-    pthread_mutex_unlock(&g_rt.lock);
+    pthread_mutex_unlock(&s->calls_lock);
     if (!fence)
         return cn_error(ACL_ERROR_RT_NO_EVENT_RESOURCE, "%s: cannot create the stream's fence event", api);
     int drc = si->enqueue_record(s->drv, fence);
@@ -356,18 +371,22 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const v
             cn_obj_put(&s->obj);
         return rc;
     }
-    int drc = cn_drv()->stream->enqueue_copy(s->drv, dst, src, count);
-    if (drc != 0) {
-        rc = cn_error(drc, "aclrtMemcpyAsync: the driver could not enqueue the copy");
-    } else {
-        /* As in CANN: with pageable host memory the call returns only once the copy is done, so
-         * the caller may reuse or free its buffer. Pinned memory and device-only copies stay
-         * asynchronous. HOST_TO_BUF_TO_DEVICE promises the same for any host buffer. */
-        bool host_dst_pageable = !di.dev && !di.pinned;
-        bool host_src_pageable = !si.dev && !si.pinned;
-        if (host_dst_pageable || host_src_pageable || kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
-            rc = wait_stream_position(s, "aclrtMemcpyAsync");
+    /* As in CANN: with pageable host memory the call returns only once the copy is done, so
+     * the caller may reuse or free its buffer. Pinned memory and device-only copies stay
+     * asynchronous. HOST_TO_BUF_TO_DEVICE promises the same for any host buffer. */
+    bool host_dst_pageable = !di.dev && !di.pinned;
+    bool host_src_pageable = !si.dev && !si.pinned;
+    bool wait = host_dst_pageable || host_src_pageable || kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE;
+    if (wait && cn_callback_holds_stream(s)) {
+        cn_obj_put(&s->obj);
+        return cn_callback_refuse("aclrtMemcpyAsync", "a copy from or to pageable host memory waits for its "
+                                  "place on the stream, behind the callback");
     }
+    int drc = cn_drv()->stream->enqueue_copy(s->drv, dst, src, count);
+    if (drc != 0)
+        rc = cn_error(drc, "aclrtMemcpyAsync: the driver could not enqueue the copy");
+    else if (wait)
+        rc = wait_stream_position(s, "aclrtMemcpyAsync");
     cn_obj_put(&s->obj);
     return rc;
 }
@@ -382,8 +401,15 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void 
                         dpitch, spitch);
     if (width == 0 || height == 0)
         return ACL_SUCCESS;
-    /* Validate the whole extents once, then copy row by row. */
-    size_t dext = dpitch * (height - 1) + width, sext = spitch * (height - 1) + width;
+    /* Validate the whole extents once, then copy row by row. An extent that does not fit in
+     * size_t could only wrap around to a small number that passes the range checks. */
+    size_t dext, sext;
+    if (__builtin_mul_overflow(dpitch, height - 1, &dext) || __builtin_add_overflow(dext, width, &dext))
+        return cn_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtMemcpy2d: the destination extent dpitch %zu x (height %zu "
+                        "- 1) + width %zu overflows", dpitch, height, width);
+    if (__builtin_mul_overflow(spitch, height - 1, &sext) || __builtin_add_overflow(sext, width, &sext))
+        return cn_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtMemcpy2d: the source extent spitch %zu x (height %zu "
+                        "- 1) + width %zu overflows", spitch, height, width);
     ptr_info di = {0}, si = {0}; /* set by check_copy; initialised for gcc -O3, which cannot see it */
     bool noop;
     aclError rc = check_copy("aclrtMemcpy2d", dst, dext, src, sext < dext ? sext : dext, kind, &di, &si, &noop);

@@ -164,6 +164,37 @@ void cn_obj_put(cn_obj *o)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* The global lock                                                                             */
+/* ------------------------------------------------------------------------------------------ */
+
+aclError cn_lock(const char *api)
+{
+    if (CN_LIKELY(!cn_in_callback())) {
+        pthread_mutex_lock(&g_rt.lock);
+        return ACL_SUCCESS;
+    }
+    /* In a callback: wait in slices, giving up once the holder waits for stream work (it may be
+     * waiting for this very callback). A holder that does not wait finishes soon. */
+    for (;;) {
+        if (pthread_mutex_trylock(&g_rt.lock) == 0)
+            return ACL_SUCCESS;
+        if (atomic_load(&g_rt.lock_waits) > 0)
+            return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: not allowed in a host callback while another thread "
+                            "tears down (aclFinalize, a device reset, a context or stream destroy): the teardown "
+                            "waits for running callbacks, this one included (this would deadlock)", api);
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_nsec += 1000000L;
+        if (dl.tv_nsec >= 1000000000L) {
+            dl.tv_sec++;
+            dl.tv_nsec -= 1000000000L;
+        }
+        if (pthread_mutex_timedlock(&g_rt.lock, &dl) == 0)
+            return ACL_SUCCESS;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* Lifecycle                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
@@ -206,6 +237,7 @@ static void teardown_locked(void)
 {
     cn_leak_stats leaks;
     memset(&leaks, 0, sizeof(leaks));
+    cn_lock_wait_begin(); /* destroying streams waits for their running tasks */
 
     /* User objects in reverse order of creation. Default streams and primary contexts belong to
      * devices and go with them below; destroying a context takes its streams and events along, so
@@ -235,6 +267,7 @@ static void teardown_locked(void)
         }
     }
     cn_device_teardown_all_locked(&leaks);
+    cn_lock_wait_end();
     cn_host_mem_release_all(&leaks);
     cn_tls_forget();
     cn_loader_unload();
@@ -248,24 +281,26 @@ static void teardown_locked(void)
 
 ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
 {
-    pthread_mutex_lock(&g_rt.lock);
+    aclError rc = cn_lock("aclInit");
+    if (rc != ACL_SUCCESS)
+        return rc;
     if (g_rt.init_refs > 0) {
         unsigned long long refs = ++g_rt.init_refs;
-        pthread_mutex_unlock(&g_rt.lock);
+        cn_unlock();
         /* Benign by CANN's documentation: a second component initialising the runtime. */
         return cn_error(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: the runtime is already initialized "
                         "(reference count now %llu); the configuration was not re-read", refs);
     }
     cn_log_configure();
     cn_config cfg;
-    aclError rc = cn_config_load(configPath, &cfg);
+    rc = cn_config_load(configPath, &cfg);
     if (rc != ACL_SUCCESS) {
-        pthread_mutex_unlock(&g_rt.lock);
+        cn_unlock();
         return rc;
     }
     if (cfg.content_hash && g_rt.config_hash_set && cfg.content_hash != g_rt.config_hash) {
         cn_config_free(&cfg);
-        pthread_mutex_unlock(&g_rt.lock);
+        cn_unlock();
         return cn_error(ACL_ERROR_INVALID_PARAM, "aclInit: config file \"%s\" differs from the one of the first "
                         "initialization of this process; a re-initialization must use the same configuration",
                         configPath);
@@ -273,14 +308,16 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
     rc = cn_core_ensure_locked();
     if (rc != ACL_SUCCESS) {
         cn_config_free(&cfg);
-        pthread_mutex_unlock(&g_rt.lock);
+        cn_unlock();
         return rc;
     }
     if (cfg.default_device >= 0 && (uint32_t)cfg.default_device >= g_rt.device_count) {
+        int dd = cfg.default_device; /* cn_config_free resets cfg */
+        uint32_t count = g_rt.device_count;
         cn_config_free(&cfg);
-        pthread_mutex_unlock(&g_rt.lock);
-        return cn_error(ACL_ERROR_FAILURE, "aclInit: defaultDevice.default_device %d is out of range: %u device(s)",
-                        cfg.default_device, g_rt.device_count);
+        cn_unlock();
+        return cn_error(ACL_ERROR_FAILURE, "aclInit: config file \"%s\": defaultDevice.default_device %d is out of "
+                        "range: %u device(s), valid ids are 0..%u", configPath, dd, count, count ? count - 1 : 0);
     }
     if (cfg.content_hash && !g_rt.config_hash_set) {
         g_rt.config_hash = cfg.content_hash;
@@ -290,38 +327,49 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
     g_rt.config = cfg;
     cn_error_set_mode(cfg.err_msg_mode);
     g_rt.init_refs = 1;
-    pthread_mutex_unlock(&g_rt.lock);
+    cn_unlock();
     CN_LOGI("aclInit: runtime initialized (driver %s, %u device(s))", g_rt.driver.iface->name, g_rt.device_count);
     return ACL_SUCCESS;
 }
 
 ACL_FUNC_VISIBILITY aclError aclFinalize(void)
 {
+    /* A teardown from a callback would destroy the stream running it. */
+    if (cn_in_callback())
+        return cn_callback_refuse("aclFinalize", "it destroys every stream");
     pthread_mutex_lock(&g_rt.lock);
     if (g_rt.init_refs == 0 && !g_rt.core_up) {
-        pthread_mutex_unlock(&g_rt.lock);
+        cn_unlock();
         return cn_error(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: the runtime is not initialized "
                         "(never initialized, or already finalized)");
     }
     g_rt.init_refs = 0;
     teardown_locked();
-    pthread_mutex_unlock(&g_rt.lock);
+    cn_unlock();
     return ACL_SUCCESS;
 }
 
 ACL_FUNC_VISIBILITY aclError aclFinalizeReference(uint64_t *refCount)
 {
-    pthread_mutex_lock(&g_rt.lock);
+    aclError rc = cn_lock("aclFinalizeReference");
+    if (rc != ACL_SUCCESS)
+        return rc;
     if (g_rt.init_refs == 0) {
-        pthread_mutex_unlock(&g_rt.lock);
+        cn_unlock();
         if (refCount)
             *refCount = 0;
         return cn_error(ACL_ERROR_REPEAT_FINALIZE, "aclFinalizeReference: no aclInit reference is held");
     }
+    if (g_rt.init_refs == 1 && cn_in_callback()) {
+        cn_unlock();
+        if (refCount)
+            *refCount = 1;
+        return cn_callback_refuse("aclFinalizeReference", "dropping the last reference destroys every stream");
+    }
     uint64_t left = --g_rt.init_refs;
     if (left == 0)
         teardown_locked();
-    pthread_mutex_unlock(&g_rt.lock);
+    cn_unlock();
     if (refCount)
         *refCount = left;
     return ACL_SUCCESS;

@@ -17,6 +17,7 @@ typedef struct cn_report_item {
     bool block;
     bool done;       /* BLOCK items: set by the processing thread (or by cancellation) */
     cn_report_queue *queue;
+    cn_stream *stream; /* identity only: a BLOCK callback holds up this stream */
     struct cn_report_item *next;
 } cn_report_item;
 
@@ -107,6 +108,123 @@ static int callback_task(void *arg)
     return 0;
 }
 
+static void report_item_drop(cn_report_item *it)
+{
+    pthread_mutex_lock(&g_rep_lock);
+    queue_put_locked(it->queue);
+    pthread_mutex_unlock(&g_rep_lock);
+    cn_free(it);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Host calls: every host function a stream runs (aclrtLaunchHostFunc, cannonLaunchHostTask,    */
+/* and the delivery of aclrtLaunchCallback items) goes through one record, listed on its stream */
+/* until it starts. The list tells a teardown what the driver dropped (reported, and freed), and */
+/* the running count lets it wait for callbacks in flight before the stream goes.               */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef enum { CALL_TASK, CALL_HOST_FUNC, CALL_REPORT } call_kind;
+
+struct cn_host_call {
+    call_kind kind;
+    cannon_host_task_fn task;   /* CALL_TASK */
+    aclrtHostFunc host_func;    /* CALL_HOST_FUNC */
+    void *arg;                  /* CALL_REPORT: the cn_report_item */
+    cn_stream *stream;
+    cn_host_call *prev, *next;  /* the stream's list while not started, under its calls_lock */
+};
+
+static void call_unlink_locked(cn_stream *s, cn_host_call *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else if (s->calls == c)
+        s->calls = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+}
+
+/* Free a call that will not run, and what only it owns. */
+static void call_drop(cn_host_call *c)
+{
+    if (c->kind == CALL_REPORT)
+        report_item_drop(c->arg);
+    cn_free(c);
+}
+
+/* The driver task of every host call. The stream stays alive while it runs: the creation
+ * reference goes only in cn_stream_destroy_locked, which waits for running calls first. */
+static int host_call_run(void *arg)
+{
+    cn_host_call *c = arg;
+    cn_stream *s = c->stream;
+    pthread_mutex_lock(&s->calls_lock);
+    call_unlink_locked(s, c);
+    if (s->dropping) {
+        s->dropped++;
+        pthread_mutex_unlock(&s->calls_lock);
+        call_drop(c);
+        return 0;
+    }
+    s->running++;
+    pthread_mutex_unlock(&s->calls_lock);
+    int r = 0;
+    if (c->kind == CALL_REPORT) {
+        /* Only hands the item to the subscribed thread (and waits for a BLOCK one). */
+        r = callback_task(c->arg);
+    } else {
+        cn_cb_frame f;
+        cn_callback_enter(&f, s, true);
+        if (c->kind == CALL_HOST_FUNC)
+            c->host_func(c->arg);
+        else
+            r = c->task(c->arg);
+        cn_callback_leave(&f);
+    }
+    cn_free(c);
+    pthread_mutex_lock(&s->calls_lock);
+    if (--s->running == 0)
+        pthread_cond_broadcast(&s->calls_idle);
+    pthread_mutex_unlock(&s->calls_lock);
+    return r;
+}
+
+/* Enqueue c on s (referenced by the caller). On failure c is not listed and still the caller's. */
+static aclError call_enqueue(const char *api, cn_stream *s, cn_host_call *c, uint32_t flags)
+{
+    c->stream = s;
+    c->prev = NULL;
+    pthread_mutex_lock(&s->calls_lock);
+    c->next = s->calls;
+    if (s->calls)
+        s->calls->prev = c;
+    s->calls = c;
+    pthread_mutex_unlock(&s->calls_lock);
+    const cannon_stream_iface *si = cn_drv()->stream;
+    /* The flags are hints: a driver without enqueue_host_ex runs the task on its stream thread. */
+    int drc = flags != 0 && si->enqueue_host_ex != NULL ? si->enqueue_host_ex(s->drv, host_call_run, c, flags)
+                                                        : si->enqueue_host(s->drv, host_call_run, c);
+    if (drc == 0)
+        return ACL_SUCCESS;
+    pthread_mutex_lock(&s->calls_lock);
+    call_unlink_locked(s, c);
+    pthread_mutex_unlock(&s->calls_lock);
+    return cn_error(drc, "%s: the driver could not enqueue the task", api);
+}
+
+/* Wait until no host call of s runs (on any thread). With drop_rest, calls that have not started
+ * are dropped when the stream reaches them. */
+static void calls_wait_idle(cn_stream *s, bool drop_rest)
+{
+    pthread_mutex_lock(&s->calls_lock);
+    if (drop_rest)
+        s->dropping = true;
+    while (s->running > 0)
+        pthread_cond_wait(&s->calls_idle, &s->calls_lock);
+    pthread_mutex_unlock(&s->calls_lock);
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
 {
     cn_stream *s = NULL;
@@ -188,16 +306,20 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userDat
     if (rc != ACL_SUCCESS)
         return rc;
     cn_report_item *it = cn_calloc(1, sizeof(*it));
-    if (!it) {
+    cn_host_call *call = it ? cn_calloc(1, sizeof(*call)) : NULL;
+    if (!call) {
+        cn_free(it);
         cn_obj_put(&s->obj);
         return cn_error(ACL_ERROR_BAD_ALLOC, "aclrtLaunchCallback: out of memory");
     }
     it->fn = fn;
     it->user_data = userData;
     it->block = blockType == ACL_CALLBACK_BLOCK;
+    it->stream = s;
     pthread_mutex_lock(&g_rep_lock);
     if (!s->has_subscriber) {
         pthread_mutex_unlock(&g_rep_lock);
+        cn_free(call);
         cn_free(it);
         cn_obj_put(&s->obj);
         return cn_error(ACL_ERROR_RT_STREAM_NO_CB_REG, "aclrtLaunchCallback: no thread is subscribed to stream %p; "
@@ -206,14 +328,11 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userDat
     it->queue = s->reports;
     it->queue->refs++;
     pthread_mutex_unlock(&g_rep_lock);
-    int drc = cn_drv()->stream->enqueue_host(s->drv, callback_task, it);
-    if (drc != 0) {
-        pthread_mutex_lock(&g_rep_lock);
-        queue_put_locked(it->queue);
-        pthread_mutex_unlock(&g_rep_lock);
-        cn_free(it);
-        rc = cn_error(drc, "aclrtLaunchCallback: the driver could not enqueue the callback");
-    }
+    call->kind = CALL_REPORT;
+    call->arg = it;
+    rc = call_enqueue("aclrtLaunchCallback", s, call, 0);
+    if (rc != ACL_SUCCESS)
+        call_drop(call);
     cn_obj_put(&s->obj);
     return rc;
 }
@@ -259,7 +378,16 @@ ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout)
         if (!q->head)
             q->tail = NULL;
         pthread_mutex_unlock(&g_rep_lock);
-        it->fn(it->user_data);
+        if (it->block) {
+            /* The stream waits for this one: the host-callback rules apply (no context
+             * adoption: this is the application's thread, with its own current context). */
+            cn_cb_frame f;
+            cn_callback_enter(&f, it->stream, false);
+            it->fn(it->user_data);
+            cn_callback_leave(&f);
+        } else {
+            it->fn(it->user_data);
+        }
         pthread_mutex_lock(&g_rep_lock);
         if (it->block) {
             it->done = true;
@@ -287,7 +415,21 @@ static void stream_release(cn_obj *o)
     /* Whoever drops the last reference ends the stream; pending work was waited for (or
      * deliberately discarded) by the destroy call that unregistered it. */
     d->stream->destroy(s->drv, 1);
+    /* Host calls still listed were discarded by the driver: free them, and say so. */
+    size_t dropped = s->dropped;
+    for (cn_host_call *c = s->calls, *next; c; c = next) {
+        next = c->next;
+        call_drop(c);
+        dropped++;
+    }
+    if (dropped)
+        CN_LOGW("stream %p was destroyed with %zu queued host callback(s) that never ran; they were dropped",
+                (void *)s, dropped);
+    pthread_cond_destroy(&s->calls_idle);
+    pthread_mutex_destroy(&s->calls_lock);
+    cn_device *dev = s->dev;
     cn_free(s);
+    cn_device_obj_remove(dev);
 }
 
 aclError cn_stream_create_locked(cn_context *ctx, bool is_default, uint32_t flags, cn_stream **out)
@@ -297,6 +439,7 @@ aclError cn_stream_create_locked(cn_context *ctx, bool is_default, uint32_t flag
         return cn_error(ACL_ERROR_BAD_ALLOC, "out of memory creating a stream");
     cn_obj_init(&s->obj, CN_KIND_STREAM, stream_release);
     s->ctx = ctx;
+    s->dev = ctx->dev;
     s->is_default = is_default;
     s->flags = flags;
     int drc = cn_drv()->stream->create(ctx->dev->drv, flags, &s->drv);
@@ -305,23 +448,41 @@ aclError cn_stream_create_locked(cn_context *ctx, bool is_default, uint32_t flag
         return cn_error(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "device %d: the driver could not create a stream (error %d)",
                         ctx->dev->id, drc);
     }
+    pthread_mutex_init(&s->calls_lock, NULL);
+    pthread_cond_init(&s->calls_idle, NULL);
     aclError rc = cn_obj_register(&s->obj);
     if (rc != ACL_SUCCESS) {
         cn_drv()->stream->destroy(s->drv, 1);
+        pthread_cond_destroy(&s->calls_idle);
+        pthread_mutex_destroy(&s->calls_lock);
         cn_free(s);
         return cn_error(rc, "out of memory registering a stream");
     }
+    cn_device_obj_add(s->dev);
     *out = s;
     return ACL_SUCCESS;
 }
 
 void cn_stream_destroy_locked(cn_stream *s, bool force)
 {
+    cn_lock_wait_begin(); /* callbacks that need g_rt.lock give up instead of waiting for us */
     if (!force)
         cn_drv()->stream->synchronize(s->drv, -1, NULL, 0);
     stream_unsubscribe(s);
+    cn_obj_ref(&s->obj); /* ours, while callbacks in flight finish */
     cn_obj_unregister(&s->obj);
-    cn_obj_put(&s->obj);
+    cn_obj_put(&s->obj); /* the creation reference */
+    if (cn_callback_holds_stream(s)) {
+        /* The API entry points refuse this (cn_callback_refuse); waiting for ourselves would
+         * hang, and ending the stream would free the task this thread is running. Keep it. */
+        CN_LOGE("internal error: stream %p destroyed from its own callback; it is kept", (void *)s);
+    } else {
+        /* A running callback may hold a reference of its own: the stream (and the memory and
+         * context it uses) must outlive it, whoever drops the last reference. */
+        calls_wait_idle(s, force);
+        cn_obj_put(&s->obj); /* usually the last: ends the driver stream and its thread */
+    }
+    cn_lock_wait_end();
 }
 
 aclError cn_stream_resolve(aclrtStream stream, const char *api, cn_stream **out)
@@ -365,7 +526,11 @@ static aclError create_stream(const char *api, aclrtStream *stream, uint32_t fla
     aclError rc = cn_require_context(api, &c);
     if (rc != ACL_SUCCESS)
         return rc;
-    pthread_mutex_lock(&g_rt.lock);
+    rc = cn_lock(api);
+    if (rc != ACL_SUCCESS) {
+        cn_obj_put(&c->obj);
+        return rc;
+    }
     cn_stream *s = NULL;
     /* The context may have been destroyed between the lookup and the lock. */
     cn_obj *check = cn_obj_get(c, CN_KIND_CONTEXT);
@@ -375,7 +540,7 @@ static aclError create_stream(const char *api, aclrtStream *stream, uint32_t fla
         cn_obj_put(check);
         rc = cn_stream_create_locked(c, false, flags, &s);
     }
-    pthread_mutex_unlock(&g_rt.lock);
+    cn_unlock();
     cn_obj_put(&c->obj);
     if (rc == ACL_SUCCESS)
         *stream = s;
@@ -401,18 +566,30 @@ static aclError destroy_stream(const char *api, aclrtStream stream, bool force)
         cn_obj_put(&s->obj);
         return cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p is a default stream; it goes with its context", api, stream);
     }
+    if (cn_callback_holds_stream(s)) {
+        cn_obj_put(&s->obj);
+        return cn_callback_refuse(api, "the stream is the one running the callback");
+    }
     /* Wait outside the global lock: the stream's pending work may need other runtime calls
      * (a callback thread) to finish. */
     if (!force)
         cn_drv()->stream->synchronize(s->drv, -1, NULL, 0);
-    pthread_mutex_lock(&g_rt.lock);
-    aclError rc = ACL_SUCCESS;
-    if (cn_obj_is_registered(&s->obj))
+    /* No reference while waiting for the lock (a teardown holding it may wait for the stream's
+     * references); look the handle up again under it, by id so a new stream at the same address
+     * is not taken for this one. */
+    uint64_t id = s->obj.id;
+    cn_obj_put(&s->obj);
+    aclError rc = cn_lock(api);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    s = (cn_stream *)cn_obj_get(stream, CN_KIND_STREAM);
+    if (s && s->obj.id == id)
         cn_stream_destroy_locked(s, true);
     else
         rc = cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p was destroyed by another thread meanwhile", api, stream);
-    pthread_mutex_unlock(&g_rt.lock);
-    cn_obj_put(&s->obj);
+    cn_unlock();
+    if (s)
+        cn_obj_put(&s->obj);
     return rc;
 }
 
@@ -423,15 +600,24 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamForce(aclrtStream stream)
     return destroy_stream("aclrtDestroyStreamForce", stream, true);
 }
 
-ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream)
+/* A synchronize of the stream running the calling callback could never finish. */
+static aclError sync_stream(const char *api, aclrtStream stream, int32_t timeout)
 {
     cn_stream *s = NULL;
-    aclError rc = cn_stream_resolve(stream, "aclrtSynchronizeStream", &s);
+    aclError rc = cn_stream_resolve(stream, api, &s);
     if (rc != ACL_SUCCESS)
         return rc;
-    rc = cn_stream_sync(s, -1, "aclrtSynchronizeStream");
+    if (cn_callback_holds_stream(s))
+        rc = cn_callback_refuse(api, "the stream is the one running the callback");
+    else
+        rc = cn_stream_sync(s, timeout, api);
     cn_obj_put(&s->obj);
     return rc;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream)
+{
+    return sync_stream("aclrtSynchronizeStream", stream, -1);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
@@ -439,13 +625,7 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream strea
     if (timeout == 0 || timeout < -1)
         return cn_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtSynchronizeStreamWithTimeout: timeout %d ms is invalid "
                         "(use -1 to wait forever or a positive number of milliseconds)", timeout);
-    cn_stream *s = NULL;
-    aclError rc = cn_stream_resolve(stream, "aclrtSynchronizeStreamWithTimeout", &s);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    rc = cn_stream_sync(s, timeout, "aclrtSynchronizeStreamWithTimeout");
-    cn_obj_put(&s->obj);
-    return rc;
+    return sync_stream("aclrtSynchronizeStreamWithTimeout", stream, timeout);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
@@ -472,8 +652,10 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamSta
 static void event_release(cn_obj *o)
 {
     cn_event *e = (cn_event *)o;
+    cn_device *dev = e->dev;
     cn_drv()->stream->event_destroy(e->drv);
     cn_free(e);
+    cn_device_obj_remove(dev);
 }
 
 static aclError create_event(const char *api, aclrtEvent *event, uint32_t flags)
@@ -491,28 +673,35 @@ static aclError create_event(const char *api, aclrtEvent *event, uint32_t flags)
     }
     cn_obj_init(&e->obj, CN_KIND_EVENT, event_release);
     e->ctx = c;
+    e->dev = c->dev;
     e->flags = flags;
-    int drc = cn_drv()->stream->event_create(c->dev->drv, (flags & ACL_EVENT_TIME_LINE) ? CANNON_DRV_EVENT_TIMING : 0,
-                                             &e->drv);
-    if (drc != 0 || !e->drv) {
-        cn_free(e);
-        cn_obj_put(&c->obj);
-        return cn_error(ACL_ERROR_RT_NO_EVENT_RESOURCE, "%s: the driver could not create an event (error %d)", api, drc);
+    /* The driver event is made under the lock, once the context is known to be alive: made
+     * before, a teardown in between would end it with the device. */
+    rc = cn_lock(api);
+    if (rc == ACL_SUCCESS) {
+        cn_obj *check = cn_obj_get(c, CN_KIND_CONTEXT);
+        if (!check) {
+            rc = cn_error(ACL_ERROR_RT_CONTEXT_NULL, "%s: the current context was destroyed", api);
+        } else {
+            cn_obj_put(check);
+            int drc = cn_drv()->stream->event_create(c->dev->drv,
+                                                     (flags & ACL_EVENT_TIME_LINE) ? CANNON_DRV_EVENT_TIMING : 0,
+                                                     &e->drv);
+            if (drc != 0 || !e->drv) {
+                e->drv = NULL;
+                rc = cn_error(ACL_ERROR_RT_NO_EVENT_RESOURCE, "%s: the driver could not create an event (error %d)",
+                              api, drc);
+            } else if ((rc = cn_obj_register(&e->obj)) != ACL_SUCCESS) {
+                cn_drv()->stream->event_destroy(e->drv);
+                cn_error(rc, "%s: out of memory registering the event", api);
+            } else {
+                cn_device_obj_add(e->dev);
+            }
+        }
+        cn_unlock();
     }
-    pthread_mutex_lock(&g_rt.lock);
-    cn_obj *check = cn_obj_get(c, CN_KIND_CONTEXT);
-    if (!check) {
-        rc = cn_error(ACL_ERROR_RT_CONTEXT_NULL, "%s: the current context was destroyed", api);
-    } else {
-        cn_obj_put(check);
-        rc = cn_obj_register(&e->obj);
-        if (rc != ACL_SUCCESS)
-            cn_error(rc, "%s: out of memory registering the event", api);
-    }
-    pthread_mutex_unlock(&g_rt.lock);
     cn_obj_put(&c->obj);
     if (rc != ACL_SUCCESS) {
-        cn_drv()->stream->event_destroy(e->drv);
         cn_free(e);
         return rc;
     }
@@ -558,13 +747,20 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event)
     aclError rc = get_event("aclrtDestroyEvent", event, &e);
     if (rc != ACL_SUCCESS)
         return rc;
-    pthread_mutex_lock(&g_rt.lock);
-    if (cn_obj_is_registered(&e->obj))
+    /* As for streams: no reference while waiting for the lock, and the same object after it. */
+    uint64_t id = e->obj.id;
+    cn_obj_put(&e->obj);
+    rc = cn_lock("aclrtDestroyEvent");
+    if (rc != ACL_SUCCESS)
+        return rc;
+    e = (cn_event *)cn_obj_get(event, CN_KIND_EVENT);
+    if (e && e->obj.id == id)
         cn_event_destroy_locked(e);
     else
         rc = cn_error(ACL_ERROR_INVALID_PARAM, "aclrtDestroyEvent: %p was destroyed by another thread meanwhile", event);
-    pthread_mutex_unlock(&g_rt.lock);
-    cn_obj_put(&e->obj);
+    cn_unlock();
+    if (e)
+        cn_obj_put(&e->obj);
     return rc;
 }
 
@@ -581,11 +777,20 @@ static aclError event_on_stream(const char *api, aclrtEvent event, aclrtStream s
         return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: event %p was created without ACL_EVENT_SYNC and cannot be "
                         "waited on", api, event);
     }
+    /* Resolving a NULL stream may take the lock (a first use of the default device): not with
+     * the event referenced (see cn_device_obj_add). Look it up again afterwards. */
+    uint64_t id = e->obj.id;
+    cn_obj_put(&e->obj);
     cn_stream *s = NULL;
     rc = cn_stream_resolve(stream, api, &s);
-    if (rc != ACL_SUCCESS) {
-        cn_obj_put(&e->obj);
+    if (rc != ACL_SUCCESS)
         return rc;
+    e = (cn_event *)cn_obj_get(event, CN_KIND_EVENT);
+    if (!e || e->obj.id != id) {
+        if (e)
+            cn_obj_put(&e->obj);
+        cn_obj_put(&s->obj);
+        return cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p was destroyed by another thread meanwhile", api, event);
     }
     const cannon_stream_iface *si = cn_drv()->stream;
     event_enqueue_fn fn = which == 0 ? si->enqueue_record : which == 1 ? si->enqueue_wait : si->enqueue_reset;
@@ -626,13 +831,41 @@ ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventR
     return ACL_SUCCESS;
 }
 
+/* How often a waiter checks whether another thread destroyed the event it waits for. */
+#define CN_EVENT_WAIT_SLICE_MS 10
+
 static aclError sync_event(const char *api, aclrtEvent event, int32_t timeout)
 {
     cn_event *e = NULL;
     aclError rc = get_event(api, event, &e);
     if (rc != ACL_SUCCESS)
         return rc;
-    int drc = cn_drv()->stream->event_synchronize(e->drv, timeout);
+    /* Wait in slices: the event may be destroyed by another thread meanwhile (our reference keeps
+     * it valid), and then the wait ends with an error instead of waiting on for a record whose
+     * result nobody can observe any more. Completion still ends a slice at once. */
+    uint64_t deadline = timeout > 0 ? cn_now_ns() + (uint64_t)timeout * 1000000ull : 0;
+    int drc;
+    for (;;) {
+        int32_t slice = CN_EVENT_WAIT_SLICE_MS;
+        if (timeout > 0) {
+            uint64_t now = cn_now_ns();
+            uint64_t left_ms = now >= deadline ? 0 : (deadline - now + 999999) / 1000000;
+            if (left_ms == 0) {
+                drc = ACL_ERROR_RT_EVENT_SYNC_TIMEOUT;
+                break;
+            }
+            if (left_ms < (uint64_t)slice)
+                slice = (int32_t)left_ms;
+        }
+        drc = cn_drv()->stream->event_synchronize(e->drv, slice);
+        if (drc != ACL_ERROR_RT_EVENT_SYNC_TIMEOUT)
+            break;
+        if (!cn_obj_is_registered(&e->obj)) {
+            cn_obj_put(&e->obj);
+            return cn_error(ACL_ERROR_INVALID_PARAM, "%s: event %p was destroyed by another thread while this call "
+                            "waited for it", api, event);
+        }
+    }
     if (drc == ACL_ERROR_RT_EVENT_SYNC_TIMEOUT)
         rc = cn_error(drc, "%s: event %p did not complete within %d ms", api, event, timeout);
     else if (drc != 0)
@@ -730,17 +963,20 @@ static aclError launch_host(const char *api, aclrtStream stream, cannon_host_tas
         return cn_error(ACL_ERROR_INVALID_PARAM, "%s: fn is NULL", api);
     if (flags & ~CANNON_HOST_TASK_ANY_THREAD)
         return cn_error(ACL_ERROR_INVALID_PARAM, "%s: unknown flags 0x%x", api, (unsigned)flags);
+    cn_host_call *c = cn_calloc(1, sizeof(*c));
+    if (!c)
+        return cn_error(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
+    c->kind = CALL_TASK;
+    c->task = fn;
+    c->arg = arg;
     cn_stream *s = NULL;
     aclError rc = cn_stream_resolve(stream, api, &s);
+    if (rc == ACL_SUCCESS) {
+        rc = call_enqueue(api, s, c, flags);
+        cn_obj_put(&s->obj);
+    }
     if (rc != ACL_SUCCESS)
-        return rc;
-    const cannon_stream_iface *si = cn_drv()->stream;
-    /* The flags are hints: a driver without enqueue_host_ex runs the task on its stream thread. */
-    int drc = flags != 0 && si->enqueue_host_ex != NULL ? si->enqueue_host_ex(s->drv, fn, arg, flags)
-                                                        : si->enqueue_host(s->drv, fn, arg);
-    if (drc != 0)
-        rc = cn_error(drc, "%s: the driver could not enqueue the task", api);
-    cn_obj_put(&s->obj);
+        cn_free(c);
     return rc;
 }
 
@@ -754,31 +990,25 @@ CANNON_API aclError cannonLaunchHostTaskEx(aclrtStream stream, cannon_host_task_
     return launch_host("cannonLaunchHostTaskEx", stream, fn, arg, flags);
 }
 
-typedef struct host_func_call {
-    aclrtHostFunc fn;
-    void *args;
-} host_func_call;
-
-static int host_func_task(void *arg)
-{
-    host_func_call call = *(host_func_call *)arg;
-    cn_free(arg);
-    call.fn(call.args);
-    return 0;
-}
-
 ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
 {
+    const char *api = "aclrtLaunchHostFunc";
     if (!fn)
-        return cn_error(ACL_ERROR_INVALID_PARAM, "aclrtLaunchHostFunc: fn is NULL");
-    host_func_call *call = cn_malloc(sizeof(*call));
-    if (!call)
-        return cn_error(ACL_ERROR_BAD_ALLOC, "aclrtLaunchHostFunc: out of memory");
-    call->fn = fn;
-    call->args = args;
-    aclError rc = cannonLaunchHostTask(stream, host_func_task, call);
+        return cn_error(ACL_ERROR_INVALID_PARAM, "%s: fn is NULL", api);
+    cn_host_call *c = cn_calloc(1, sizeof(*c));
+    if (!c)
+        return cn_error(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
+    c->kind = CALL_HOST_FUNC;
+    c->host_func = fn;
+    c->arg = args;
+    cn_stream *s = NULL;
+    aclError rc = cn_stream_resolve(stream, api, &s);
+    if (rc == ACL_SUCCESS) {
+        rc = call_enqueue(api, s, c, 0);
+        cn_obj_put(&s->obj);
+    }
     if (rc != ACL_SUCCESS)
-        cn_free(call);
+        cn_free(c);
     return rc;
 }
 

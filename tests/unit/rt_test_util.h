@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -226,6 +227,48 @@ static inline pthread_t rt_thread_start(void *(*fn)(void *), void *arg)
 }
 
 static inline void rt_thread_join(pthread_t t) { assert_int_equal(pthread_join(t, NULL), 0); }
+
+/* ---- hang detection ------------------------------------------------------------------------ */
+
+/* A deadlock must end as a test failure, not as a suite that hangs until CTest's timeout: arm a
+ * watchdog before a step that could hang and disarm it after. When it fires it names the step
+ * on stderr and ends the program with status 1 (the runtime cannot be torn down after a
+ * deadlock, so there is nothing to return to). */
+static const char *volatile rt_watchdog_what_;
+
+static inline void rt_watchdog_fire_(int sig)
+{
+    (void)sig;
+    static const char head[] = "\nwatchdog: still blocked after the time limit (deadlock?): ";
+    const char *what = rt_watchdog_what_ ? rt_watchdog_what_ : "?";
+    ssize_t w = write(2, head, sizeof(head) - 1);
+    w = write(2, what, strlen(what));
+    w = write(2, "\n", 1);
+    (void)w;
+    _exit(1);
+}
+
+static inline void rt_watchdog_arm(unsigned seconds, const char *what)
+{
+    rt_watchdog_what_ = what;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = rt_watchdog_fire_;
+    sigemptyset(&sa.sa_mask);
+    assert_int_equal(sigaction(SIGALRM, &sa, NULL), 0);
+    alarm(seconds);
+}
+
+static inline void rt_watchdog_disarm(void) { alarm(0); }
+
+/* Run only the tests whose names match $CANNON_TEST_FILTER (a cmocka pattern, '*' and '?'), for
+ * running one case of a program by hand. */
+static inline void rt_apply_test_filter(void)
+{
+    const char *f = getenv("CANNON_TEST_FILTER");
+    if (f && *f)
+        cmocka_set_test_filter(f);
+}
 
 /* Whether haystack (may be NULL) contains needle. */
 static inline bool rt_contains(const char *haystack, const char *needle)

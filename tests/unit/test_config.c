@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,122 @@ static void test_too_large(void **state)
     assert_int_equal(cn_config_load(tmpl, &c), ACL_ERROR_INVALID_FILE_SIZE);
     assert_default(&c);
     unlink(tmpl);
+}
+
+/* Only regular files are read: a FIFO would block the open (and aclInit holds the runtime's
+ * lock meanwhile), a device could be endless. The watchdog turns a hang into a failure. */
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char m[] = "\nwatchdog: cn_config_load blocked on a non-regular file\n";
+    ssize_t w = write(2, m, sizeof m - 1);
+    (void)w;
+    _exit(1);
+}
+
+static void expect_not_regular(const char *path)
+{
+    signal(SIGALRM, on_alarm);
+    alarm(20);
+    cn_config c;
+    memset(&c, 0x5a, sizeof c);
+    aclError rc = cn_config_load(path, &c);
+    alarm(0);
+    const char *msg = cn_error_take_recent();
+    if (rc != ACL_ERROR_INVALID_FILE)
+        fail_msg("%s: got %d, want %d (%s)", path, (int)rc, (int)ACL_ERROR_INVALID_FILE, msg ? msg : "");
+    assert_default(&c);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "not a regular file"));
+}
+
+static void test_special_files(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cannon_cfg_fifo_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fifo[sizeof dir + 16];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    expect_not_regular(fifo);
+    expect_not_regular("/dev/null");
+    expect_not_regular("/dev/zero");
+    expect_not_regular(dir);
+    /* A symbolic link to a regular file is read; one to a FIFO is not. */
+    char link_fifo[sizeof dir + 16], link_ok[sizeof dir + 16];
+    snprintf(link_fifo, sizeof link_fifo, "%s/lf", dir);
+    snprintf(link_ok, sizeof link_ok, "%s/lo", dir);
+    assert_int_equal(symlink(fifo, link_fifo), 0);
+    assert_int_equal(symlink(fixture("err_msg_mode_1.json"), link_ok), 0);
+    expect_not_regular(link_fifo);
+    cn_config c;
+    assert_int_equal(cn_config_load(link_ok, &c), ACL_SUCCESS);
+    assert_int_equal(c.err_msg_mode, 1);
+    cn_config_free(&c);
+    unlink(link_fifo);
+    unlink(link_ok);
+    unlink(fifo);
+    rmdir(dir);
+}
+
+/* The size limit (1 MiB) holds for the file as read, not only as stat'ed. */
+static void test_size_limit(void **state)
+{
+    (void)state;
+    char tmpl[] = "/tmp/cannon_cfg_XXXXXX";
+    int fd = mkstemp(tmpl);
+    assert_true(fd >= 0);
+    /* Exactly the limit: whitespace around an object is a valid (default) config. */
+    size_t limit = (size_t)1 << 20;
+    char *buf = malloc(limit + 1);
+    assert_non_null(buf);
+    memset(buf, ' ', limit + 1);
+    buf[0] = '{';
+    buf[1] = '}';
+    assert_int_equal(write(fd, buf, limit), (ssize_t)limit);
+    cn_config c;
+    assert_int_equal(cn_config_load(tmpl, &c), ACL_SUCCESS);
+    cn_config_free(&c);
+    /* One byte more. */
+    assert_int_equal(write(fd, buf + 2, 1), 1);
+    close(fd);
+    assert_int_equal(cn_config_load(tmpl, &c), ACL_ERROR_INVALID_FILE_SIZE);
+    assert_default(&c);
+    const char *msg = cn_error_take_recent();
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "1048576"));
+    free(buf);
+    unlink(tmpl);
+}
+
+/* cJSON decodes \u0000 into a NUL byte, so "1\u0000x" would read as "1": every string of the
+ * file is checked, and the message names the key. */
+static void expect_nul(const char *name, aclError want, const char *key)
+{
+    cn_config c;
+    memset(&c, 0x5a, sizeof c);
+    aclError rc = cn_config_load(fixture(name), &c);
+    const char *msg = cn_error_take_recent();
+    if (rc != want)
+        fail_msg("%s: got %d, want %d (%s)", name, (int)rc, (int)want, msg ? msg : "");
+    assert_default(&c);
+    assert_non_null(msg);
+    if (!strstr(msg, key) || !strstr(msg, "NUL"))
+        fail_msg("%s: the message does not name %s and the NUL: %s", name, key, msg);
+}
+
+static void test_embedded_nul(void **state)
+{
+    (void)state;
+    expect_nul("err_msg_mode_nul.json", ACL_ERROR_INVALID_PARAM, "err_msg_mode");
+    expect_nul("key_nul.json", ACL_ERROR_PARSE_FILE, "err_msg_mode");
+    expect_nul("dump_path_nul.json", ACL_ERROR_INVALID_DUMP_CONFIG, "dump.dump_path");
+    expect_nul("default_device_nul.json", ACL_ERROR_FAILURE, "defaultDevice.default_device");
+    expect_nul("unknown_value_nul.json", ACL_ERROR_PARSE_FILE, "unknown");
+    /* An escaped backslash followed by "u0000" is ordinary text. */
+    cn_config c = load("dump_path_escaped_backslash.json", ACL_SUCCESS);
+    assert_string_equal(c.dump_path, "out\\u0000put");
+    cn_config_free(&c);
 }
 
 static void test_empty_whitespace_and_braces(void **state)
@@ -444,6 +561,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_directory_as_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_too_large, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_special_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_size_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_embedded_nul, setup, teardown),
         cmocka_unit_test_setup_teardown(test_empty_whitespace_and_braces, setup, teardown),
         cmocka_unit_test_setup_teardown(test_content_hash, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
@@ -460,5 +580,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_full_config, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fault_injection, setup, teardown),
     };
+    if (getenv("CANNON_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("CANNON_TEST_FILTER"));
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

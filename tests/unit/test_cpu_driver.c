@@ -746,6 +746,97 @@ static void test_destroy_pending(void **state)
     drv->fini();
 }
 
+/* A range whose end wraps the address space, or one that starts in the device's arena and runs
+ * past its end, is refused by the copy and fill entry points (the runtime checks allocations; the
+ * driver keeps its own arena). */
+static void test_copy_ranges(void **state)
+{
+    (void)state;
+    cannon_drv_device *dev = open_dev0();
+    const cannon_memory_iface *m = drv->memory;
+    void *base;
+    size_t size;
+    assert_int_equal(m->arena(dev, &base, &size), 0);
+    unsigned char host[64] = {0};
+    void *top = (void *)(UINTPTR_MAX - 15);
+    unsigned char *end = (unsigned char *)base + size;
+    assert_int_equal(m->copy(dev, base, top, 64), ACL_ERROR_INVALID_PARAM);
+    assert_int_equal(m->copy(dev, top, base, 64), ACL_ERROR_INVALID_PARAM);
+    assert_int_equal(m->fill(dev, top, 0, 64), ACL_ERROR_INVALID_PARAM);
+    assert_int_equal(m->copy(dev, end - 32, host, 64), ACL_ERROR_INVALID_PARAM);
+    assert_int_equal(m->copy(dev, host, end - 32, 64), ACL_ERROR_INVALID_PARAM);
+    assert_int_equal(m->fill(dev, end - 32, 0, 64), ACL_ERROR_INVALID_PARAM);
+    assert_int_equal(m->fill(dev, base, 0, SIZE_MAX), ACL_ERROR_INVALID_PARAM);
+    /* Up to the last byte is fine. */
+    assert_int_equal(m->fill(dev, end - 64, 0x5a, 64), 0);
+    assert_int_equal(m->copy(dev, host, end - 64, 64), 0);
+    assert_int_equal(host[63], 0x5a);
+
+    cannon_drv_stream *s = NULL;
+    assert_int_equal(st->create(dev, 0, &s), 0);
+    assert_int_equal(st->enqueue_copy(s, base, top, 64), ACL_ERROR_INVALID_PARAM);
+    assert_int_equal(st->enqueue_copy(s, end - 32, host, 64), ACL_ERROR_INVALID_PARAM);
+    assert_int_equal(st->enqueue_fill(s, top, 0, 64), ACL_ERROR_INVALID_PARAM);
+    assert_int_equal(st->enqueue_fill(s, end - 32, 0, 64), ACL_ERROR_INVALID_PARAM);
+    assert_int_equal(st->synchronize(s, 5000, NULL, 0), 0);
+    assert_int_equal(st->destroy(s, 0), 0);
+    drv->device_close(dev);
+}
+
+/* A task that destroys its own stream: the executor cannot join itself or free the task it is
+ * running, so the stream ends when its thread does (ASan checks that nothing is used after the
+ * free, and LeakSanitizer that the stream is freed). */
+typedef struct self_destroy {
+    cannon_drv_stream *s;
+    int force;
+    _Atomic int rc;
+    _Atomic int after;
+} self_destroy;
+
+static int destroy_own_stream(void *p)
+{
+    self_destroy *d = p;
+    atomic_store(&d->rc, st->destroy(d->s, d->force));
+    return 0;
+}
+
+/* Holds its stream until *p becomes nonzero (bounded, so a failing test cannot hang). */
+static int gate_host(void *p)
+{
+    for (int i = 0; i < 10000 && !atomic_load((_Atomic int *)p); i++)
+        sleep_ms(1);
+    return 0;
+}
+
+static void test_destroy_from_own_task(void **state)
+{
+    (void)state;
+    cannon_drv_device *dev = open_dev0();
+    for (int force = 0; force <= 1; force++) {
+        self_destroy d = {.force = force};
+        atomic_init(&d.rc, -1);
+        atomic_init(&d.after, 0);
+        _Atomic int open = 0;
+        assert_int_equal(st->create(dev, 0, &d.s), 0);
+        /* Everything is enqueued before the stream can reach the destroy (after it, the stream
+         * pointer is not the test's any more). */
+        assert_int_equal(st->enqueue_host(d.s, gate_host, &open), 0);
+        assert_int_equal(st->enqueue_host(d.s, destroy_own_stream, &d), 0);
+        assert_int_equal(st->enqueue_host(d.s, count_host, &d.after), 0);
+        atomic_store(&open, 1);
+        /* The stream pointer is not ours any more: wait on the side effects. */
+        for (int i = 0; i < 5000 && atomic_load(&d.rc) == -1; i++)
+            sleep_ms(1);
+        assert_int_equal(atomic_load(&d.rc), 0);
+        /* Without force the work queued behind still runs; with force it is dropped. */
+        for (int i = 0; i < 5000 && !force && atomic_load(&d.after) == 0; i++)
+            sleep_ms(1);
+        sleep_ms(20);
+        assert_int_equal(atomic_load(&d.after), force ? 0 : 1);
+    }
+    drv->device_close(dev);
+}
+
 /* ---- the loadable module ---- */
 
 /* The module is a second copy of the driver: its state must be independent of the built-in one,
@@ -822,7 +913,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_errors, NULL, teardown),
         cmocka_unit_test_setup_teardown(test_sync_timeout, NULL, teardown),
         cmocka_unit_test_setup_teardown(test_destroy_pending, NULL, teardown),
+        cmocka_unit_test_setup_teardown(test_copy_ranges, NULL, teardown),
+        cmocka_unit_test_setup_teardown(test_destroy_from_own_task, NULL, teardown),
         cmocka_unit_test_setup_teardown(test_module_copy, NULL, teardown),
     };
+    if (getenv("CANNON_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("CANNON_TEST_FILTER"));
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -431,6 +431,86 @@ static void test_destroy_while_launching(void **state)
     RT_OK(aclrtResetDevice(0));
 }
 
+/* Another thread is inside aclrtSynchronizeStream / aclrtSynchronizeEvent (holding a reference)
+ * when the stream and event are torn down by aclFinalize or aclrtResetDevice. The device must not
+ * end the driver objects under that thread (whose release would end them a second time): the
+ * teardown waits for the references, and both calls return. */
+typedef struct sync_arg {
+    aclrtStream s;
+    aclrtEvent e;
+    aclError stream_rc, event_rc;
+    atomic_int started;
+} sync_arg;
+
+static int k_sleep_ms(const cannon_kernel_ctx *ctx, void *args)
+{
+    (void)ctx;
+    rt_sleep_ms(*(unsigned *)args);
+    return 0;
+}
+
+static void *stream_syncer(void *p)
+{
+    sync_arg *a = p;
+    atomic_store(&a->started, 1);
+    a->stream_rc = aclrtSynchronizeStream(a->s);
+    return NULL;
+}
+
+static void *event_syncer(void *p)
+{
+    sync_arg *a = p;
+    atomic_store(&a->started, 1);
+    a->event_rc = aclrtSynchronizeEvent(a->e);
+    return NULL;
+}
+
+static void teardown_while_synchronizing(int reset)
+{
+    RT_OK(aclrtSetDevice(0));
+    sync_arg a;
+    memset(&a, 0, sizeof(a));
+    atomic_init(&a.started, 0);
+    a.stream_rc = a.event_rc = -1;
+    RT_OK(aclrtCreateStream(&a.s));
+    RT_OK(aclrtCreateEvent(&a.e));
+    unsigned ms = 300;
+    cannon_launch_desc d = {.name = "sleep", .fn = k_sleep_ms, .args = &ms, .args_size = sizeof(ms), .block_dim = 1};
+    RT_OK(cannonLaunchKernel(&d, a.s));
+    RT_OK(aclrtRecordEvent(a.e, a.s));
+    pthread_t ts = rt_thread_start(stream_syncer, &a);
+    pthread_t te = rt_thread_start(event_syncer, &a);
+    while (!atomic_load(&a.started))
+        rt_sleep_ms(1);
+    rt_sleep_ms(50); /* both wait in the runtime now */
+    rt_watchdog_arm(60, reset ? "aclrtResetDevice while other threads synchronize"
+                              : "aclFinalize while other threads synchronize");
+    if (reset)
+        RT_OK(aclrtResetDevice(0));
+    else
+        RT_OK(aclFinalize());
+    rt_thread_join(ts);
+    rt_thread_join(te);
+    rt_watchdog_disarm();
+    /* The stream's work ran (it was not discarded under the synchronize); the event wait either
+     * saw the record or learnt that the event was destroyed. */
+    assert_int_equal(a.stream_rc, ACL_SUCCESS);
+    assert_true(a.event_rc == ACL_SUCCESS || a.event_rc == ACL_ERROR_INVALID_PARAM);
+}
+
+static void test_finalize_while_synchronizing(void **state)
+{
+    (void)state;
+    teardown_while_synchronizing(0);
+    RT_OK(aclInit(NULL)); /* for the fixture's teardown */
+}
+
+static void test_reset_while_synchronizing(void **state)
+{
+    (void)state;
+    teardown_while_synchronizing(1);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, rt_setup, rt_teardown)
@@ -440,7 +520,10 @@ int main(void)
         T(test_cross_thread_events),
         T(test_shared_event_and_stream),
         T(test_destroy_while_launching),
+        T(test_finalize_while_synchronizing),
+        T(test_reset_while_synchronizing),
     };
 #undef T
+    rt_apply_test_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -153,6 +153,39 @@ static void test_init_config_files(void **state)
     rt_forget_config_hash();
 }
 
+/* A default device past the last one: the message gives the configured value. */
+static void test_default_device_out_of_range(void **state)
+{
+    (void)state;
+    rt_forget_config_hash();
+    uint32_t n = 0;
+    RT_OK(aclrtGetDeviceCount(&n));
+    assert_true(n >= 1);
+    rt_tmpdir d;
+    rt_tmpdir_make(&d);
+    char text[128], want[64];
+    snprintf(text, sizeof(text), "{\"defaultDevice\": {\"default_device\": \"%u\"}}", n);
+    const char *past = rt_tmpdir_write(&d, "past.json", text);
+    snprintf(text, sizeof(text), "{\"defaultDevice\": {\"default_device\": \"%u\"}}", n - 1);
+    const char *last = rt_tmpdir_write(&d, "last.json", text);
+
+    RT_EXPECT(ACL_ERROR_FAILURE, aclInit(past));
+    const char *msg = aclGetRecentErrMsg();
+    snprintf(want, sizeof(want), "default_device %u is out of range", n);
+    if (!rt_contains(msg, want))
+        fail_msg("expected \"%s\" in: %s", want, msg ? msg : "(none)");
+    assert_false(rt_contains(msg, "default_device -1"));
+    assert_int_equal(g_rt.init_refs, 0);
+    rt_forget_config_hash();
+    RT_OK(aclInit(last));
+    int32_t dev = -1;
+    RT_OK(aclrtGetDevice(&dev)); /* the default device applies */
+    assert_int_equal(dev, (int32_t)n - 1);
+    RT_OK(aclFinalize());
+    rt_tmpdir_remove(&d);
+    rt_forget_config_hash();
+}
+
 static void test_reinit_with_different_config(void **state)
 {
     (void)state;
@@ -543,6 +576,7 @@ int main(void)
         cmocka_unit_test(test_reinit_after_finalize),
         cmocka_unit_test(test_handles_invalid_after_finalize),
         cmocka_unit_test(test_init_config_files),
+        cmocka_unit_test(test_default_device_out_of_range),
         cmocka_unit_test(test_reinit_with_different_config),
         cmocka_unit_test(test_err_msg_mode_process),
         cmocka_unit_test_setup_teardown(test_recent_err_msg, rt_setup, rt_teardown),

@@ -29,6 +29,7 @@
 #include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
@@ -141,12 +142,17 @@ static void usage(FILE *f)
             MAX_RANKS);
 }
 
+/* A duration in seconds: a finite, non-negative decimal number. strtod alone would also take
+ * "nan" (which compares false with everything, so a timeout of nan never expires), "inf", hex
+ * and leading blanks or signs. */
 static int parse_double(const char *s, double *out)
 {
+    if (!((*s >= '0' && *s <= '9') || *s == '.') || strpbrk(s, "xXpP") != NULL)
+        return -1;
     char *end = NULL;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno != 0 || end == s || *end != '\0' || v < 0)
+    if (errno != 0 || end == s || *end != '\0' || !isfinite(v) || v < 0)
         return -1;
     *out = v;
     return 0;
@@ -240,13 +246,13 @@ static int parse_options(int argc, char **argv, options *o)
             break;
         case OPT_TIMEOUT:
             if (parse_double(optarg, &o->timeout_s) != 0) {
-                msg("--timeout wants seconds, got '%s'", optarg);
+                msg("--timeout wants a finite number of seconds >= 0, got '%s'", optarg);
                 return -1;
             }
             break;
         case OPT_GRACE:
             if (parse_double(optarg, &o->grace_s) != 0) {
-                msg("--grace wants seconds, got '%s'", optarg);
+                msg("--grace wants a finite number of seconds >= 0, got '%s'", optarg);
                 return -1;
             }
             break;

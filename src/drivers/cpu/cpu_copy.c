@@ -189,9 +189,10 @@ void cannon_cpu_copy(void *dst, const void *src, size_t n)
 {
     if (n == 0 || dst == src)
         return;
-    const unsigned char *d = dst, *s = src;
+    /* Callers pass ranges that do not wrap (cannon_cpu_range_ok); compare as integers anyway. */
+    uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
     uint32_t workers = cannon_cpu_pool_workers();
-    if (n < CPU_PAR_MIN || (d < s + n && s < d + n)) {
+    if (n < CPU_PAR_MIN || (d - s < n || s - d < n)) {
         /* Small, or overlapping (chunks would then depend on each other's order). */
         memmove(dst, src, n);
         return;
@@ -203,7 +204,7 @@ void cannon_cpu_copy(void *dst, const void *src, size_t n)
         return;
     }
     a.chunk = chunk_size(n, workers);
-    uint32_t blocks = (uint32_t)((n + a.chunk - 1) / a.chunk);
+    uint32_t blocks = (uint32_t)(n / a.chunk + (n % a.chunk != 0));
     cannon_cpu_pool_run("cpu_copy", copy_block, &a, blocks, NULL);
 }
 
@@ -223,6 +224,6 @@ void cannon_cpu_fill(void *dst, int value, size_t n)
         return;
     }
     a.chunk = chunk_size(n, workers);
-    uint32_t blocks = (uint32_t)((n + a.chunk - 1) / a.chunk);
+    uint32_t blocks = (uint32_t)(n / a.chunk + (n % a.chunk != 0));
     cannon_cpu_pool_run("cpu_fill", fill_block, &a, blocks, NULL);
 }

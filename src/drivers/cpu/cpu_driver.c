@@ -182,6 +182,7 @@ static int cpu_init(const cannon_host_api *host, uint32_t *device_count)
 static void device_teardown(cannon_drv_device *dev)
 {
     cannon_cpu_dev_reap(dev);
+    cannon_cpu_join_ended_streams();
     munmap(dev->base, dev->size);
     close(dev->fd);
     pthread_mutex_destroy(&dev->objs.lock);
@@ -201,6 +202,7 @@ static void cpu_fini(void)
     }
     g_drv.initialised = 0;
     pthread_mutex_unlock(&g_drv.lock);
+    cannon_cpu_join_ended_streams();
     /* The logger belongs to the runtime, which may unload before init is called again. */
     atomic_store(&g_log, NULL);
 }
@@ -373,10 +375,22 @@ static int mem_decommit(cannon_drv_device *dev, void *ptr, size_t size)
     return 0;
 }
 
+int cannon_cpu_range_ok(cannon_drv_device *dev, const void *p, size_t n)
+{
+    uintptr_t lo = (uintptr_t)p, hi;
+    if (__builtin_add_overflow(lo, n, &hi))
+        return 0;
+    if (dev == NULL)
+        return 1;
+    uintptr_t base = (uintptr_t)dev->base, end = base + dev->size;
+    return !(lo >= base && lo < end && hi > end);
+}
+
 static int mem_copy(cannon_drv_device *dev, void *dst, const void *src, size_t n)
 {
-    (void)dev;
     if (n > 0 && (dst == NULL || src == NULL))
+        return ACL_ERROR_INVALID_PARAM;
+    if (!cannon_cpu_range_ok(dev, dst, n) || !cannon_cpu_range_ok(dev, src, n))
         return ACL_ERROR_INVALID_PARAM;
     cannon_cpu_copy(dst, src, n);
     return 0;
@@ -384,8 +398,9 @@ static int mem_copy(cannon_drv_device *dev, void *dst, const void *src, size_t n
 
 static int mem_fill(cannon_drv_device *dev, void *dst, int value, size_t n)
 {
-    (void)dev;
     if (n > 0 && dst == NULL)
+        return ACL_ERROR_INVALID_PARAM;
+    if (!cannon_cpu_range_ok(dev, dst, n))
         return ACL_ERROR_INVALID_PARAM;
     cannon_cpu_fill(dst, value, n);
     return 0;

@@ -157,5 +157,17 @@ typedef struct cpu_dev_objs {
 cpu_dev_objs *cannon_cpu_dev_objs(cannon_drv_device *dev);
 /** Force-destroy the streams and destroy the events still on a device being closed. */
 void cannon_cpu_dev_reap(cannon_drv_device *dev);
+/**
+ * Join the threads of streams that were destroyed from one of their own tasks (such a stream
+ * ends when its thread has run or dropped what was queued; the thread cannot join itself).
+ * Called when devices close and at fini, so no stream thread outlives its device.
+ */
+void cannon_cpu_join_ended_streams(void);
+
+/**
+ * Whether [p, p + n) is a range a copy or fill may touch: it does not wrap around the address
+ * space, and if it starts inside dev's arena it ends inside it too. Defined by cpu_driver.c.
+ */
+int cannon_cpu_range_ok(cannon_drv_device *dev, const void *p, size_t n);
 
 #endif /* CANNON_CPU_INTERNAL_H_ */

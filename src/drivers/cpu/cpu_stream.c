@@ -19,6 +19,11 @@
  * itself while the executor is not running any (stream_help), which keeps launch + synchronize
  * fast when the machine has no core to spare for the executor.
  *
+ * A task may destroy its own stream (the runtime never does, but a driver must not corrupt memory
+ * when it happens): the executor cannot join itself nor free the task it is running, so the
+ * destroy only stops the stream, and the executor frees it when it leaves; its thread is joined
+ * when a device closes (cannon_cpu_join_ended_streams).
+ *
  * Events are generation counters. Enqueuing a record bumps `record_gen` and stores the new value in
  * the task; running it raises the waitable `done` counter to that value (and stamps the time for
  * timing events). So "the work captured by the last record" is simply done >= record_gen as read
@@ -122,6 +127,7 @@ struct cannon_drv_stream {
     _Atomic int busy;    /* a thread runs tasks: the executor or a helping synchronizer */
     _Atomic int stop;    /* exit once the queue is empty */
     _Atomic int discard; /* drop tasks instead of running them (force destroy) */
+    _Atomic int ends_itself; /* destroyed from one of its tasks: the executor frees the stream */
     _Alignas(64) cpu_counter completed;
     cpu_err err;
 };
@@ -313,11 +319,16 @@ static void task_release(cpu_task *t)
     t->heap_args = NULL;
 }
 
+/* The stream whose task the calling thread runs (executor or helping synchronizer), if any. */
+static _Thread_local cannon_drv_stream *t_running;
+
 /* Run a batch taken off the queue, in order, and give its tasks to the free list. Only the holder
  * of s->busy runs tasks, so batches never overlap and the stream's order holds. */
 static void run_batch(cannon_drv_stream *s, cpu_task *batch)
 {
     cpu_task *last = NULL;
+    cannon_drv_stream *outer = t_running; /* a host task may help another stream */
+    t_running = s;
     for (cpu_task *t = batch; t != NULL; t = t->next) {
         if (atomic_load_explicit(&s->discard, memory_order_relaxed))
             discard_task(t);
@@ -327,6 +338,7 @@ static void run_batch(cannon_drv_stream *s, cpu_task *batch)
         cannon_cpu_counter_add(&s->completed, 1);
         last = t;
     }
+    t_running = outer;
     pthread_mutex_lock(&s->qlock);
     last->next = s->free_list;
     s->free_list = batch;
@@ -338,6 +350,46 @@ static int busy_claim(cannon_drv_stream *s)
     int zero = 0;
     return atomic_compare_exchange_strong(&s->busy, &zero, 1);
 }
+
+/* ---- threads of streams that ended themselves ---- */
+
+static pthread_mutex_t g_ended_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t *g_ended;
+static size_t g_ended_n, g_ended_cap;
+
+/* Called by an executor about to leave after its stream was destroyed from one of its tasks. */
+static void ended_push(pthread_t t)
+{
+    pthread_mutex_lock(&g_ended_lock);
+    if (g_ended_n == g_ended_cap) {
+        size_t cap = g_ended_cap ? g_ended_cap * 2 : 8;
+        pthread_t *n = realloc(g_ended, cap * sizeof *n);
+        if (n == NULL) {
+            pthread_mutex_unlock(&g_ended_lock);
+            pthread_detach(t); /* out of memory: nobody will join it */
+            return;
+        }
+        g_ended = n;
+        g_ended_cap = cap;
+    }
+    g_ended[g_ended_n++] = t;
+    pthread_mutex_unlock(&g_ended_lock);
+}
+
+void cannon_cpu_join_ended_streams(void)
+{
+    pthread_mutex_lock(&g_ended_lock);
+    pthread_t *list = g_ended;
+    size_t n = g_ended_n;
+    g_ended = NULL;
+    g_ended_n = g_ended_cap = 0;
+    pthread_mutex_unlock(&g_ended_lock);
+    for (size_t i = 0; i < n; i++)
+        pthread_join(list[i], NULL);
+    free(list);
+}
+
+static void stream_free(cannon_drv_stream *s);
 
 static void *stream_main(void *arg)
 {
@@ -381,6 +433,10 @@ static void *stream_main(void *arg)
                 cannon_cpu_futex_wait(&s->qseq, v, -1);
             atomic_store(&s->exec_sleeping, 0);
         }
+    }
+    if (atomic_load(&s->ends_itself)) {
+        ended_push(s->thread);
+        stream_free(s);
     }
     return NULL;
 }
@@ -531,6 +587,8 @@ static int enqueue_copy(cannon_drv_stream *s, void *dst, const void *src, size_t
 {
     if (s == NULL || (n > 0 && (dst == NULL || src == NULL)))
         return ACL_ERROR_INVALID_PARAM;
+    if (!cannon_cpu_range_ok(s->dev, dst, n) || !cannon_cpu_range_ok(s->dev, src, n))
+        return ACL_ERROR_INVALID_PARAM;
     ENQUEUE_SIMPLE(s, (t->type = T_COPY, t->u.copy.dst = dst, t->u.copy.src = src,
                        t->u.copy.n = n));
     return 0;
@@ -539,6 +597,8 @@ static int enqueue_copy(cannon_drv_stream *s, void *dst, const void *src, size_t
 static int enqueue_fill(cannon_drv_stream *s, void *dst, int value, size_t n)
 {
     if (s == NULL || (n > 0 && dst == NULL))
+        return ACL_ERROR_INVALID_PARAM;
+    if (!cannon_cpu_range_ok(s->dev, dst, n))
         return ACL_ERROR_INVALID_PARAM;
     ENQUEUE_SIMPLE(s, (t->type = T_FILL, t->u.fill.dst = dst, t->u.fill.value = value,
                        t->u.fill.n = n));
@@ -694,6 +754,7 @@ static int stream_create(cannon_drv_device *dev, uint32_t flags, cannon_drv_stre
     atomic_init(&s->exec_sleeping, 0);
     atomic_init(&s->stop, 0);
     atomic_init(&s->discard, 0);
+    atomic_init(&s->ends_itself, 0);
     atomic_init(&s->busy, 0);
     cannon_cpu_counter_init(&s->completed, 0);
     cannon_cpu_err_init(&s->err);
@@ -713,6 +774,19 @@ static int stream_destroy(cannon_drv_stream *s, int force)
 {
     if (s == NULL)
         return ACL_ERROR_INVALID_PARAM;
+    int own_executor = 0;
+    if (t_running == s) {
+        /* Called from one of the stream's own tasks. */
+        pthread_mutex_lock(&s->qlock);
+        own_executor = s->started && pthread_equal(s->thread, pthread_self());
+        pthread_mutex_unlock(&s->qlock);
+        if (!own_executor) {
+            /* A synchronizing thread running the task: it still uses the stream afterwards. */
+            CPU_LOG(CPU_LOG_ERROR, "cpu driver: a stream cannot be destroyed from a task a synchronizing "
+                                   "thread runs for it");
+            return ACL_ERROR_INVALID_PARAM;
+        }
+    }
     cpu_dev_objs *o = cannon_cpu_dev_objs(s->dev);
     pthread_mutex_lock(&o->lock);
     if (s->prev != NULL)
@@ -727,17 +801,28 @@ static int stream_destroy(cannon_drv_stream *s, int force)
      * it finds the queue empty with stop set. */
     if (force)
         atomic_store(&s->discard, 1);
+    if (own_executor)
+        atomic_store(&s->ends_itself, 1); /* before stop: the executor reads it after leaving */
     atomic_store(&s->stop, 1);
     pthread_mutex_lock(&s->qlock);
     s->closed = 1;
     int started = s->started;
     pthread_mutex_unlock(&s->qlock);
+    if (own_executor)
+        return 0; /* the executor frees the stream when it leaves */
+    cannon_cpu_join_ended_streams();
     if (started) {
         atomic_fetch_add(&s->qseq, 1);
         cannon_cpu_futex_wake_all(&s->qseq);
         pthread_join(s->thread, NULL);
     }
+    stream_free(s);
+    return 0;
+}
 
+/* Free a stream whose executor has left (or never started). */
+static void stream_free(cannon_drv_stream *s)
+{
     /* Tasks a racing enqueue slipped in after the executor left are dropped. */
     for (cpu_task *t = s->head, *next; t != NULL; t = next) {
         next = t->next;
@@ -751,7 +836,6 @@ static int stream_destroy(cannon_drv_stream *s, int force)
     cannon_cpu_err_destroy(&s->err);
     pthread_mutex_destroy(&s->qlock);
     free(s);
-    return 0;
 }
 
 void cannon_cpu_dev_reap(cannon_drv_device *dev)

@@ -109,6 +109,21 @@ timeout)
     [ $rc -eq 124 ] || fail "expected 124, got $rc"
     [ $((end - start)) -lt 8 ] || fail "timeout took $((end - start)) s"
     ;;
+usage)
+    # Durations must be finite, non-negative numbers: nan would compare false with everything and
+    # mean no timeout, inf the same in disguise. Each is a usage error (2) before any rank starts.
+    for opt in --timeout --grace; do
+        for bad in nan NaN -nan inf -inf infinity 1e999 -1 -0.5 "" " 1" 1x 0x10; do
+            "$CANNONRUN" -n 1 $opt "$bad" "$TEST_RANK" exit 0 >"$WORK/out" 2>&1
+            rc=$?
+            [ $rc -eq 2 ] || fail "$opt '$bad': expected 2, got $rc"
+            grep -q -e "$opt wants" "$WORK/out" || fail "$opt '$bad': no usage message"
+            if grep -q "^rank=" "$WORK/out"; then fail "$opt '$bad': a rank ran"; fi
+        done
+    done
+    "$CANNONRUN" -n 1 --timeout 30.5 --grace 0 "$TEST_RANK" exit 0 >"$WORK/out" 2>&1 || fail "valid durations"
+    "$CANNONRUN" -n 1 --timeout 1e9 "$TEST_RANK" exit 0 >"$WORK/out" 2>&1 || fail "a long timeout"
+    ;;
 *)
     echo "unknown case $CASE"
     exit 2
