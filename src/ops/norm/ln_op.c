@@ -9,7 +9,6 @@
  * sums in unit order, so the result is independent of the thread count.
  * Weight/bias/gamma of any float dtype are first converted to fp32 arrays in the workspace.
  */
-#include <math.h>
 #include <string.h>
 
 #include "aclnn/opdev/cannon_access.h"
@@ -84,6 +83,7 @@ typedef struct ln_plan {
     cannon_op *op;
     int64_t rows, R;
     int dtype;
+    int64_t es; /* bytes per element of x */
 } ln_plan;
 
 /* Bind optional tensor @p t (slot @p slot) as a contiguous buffer at args offset @p off, appending
@@ -192,6 +192,7 @@ static void shape_rows(ln_plan *pl, cannon_op *op, const cannon_tensor_view *vx,
             pl->rows *= vx->shape[i];
     }
     pl->dtype = nm_float_code(vx->dtype);
+    pl->es = (int64_t)cannonDtypeSize(vx->dtype);
 }
 
 /* Convert w (and b) to fp32 workspace arrays; their workspace offsets in *ow, *ob (UINT64_MAX:
@@ -238,7 +239,7 @@ static void add_main(ln_plan *pl, int mode, double eps, const aclTensor *x, int 
     a.isa = (int32_t)cannon_isa_select();
     a.want_dx = out != NULL;
     a.want_cols = cols;
-    a.nt = pl->rows * pl->R * (int64_t)nm_esize(pl->dtype) >= NM_NT_BYTES;
+    a.nt = pl->rows * pl->R * pl->es >= NM_NT_BYTES;
     const int bwd = mode >= NL_LN_BWD;
     /* Units of at least 64K elements (256 KiB of fp32 x): a worker takes them one at a time,
      * and each backward unit zeroes, fills and hands over 2 x R fp64 column partials, which must
