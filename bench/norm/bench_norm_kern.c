@@ -2,7 +2,7 @@
  * bench_norm_kern: where the time of the three-kernel BatchNorm goes. Runs its passes alone on
  * one thread, no runtime (the kernels' launch wrappers called block by block, the tier from
  * CANNON_ISA), fp32, channels-last (O rows, C channels) or, with I > 1, channel-first (O runs of
- * I elements per channel, the reduction in plane order with bn_op.c's O-ranges and blocks):
+ * I elements per channel, the reduction in plane order with bn_plan.c's O-ranges and blocks):
  *   red_stats  read x                  (forward statistics)
  *   app_x      read x, write y         (forward normalisation)
  *   red_grad   read x and dy           (backward sums)
@@ -143,7 +143,7 @@ int main(int argc, char **argv)
     /* The small arrays 64-byte aligned, as the executor's workspace reservations are (the
      * elementwise pass loads its coefficients as whole vectors). */
     float *co = bench_big((size_t)(NM_CO_ROWS * C + 1) * 4), *center = bench_big((size_t)C * 4);
-    /* The reduction's O-ranges as bn_op.c's plan_ws makes them (at least 8 for channel-first
+    /* The reduction's O-ranges as bn_plan.c's bn_plan_ws makes them (at least 8 for channel-first
      * data). */
     int64_t span = I > 1 ? (16384 + I - 1) / I : (32768 + C - 1) / C;
     while ((O + span - 1) / span > 4096)
@@ -195,7 +195,7 @@ int main(int argc, char **argv)
                     a.span = span < OO ? span : OO;
                     a.units = (OO + a.span - 1) / a.span * (I > 1 ? C : 1);
                     if (I > 1) {
-                        /* bn_op.c's add_reduce: 256 KiB of adjacent runs per block, at least 16
+                        /* bn_plan.c's bn_add_reduce: 256 KiB of adjacent runs per block, at least 16
                          * blocks. */
                         int64_t upb = ((int64_t)256 << 10) / (I * 4) + 1;
                         if (a.units / upb < 16)

@@ -503,7 +503,7 @@ def test_errors():
 # ones that the fused kernel does not take (fewer than 8 channels): 5 O-ranges of 2, 2, 2, 2 and
 # 1 samples with runs of 5325 floats, and 8 O-ranges of 2 samples; and one whose backward the fused
 # kernel takes on 1 worker (pipelined, plain stores: fused_nt) and the three kernels take on more
-# (bwd_split: streamed output, runs of 377 floats that start inside cache lines, 8 O-ranges of 6
+# (bn_bwd_split: streamed output, runs of 377 floats that start inside cache lines, 8 O-ranges of 6
 # samples).
 CL_AFF_SCRIPT = r"""
 import hashlib, os, sys
@@ -548,7 +548,7 @@ def test_batch_norm_fused_nt_unaligned_runs(isa):
     """Channel-first, output >= 8 MiB, runs of 130*129 floats, so every run but the first starts
     inside a cache line: on 1 worker the fused kernel writes such runs with plain stores, forward
     and (pipelined) backward (fused_nt); on more, the forward's pipeline writes each run's unaligned
-    head first and streams the rest, and the backward goes through the three kernels (bwd_split;
+    head first and streams the rest, and the backward goes through the three kernels (bn_bwd_split;
     the per-thread-count digests above show that these give the same bits). Results against the
     reference, and the sums bit for bit equal to the SyncBN pieces'."""
     _bn_train_against_reference((8, 16, 130, 129), 29, 2.0)
@@ -557,7 +557,7 @@ def test_batch_norm_fused_nt_unaligned_runs(isa):
 # Channel-first, outputs >= 8 MiB, runs that do not fill whole cache lines but 4 of them do: on 1
 # worker at AVX-512 width the fused fp32 training forward and backward go group by group
 # (fused_groups), each group's output streamed in whole lines across its runs; on 2 the three
-# kernels take them (fwd_split, bwd_split). fp32 groups of 4 runs of 900 floats with 210 channels
+# kernels take them (bn_fwd_split, bn_bwd_split). fp32 groups of 4 runs of 900 floats with 210 channels
 # (blocks of 16 channels, the last of 2); fp16 and bf16 with runs of 784 elements, which the
 # channel-by-channel loop takes on 1 worker. Each worker count's results against the float64
 # reference, and the same bits for both.
@@ -699,7 +699,7 @@ def test_batch_norm_shared_nchw_passes(isa):
 def test_batch_norm_backward_split_path(isa):
     """A channel-first backward whose channel slices of x and dy exceed the fused kernel's L2
     budget, with short runs and 51 MB of inputs ([32,64,56,56] fp32), takes the three-kernel path
-    (bwd_split): results against the float64 reference, and its sums bit for bit equal to the SyncBN
+    (bn_bwd_split): results against the float64 reference, and its sums bit for bit equal to the SyncBN
     pieces' and to the fused forward's statistics."""
     rng = np.random.default_rng(37)
     shape = (32, 64, 56, 56)

@@ -9,7 +9,6 @@
  * sums in unit order, so the result is independent of the thread count.
  * Weight/bias/gamma of any float dtype are first converted to fp32 arrays in the workspace.
  */
-#include <math.h>
 #include <string.h>
 
 #include "aclnn/opdev/cannon_access.h"
@@ -80,136 +79,124 @@ static int cols_kernel(const cannon_kernel_ctx *ctx, void *args)
 
 /* ---- planning ---- */
 typedef struct ln_plan {
-    const char *api;
-    aclOpExecutor *e;
+    cannon_op *op;
     int64_t rows, R;
     int dtype;
-    uint64_t scatters[6];
-    int scatter_slots[6];
-    int nscatter;
+    int64_t es; /* bytes per element of x */
 } ln_plan;
 
-static aclnnStatus bind_t(ln_plan *pl, const aclTensor *t, int slot, int is_out, cannon_arg_ref *refs, size_t *n,
-                          size_t off)
+/* Bind optional tensor @p t (slot @p slot) as a contiguous buffer at args offset @p off, appending
+ * its ref; a strided output is scattered after the kernels (cannonOpFinish). */
+static void bind_t(ln_plan *pl, const aclTensor *t, int slot, unsigned how, cannon_arg_ref *refs, size_t *n,
+                   size_t off)
 {
-    if (!t)
-        return ACLNN_SUCCESS;
-    uint64_t sc = UINT64_MAX;
-    aclnnStatus st = nm_bind(pl->e, t, slot, is_out, &refs[*n], (uint32_t)off, &sc);
-    if (st != ACLNN_SUCCESS)
-        return st;
-    (*n)++;
-    if (sc != UINT64_MAX) {
-        pl->scatters[pl->nscatter] = sc;
-        pl->scatter_slots[pl->nscatter++] = slot;
-    }
-    return ACLNN_SUCCESS;
+    if (t && cannonOpBind(pl->op, slot, how, (uint32_t)off, &refs[*n]))
+        (*n)++;
 }
 
-static aclnnStatus add_scatters(ln_plan *pl)
+/* The data tensor: a dtype of @p dts, rank 1 to 8. */
+static bool check_x(cannon_op *op, cannon_dtype_set dts, const char *name, const aclTensor *t,
+                    cannon_tensor_view *v)
 {
-    for (int i = 0; i < pl->nscatter; i++) {
-        aclnnStatus st = cannonExecutorAddScatter(pl->e, pl->scatter_slots[i], pl->scatters[i]);
-        if (st != ACLNN_SUCCESS)
-            return st;
-    }
-    return ACLNN_SUCCESS;
+    if (!cannonOpTensor(op, name, t, dts, v))
+        return false;
+    if (v->ndim < 1)
+        return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "%s has 0 dims: it must be of rank 1 to 8", name);
+    return true;
 }
 
-static int same_shape(const cannon_tensor_view *a, const cannon_tensor_view *b)
-{
-    if (a->ndim != b->ndim)
-        return 0;
-    for (int64_t i = 0; i < a->ndim; i++)
-        if (a->shape[i] != b->shape[i])
-            return 0;
-    return 1;
-}
-
-static aclnnStatus check_x(const char *api, const char *name, const aclTensor *t, cannon_tensor_view *v)
-{
-    if (!cannonTensorGetView(t, v))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s is not a live aclTensor, or its view is too large", api, name);
-    if (nm_float_code(v->dtype) < 0)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype %d is not supported (FLOAT, FLOAT16, BFLOAT16)",
-                                 api, name, (int)v->dtype);
-    if (v->ndim < 1 || v->ndim > CANNON_OP_MAX_RANK)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s rank %lld is outside [1, 8]", api, name,
-                                 (long long)v->ndim);
-    return ACLNN_SUCCESS;
-}
-
-static aclnnStatus check_like(const char *api, const char *name, const aclTensor *t, const cannon_tensor_view *vx)
+/* Another big tensor: the shape and dtype of @p vx (named @p xname). */
+static bool check_like(cannon_op *op, cannon_dtype_set dts, const char *name, const aclTensor *t, const char *xname,
+                       const cannon_tensor_view *vx)
 {
     cannon_tensor_view v;
-    aclnnStatus st = check_x(api, name, t, &v);
-    if (st != ACLNN_SUCCESS)
-        return st;
-    if (!same_shape(&v, vx) || v.dtype != vx->dtype)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s must have the input's shape and dtype", api, name);
-    return ACLNN_SUCCESS;
+    return check_x(op, dts, name, t, &v) && cannonOpSameShape(op, name, &v, xname, vx) &&
+           cannonOpSameDtype(op, name, &v, xname, vx);
 }
 
-/* A parameter shaped like the trailing @p k dims of x (weight, bias, gamma, their gradients). */
-static aclnnStatus check_param(const char *api, const char *name, const aclTensor *t, const cannon_tensor_view *vx,
-                               int64_t k)
+/* An optional parameter shaped like the trailing @p k dims of x (weight, bias, gamma, their
+ * gradients), any float dtype. */
+static bool check_param(cannon_op *op, const char *name, const aclTensor *t, const cannon_tensor_view *vx, int64_t k)
 {
-    if (!t)
-        return ACLNN_SUCCESS;
     cannon_tensor_view v;
-    if (!cannonTensorGetView(t, &v))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s is not a live aclTensor, or its view is too large", api, name);
-    if (nm_float_code(v.dtype) < 0)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype %d is not supported", api, name, (int)v.dtype);
-    int ok = v.ndim == k;
+    if (!cannonOpTensorOpt(op, name, t, CANNON_DTS_F32_16, &v) || !t)
+        return cannonOpOk(op);
+    bool ok = v.ndim == k;
     for (int64_t i = 0; ok && i < k; i++)
         ok = v.shape[i] == vx->shape[vx->ndim - k + i];
-    if (!ok)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s shape must equal the normalized (trailing) dims", api,
-                                 name);
-    return ACLNN_SUCCESS;
-}
-
-/* Per-row statistics tensor: one value per row, float dtype. */
-static aclnnStatus check_stat(const char *api, const char *name, const aclTensor *t, int64_t rows)
-{
-    if (!t)
-        return ACLNN_SUCCESS;
-    cannon_tensor_view v;
-    if (!cannonTensorGetView(t, &v))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s is not a live aclTensor, or its view is too large", api, name);
-    if (nm_float_code(v.dtype) < 0)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype %d is not supported", api, name, (int)v.dtype);
-    if (cannonTensorNumel(t) != rows)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s must hold one value per row (%lld)", api, name,
-                                 (long long)rows);
-    return ACLNN_SUCCESS;
-}
-
-static int add_io(aclOpExecutor *e, const aclTensor *t, int out, int *ok)
-{
-    if (!t)
-        return -1;
-    int s = out ? cannonExecutorAddOutput(e, t) : cannonExecutorAddInput(e, t);
-    if (s < 0)
-        *ok = 0;
-    return s;
-}
-
-static aclnnStatus finish(ln_plan *pl, aclnnStatus st, uint64_t *workspaceSize, aclOpExecutor **executor)
-{
-    if (st != ACLNN_SUCCESS) {
-        cannonExecutorDiscard(pl->e);
-        return st;
+    if (!ok) {
+        char sh[200];
+        cannonShapeFormat(&v, sh, sizeof sh);
+        return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "%s shape %s must equal the normalized (trailing) dims",
+                            name, sh);
     }
-    *workspaceSize = cannonExecutorWorkspaceSize(pl->e);
-    *executor = pl->e;
-    return ACLNN_SUCCESS;
+    return true;
 }
 
-/* Convert w (and b) to fp32 workspace arrays; returns their workspace offsets (UINT64_MAX: absent). */
-static aclnnStatus add_prep(ln_plan *pl, const aclTensor *w, int sw, const aclTensor *b, int sb, uint64_t *ow,
-                            uint64_t *ob)
+/* An optional per-row statistics tensor: one value per row, any float dtype. */
+static bool check_stat(cannon_op *op, const char *name, const aclTensor *t, int64_t rows)
+{
+    cannon_tensor_view v;
+    if (!cannonOpTensorOpt(op, name, t, CANNON_DTS_F32_16, &v) || !t)
+        return cannonOpOk(op);
+    if (cannonTensorNumel(t) != rows)
+        return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "%s must hold one value per row (%lld), not %lld", name,
+                            (long long)rows, (long long)cannonTensorNumel(t));
+    return true;
+}
+
+/* normalizedShape must equal the trailing dims of x; returns its length in *k. */
+static bool check_norm_shape(cannon_op *op, const aclIntArray *ns, const cannon_tensor_view *vx, int64_t *k)
+{
+    if (!cannonOpOk(op))
+        return false;
+    uint64_t n = 0;
+    const int64_t *d = cannonIntArrayData(ns, &n);
+    if (!d || n == 0 || (int64_t)n > vx->ndim)
+        return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "normalizedShape must have 1 to rank(input) = %lld dims",
+                            (long long)vx->ndim);
+    for (uint64_t i = 0; i < n; i++)
+        if (d[i] != vx->shape[vx->ndim - (int64_t)n + (int64_t)i])
+            return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "normalizedShape must equal the input's trailing dims");
+    *k = (int64_t)n;
+    return true;
+}
+
+/* gamma: rank 1 to rank(x), shaped like x's trailing dims; its rank in *k. */
+static bool check_gamma(cannon_op *op, const aclTensor *gamma, const cannon_tensor_view *vx, int64_t *k)
+{
+    cannon_tensor_view vg;
+    if (!cannonOpTensor(op, "gamma", gamma, CANNON_DTS_F32_16, &vg))
+        return false;
+    if (vg.ndim < 1 || vg.ndim > vx->ndim)
+        return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "gamma rank %lld must be in [1, rank(x) = %lld]",
+                            (long long)vg.ndim, (long long)vx->ndim);
+    *k = vg.ndim;
+    return check_param(op, "gamma", gamma, vx, *k);
+}
+
+/* The plan's shape: rows of R elements, R the product of x's trailing @p k dims. */
+static void shape_rows(ln_plan *pl, cannon_op *op, const cannon_tensor_view *vx, int64_t k)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->op = op;
+    if (!cannonOpOk(op))
+        return;
+    pl->R = 1;
+    pl->rows = 1;
+    for (int64_t i = 0; i < vx->ndim; i++) {
+        if (i >= vx->ndim - k)
+            pl->R *= vx->shape[i];
+        else
+            pl->rows *= vx->shape[i];
+    }
+    pl->dtype = nm_float_code(vx->dtype);
+    pl->es = (int64_t)cannonDtypeSize(vx->dtype);
+}
+
+/* Convert w (and b) to fp32 workspace arrays; their workspace offsets in *ow, *ob (UINT64_MAX:
+ * absent). */
+static void add_prep(ln_plan *pl, const aclTensor *w, int sw, const aclTensor *b, int sb, uint64_t *ow, uint64_t *ob)
 {
     prep_args a;
     memset(&a, 0, sizeof a);
@@ -226,24 +213,20 @@ static aclnnStatus add_prep(ln_plan *pl, const aclTensor *w, int sw, const aclTe
         cannon_tensor_view v;
         cannonTensorGetView(t[k], &v);
         a.dt[k] = nm_float_code(v.dtype);
-        aclnnStatus st = bind_t(pl, t[k], s[k], 0, refs, &n, offsetof(prep_args, src) + (size_t)k * sizeof(void *));
-        if (st != ACLNN_SUCCESS)
-            return st;
-        *o[k] = cannonExecutorReserveWorkspace(pl->e, (uint64_t)pl->R * sizeof(float));
-        refs[n].args_offset = (uint32_t)(offsetof(prep_args, dst) + (size_t)k * sizeof(float *));
-        refs[n].slot = CANNON_SLOT_WORKSPACE;
-        refs[n++].byte_offset = (int64_t)*o[k];
+        bind_t(pl, t[k], s[k], CANNON_BIND_IN, refs, &n, offsetof(prep_args, src) + (size_t)k * sizeof(void *));
+        cannonOpWorkspace(pl->op, (uint64_t)pl->R * sizeof(float), o[k]);
+        refs[n++] = nm_ws_ref(*o[k], offsetof(prep_args, dst) + (size_t)k * sizeof(float *));
     }
-    if (!n)
-        return ACLNN_SUCCESS;
-    return cannonExecutorAddKernel(pl->e, pl->api, prep_kernel, 1, &a, sizeof a, refs, n);
+    if (n)
+        cannonOpKernel(pl->op, pl->op->api, prep_kernel, 1, &a, sizeof a, refs, n);
 }
 
 /* The main kernel. Forward: out = y, stats written to mean/rstd (optional). Backward: out = dx
- * (optional), g = dy, reads mean/rstd, column partials when cols. */
-static aclnnStatus add_main(ln_plan *pl, int mode, double eps, const aclTensor *x, int sx, const aclTensor *g, int sg,
-                            const aclTensor *out, int so, const aclTensor *mean, int sm, const aclTensor *rstd, int sr,
-                            uint64_t ow, uint64_t ob, int cols, uint64_t *ws_part, int64_t *P)
+ * (optional), g = dy, reads mean/rstd, column partials when cols (their workspace offset in
+ * *ws_part, their unit count in *P). */
+static void add_main(ln_plan *pl, int mode, double eps, const aclTensor *x, int sx, const aclTensor *g, int sg,
+                     const aclTensor *out, int so, const aclTensor *mean, int sm, const aclTensor *rstd, int sr,
+                     uint64_t ow, uint64_t ob, int cols, uint64_t *ws_part, int64_t *P)
 {
     nl_args a;
     memset(&a, 0, sizeof a);
@@ -255,7 +238,7 @@ static aclnnStatus add_main(ln_plan *pl, int mode, double eps, const aclTensor *
     a.isa = (int32_t)cannon_isa_select();
     a.want_dx = out != NULL;
     a.want_cols = cols;
-    a.nt = pl->rows * pl->R * (int64_t)nm_esize(pl->dtype) >= NM_NT_BYTES;
+    a.nt = pl->rows * pl->R * pl->es >= NM_NT_BYTES;
     const int bwd = mode >= NL_LN_BWD;
     /* Units of at least 64K elements (256 KiB of fp32 x): a worker takes them one at a time,
      * and each backward unit zeroes, fills and hands over 2 x R fp64 column partials, which must
@@ -275,52 +258,38 @@ static aclnnStatus add_main(ln_plan *pl, int mode, double eps, const aclTensor *
     *P = a.units;
     uint32_t bd;
     nm_blocks(a.units, a.rows_per_unit * pl->R * 4, &a.units_per_block, &bd);
-    const aclTensor *st_t = mean ? mean : rstd;
-    if (st_t) {
-        cannon_tensor_view v;
-        cannonTensorGetView(st_t, &v);
-        a.stat_dtype = nm_float_code(v.dtype);
-    }
-    if (mean && rstd) {
-        cannon_tensor_view v1, v2;
-        cannonTensorGetView(mean, &v1);
-        cannonTensorGetView(rstd, &v2);
-        if (v1.dtype != v2.dtype)
-            return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: mean and rstd dtypes differ", pl->api);
-    }
+    cannon_tensor_view vm = {0}, vr = {0};
+    if (mean)
+        cannonTensorGetView(mean, &vm);
+    if (rstd)
+        cannonTensorGetView(rstd, &vr);
+    if (mean || rstd)
+        a.stat_dtype = nm_float_code(mean ? vm.dtype : vr.dtype);
+    if (mean && rstd)
+        cannonOpSameDtype(pl->op, "rstd", &vr, "mean", &vm);
     cannon_arg_ref refs[10];
     size_t n = 0;
-    aclnnStatus st;
-    if ((st = bind_t(pl, x, sx, 0, refs, &n, offsetof(nl_args, x))) != ACLNN_SUCCESS ||
-        (st = bind_t(pl, g, sg, 0, refs, &n, offsetof(nl_args, g))) != ACLNN_SUCCESS ||
-        (st = bind_t(pl, out, so, 1, refs, &n, offsetof(nl_args, out))) != ACLNN_SUCCESS ||
-        (st = bind_t(pl, mean, sm, !bwd, refs, &n, offsetof(nl_args, mean))) != ACLNN_SUCCESS ||
-        (st = bind_t(pl, rstd, sr, !bwd, refs, &n, offsetof(nl_args, rstd))) != ACLNN_SUCCESS)
-        return st;
-    if (ow != UINT64_MAX) {
-        refs[n].args_offset = (uint32_t)offsetof(nl_args, w);
-        refs[n].slot = CANNON_SLOT_WORKSPACE;
-        refs[n++].byte_offset = (int64_t)ow;
-    }
-    if (ob != UINT64_MAX) {
-        refs[n].args_offset = (uint32_t)offsetof(nl_args, b);
-        refs[n].slot = CANNON_SLOT_WORKSPACE;
-        refs[n++].byte_offset = (int64_t)ob;
-    }
+    bind_t(pl, x, sx, CANNON_BIND_IN, refs, &n, offsetof(nl_args, x));
+    bind_t(pl, g, sg, CANNON_BIND_IN, refs, &n, offsetof(nl_args, g));
+    bind_t(pl, out, so, CANNON_BIND_OUT, refs, &n, offsetof(nl_args, out));
+    bind_t(pl, mean, sm, bwd ? CANNON_BIND_IN : CANNON_BIND_OUT, refs, &n, offsetof(nl_args, mean));
+    bind_t(pl, rstd, sr, bwd ? CANNON_BIND_IN : CANNON_BIND_OUT, refs, &n, offsetof(nl_args, rstd));
+    if (ow != UINT64_MAX)
+        refs[n++] = nm_ws_ref(ow, offsetof(nl_args, w));
+    if (ob != UINT64_MAX)
+        refs[n++] = nm_ws_ref(ob, offsetof(nl_args, b));
     if (cols) {
         const int64_t Rp = (pl->R + 15) / 16 * 16;
         /* [units][2][Rp] fp64 partials, then the kernel's [units][2][Rp] fp32 group sums. */
-        *ws_part = cannonExecutorReserveWorkspace(pl->e,
-                                                  (uint64_t)(a.units * 2 * Rp) * (sizeof(double) + sizeof(float)));
-        refs[n].args_offset = (uint32_t)offsetof(nl_args, part);
-        refs[n].slot = CANNON_SLOT_WORKSPACE;
-        refs[n++].byte_offset = (int64_t)*ws_part;
+        cannonOpWorkspace(pl->op, (uint64_t)(a.units * 2 * Rp) * (sizeof(double) + sizeof(float)), ws_part);
+        refs[n++] = nm_ws_ref(*ws_part, offsetof(nl_args, part));
     }
-    return cannonExecutorAddKernel(pl->e, pl->api, nm_ln_kernel, bd, &a, sizeof a, refs, n);
+    cannonOpKernel(pl->op, pl->op->api, nm_ln_kernel, bd, &a, sizeof a, refs, n);
 }
 
-static aclnnStatus add_cols(ln_plan *pl, uint64_t ws_part, int64_t P, const aclTensor *gw, int sgw, const aclTensor *gb,
-                            int sgb)
+/* The column sums of the backward's partials into gw and gb (either may be NULL). */
+static void add_cols(ln_plan *pl, uint64_t ws_part, int64_t P, const aclTensor *gw, int sgw, const aclTensor *gb,
+                     int sgb)
 {
     cols_args a;
     memset(&a, 0, sizeof a);
@@ -329,71 +298,28 @@ static aclnnStatus add_cols(ln_plan *pl, uint64_t ws_part, int64_t P, const aclT
     a.Rp = (pl->R + 15) / 16 * 16;
     cannon_arg_ref refs[3];
     size_t n = 0;
-    refs[n].args_offset = (uint32_t)offsetof(cols_args, part);
-    refs[n].slot = CANNON_SLOT_WORKSPACE;
-    refs[n++].byte_offset = (int64_t)ws_part;
+    refs[n++] = nm_ws_ref(ws_part, offsetof(cols_args, part));
     cannon_tensor_view v;
-    aclnnStatus st;
     if (gw) {
         cannonTensorGetView(gw, &v);
         a.dtw = nm_float_code(v.dtype);
-        if ((st = bind_t(pl, gw, sgw, 1, refs, &n, offsetof(cols_args, gw))) != ACLNN_SUCCESS)
-            return st;
+        bind_t(pl, gw, sgw, CANNON_BIND_OUT, refs, &n, offsetof(cols_args, gw));
     }
     if (gb) {
         cannonTensorGetView(gb, &v);
         a.dtb = nm_float_code(v.dtype);
-        if ((st = bind_t(pl, gb, sgb, 1, refs, &n, offsetof(cols_args, gb))) != ACLNN_SUCCESS)
-            return st;
+        bind_t(pl, gb, sgb, CANNON_BIND_OUT, refs, &n, offsetof(cols_args, gb));
     }
     const uint32_t bd = (uint32_t)((pl->R + COLS_CHUNK - 1) / COLS_CHUNK);
-    return cannonExecutorAddKernel(pl->e, pl->api, cols_kernel, bd ? bd : 1, &a, sizeof a, refs, n);
+    cannonOpKernel(pl->op, pl->op->api, cols_kernel, bd ? bd : 1, &a, sizeof a, refs, n);
 }
 
-static aclnnStatus create(ln_plan *pl, const char *api)
+/* The column partials of no rows (sums over nothing); their workspace offset. */
+static uint64_t ws_no_rows(ln_plan *pl)
 {
-    memset(pl, 0, sizeof *pl);
-    pl->api = api;
-    pl->e = cannonExecutorCreate(api);
-    if (!pl->e)
-        return cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api);
-    return ACLNN_SUCCESS;
-}
-
-static aclnnStatus check_eps(const char *api, double eps)
-{
-    if (!(eps >= 0.0) || isinf(eps))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: eps %g must be finite and >= 0", api, eps);
-    return ACLNN_SUCCESS;
-}
-
-/* normalizedShape must equal the trailing dims of x; returns its length in *k. */
-static aclnnStatus check_norm_shape(const char *api, const aclIntArray *ns, const cannon_tensor_view *vx, int64_t *k)
-{
-    uint64_t n = 0;
-    const int64_t *d = cannonIntArrayData(ns, &n);
-    if (!d || n == 0 || (int64_t)n > vx->ndim)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: normalizedShape must have 1 to rank(input) = %lld dims",
-                                 api, (long long)vx->ndim);
-    for (uint64_t i = 0; i < n; i++)
-        if (d[i] != vx->shape[vx->ndim - (int64_t)n + (int64_t)i])
-            return cannonReportError(ACLNN_ERR_PARAM_INVALID,
-                                     "%s: normalizedShape must equal the input's trailing dims", api);
-    *k = (int64_t)n;
-    return ACLNN_SUCCESS;
-}
-
-static void shape_rows(ln_plan *pl, const cannon_tensor_view *vx, int64_t k)
-{
-    pl->R = 1;
-    pl->rows = 1;
-    for (int64_t i = 0; i < vx->ndim; i++) {
-        if (i >= vx->ndim - k)
-            pl->R *= vx->shape[i];
-        else
-            pl->rows *= vx->shape[i];
-    }
-    pl->dtype = nm_float_code(vx->dtype);
+    uint64_t wp = 0;
+    cannonOpWorkspace(pl->op, (uint64_t)(2 * ((pl->R + 15) / 16 * 16)) * sizeof(double), &wp);
+    return wp;
 }
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnLayerNormGetWorkspaceSize(const aclTensor *input, const aclIntArray *normalizedShape,
@@ -402,47 +328,33 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnLayerNormGetWorkspaceSize(const aclTensor *
                                                                aclTensor *meanOutOptional, aclTensor *rstdOutOptional,
                                                                uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    const char *api = "aclnnLayerNorm";
-    if (!input || !normalizedShape || !out || !workspaceSize || !executor)
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
-                                 !input ? "input" : !normalizedShape ? "normalizedShape" : !out ? "out"
-                                 : !workspaceSize ? "workspaceSize" : "executor");
+    const cannon_dtype_set dts = cn_dts_LayerNorm();
+    cannon_op op;
     cannon_tensor_view vx;
-    aclnnStatus st;
     int64_t k = 0;
-    if ((st = check_x(api, "input", input, &vx)) != ACLNN_SUCCESS ||
-        (st = check_like(api, "out", out, &vx)) != ACLNN_SUCCESS ||
-        (st = check_norm_shape(api, normalizedShape, &vx, &k)) != ACLNN_SUCCESS ||
-        (st = check_eps(api, eps)) != ACLNN_SUCCESS ||
-        (st = check_param(api, "weight", weightOptional, &vx, k)) != ACLNN_SUCCESS ||
-        (st = check_param(api, "bias", biasOptional, &vx, k)) != ACLNN_SUCCESS)
-        return st;
+    cannonOpBegin(&op, "aclnnLayerNorm", workspaceSize, executor);
+    cannonOpNotNulls(&op, "input", input, "normalizedShape", normalizedShape, "out", out, NULL);
+    check_x(&op, dts, "input", input, &vx);
+    check_like(&op, dts, "out", out, "input", &vx);
+    check_norm_shape(&op, normalizedShape, &vx, &k);
+    nm_check_eps(&op, "eps", eps);
+    check_param(&op, "weight", weightOptional, &vx, k);
+    check_param(&op, "bias", biasOptional, &vx, k);
     ln_plan pl;
-    shape_rows(&pl, &vx, k);
-    const int64_t rows = pl.rows, R = pl.R;
-    if ((st = check_stat(api, "meanOut", meanOutOptional, rows)) != ACLNN_SUCCESS ||
-        (st = check_stat(api, "rstdOut", rstdOutOptional, rows)) != ACLNN_SUCCESS)
-        return st;
-    if ((st = create(&pl, api)) != ACLNN_SUCCESS)
-        return st;
-    pl.rows = rows, pl.R = R, pl.dtype = nm_float_code(vx.dtype);
-    int ok = 1;
-    const int sx = add_io(pl.e, input, 0, &ok), sw = add_io(pl.e, weightOptional, 0, &ok),
-              sb = add_io(pl.e, biasOptional, 0, &ok);
-    const int so = add_io(pl.e, out, 1, &ok), sm = add_io(pl.e, meanOutOptional, 1, &ok),
-              sr = add_io(pl.e, rstdOutOptional, 1, &ok);
-    if (!ok)
-        return finish(&pl, cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api), workspaceSize,
-                      executor);
-    if (rows * R == 0)
-        return finish(&pl, ACLNN_SUCCESS, workspaceSize, executor);
-    uint64_t ow, ob, wp = 0;
-    int64_t P;
-    if ((st = add_prep(&pl, weightOptional, sw, biasOptional, sb, &ow, &ob)) == ACLNN_SUCCESS &&
-        (st = add_main(&pl, NL_LN_FWD, eps, input, sx, NULL, -1, out, so, meanOutOptional, sm, rstdOutOptional, sr, ow,
-                       ob, 0, &wp, &P)) == ACLNN_SUCCESS)
-        st = add_scatters(&pl);
-    return finish(&pl, st, workspaceSize, executor);
+    shape_rows(&pl, &op, &vx, k);
+    check_stat(&op, "meanOut", meanOutOptional, pl.rows);
+    check_stat(&op, "rstdOut", rstdOutOptional, pl.rows);
+
+    const int sx = cannonOpInput(&op, input), sw = nm_input(&op, weightOptional), sb = nm_input(&op, biasOptional);
+    const int so = cannonOpOutput(&op, out), sm = nm_output(&op, meanOutOptional), sr = nm_output(&op, rstdOutOptional);
+    if (cannonOpOk(&op) && pl.rows * pl.R != 0) {
+        uint64_t ow, ob, wp = 0;
+        int64_t P;
+        add_prep(&pl, weightOptional, sw, biasOptional, sb, &ow, &ob);
+        add_main(&pl, NL_LN_FWD, eps, input, sx, NULL, -1, out, so, meanOutOptional, sm, rstdOutOptional, sr, ow, ob, 0,
+                 &wp, &P);
+    }
+    return cannonOpFinish(&op);
 }
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
@@ -451,121 +363,89 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
     aclTensor *gradInputOut, aclTensor *gradWeightOut, aclTensor *gradBiasOut, uint64_t *workspaceSize,
     aclOpExecutor **executor)
 {
-    const char *api = "aclnnLayerNormBackward";
-    if (!gradOut || !input || !normalizedShape || !mean || !rstd || !outputMask || !workspaceSize || !executor)
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
-                                 !gradOut ? "gradOut" : !input ? "input" : !normalizedShape ? "normalizedShape"
-                                 : !mean ? "mean" : !rstd ? "rstd" : !outputMask ? "outputMask"
-                                 : !workspaceSize ? "workspaceSize" : "executor");
-    uint64_t nmask = 0;
-    const bool *mask = cannonBoolArrayData(outputMask, &nmask);
-    if (!mask || nmask != 3)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: outputMask must hold 3 values", api);
-    if ((mask[0] && !gradInputOut) || (mask[1] && !gradWeightOut) || (mask[2] && !gradBiasOut))
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
-                                 (mask[0] && !gradInputOut) ? "gradInputOut"
-                                 : (mask[1] && !gradWeightOut) ? "gradWeightOut" : "gradBiasOut");
-    aclTensor *gi = mask[0] ? gradInputOut : NULL, *gw = mask[1] ? gradWeightOut : NULL, *gb = mask[2] ? gradBiasOut : NULL;
+    const cannon_dtype_set dts = cn_dts_LayerNormBackward();
+    cannon_op op;
     cannon_tensor_view vx;
-    aclnnStatus st;
     int64_t k = 0;
-    if ((st = check_x(api, "input", input, &vx)) != ACLNN_SUCCESS ||
-        (st = check_like(api, "gradOut", gradOut, &vx)) != ACLNN_SUCCESS ||
-        (gi && (st = check_like(api, "gradInputOut", gi, &vx)) != ACLNN_SUCCESS) ||
-        (st = check_norm_shape(api, normalizedShape, &vx, &k)) != ACLNN_SUCCESS ||
-        (st = check_param(api, "weight", weightOptional, &vx, k)) != ACLNN_SUCCESS ||
-        (st = check_param(api, "bias", biasOptional, &vx, k)) != ACLNN_SUCCESS ||
-        (st = check_param(api, "gradWeightOut", gw, &vx, k)) != ACLNN_SUCCESS ||
-        (st = check_param(api, "gradBiasOut", gb, &vx, k)) != ACLNN_SUCCESS)
-        return st;
+    cannonOpBegin(&op, "aclnnLayerNormBackward", workspaceSize, executor);
+    cannonOpNotNulls(&op, "gradOut", gradOut, "input", input, "normalizedShape", normalizedShape, "mean", mean, "rstd",
+                     rstd, "outputMask", outputMask, NULL);
+    /* The mask says which outputs must be there. */
+    uint64_t nmask = 0;
+    const bool *mask = cannonOpOk(&op) ? cannonBoolArrayData(outputMask, &nmask) : NULL;
+    if (cannonOpOk(&op) && (!mask || nmask != 3))
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "outputMask must hold 3 values");
+    aclTensor *gi = cannonOpOk(&op) && mask[0] ? gradInputOut : NULL;
+    aclTensor *gw = cannonOpOk(&op) && mask[1] ? gradWeightOut : NULL;
+    aclTensor *gb = cannonOpOk(&op) && mask[2] ? gradBiasOut : NULL;
+    if (cannonOpOk(&op) && mask[0])
+        cannonOpNotNull(&op, "gradInputOut", gradInputOut);
+    if (cannonOpOk(&op) && mask[1])
+        cannonOpNotNull(&op, "gradWeightOut", gradWeightOut);
+    if (cannonOpOk(&op) && mask[2])
+        cannonOpNotNull(&op, "gradBiasOut", gradBiasOut);
+    check_x(&op, dts, "input", input, &vx);
+    check_like(&op, dts, "gradOut", gradOut, "input", &vx);
+    if (gi)
+        check_like(&op, dts, "gradInputOut", gi, "input", &vx);
+    check_norm_shape(&op, normalizedShape, &vx, &k);
+    check_param(&op, "weight", weightOptional, &vx, k);
+    check_param(&op, "bias", biasOptional, &vx, k);
+    check_param(&op, "gradWeightOut", gw, &vx, k);
+    check_param(&op, "gradBiasOut", gb, &vx, k);
     ln_plan pl;
-    shape_rows(&pl, &vx, k);
-    const int64_t rows = pl.rows, R = pl.R;
-    if ((st = check_stat(api, "mean", mean, rows)) != ACLNN_SUCCESS ||
-        (st = check_stat(api, "rstd", rstd, rows)) != ACLNN_SUCCESS)
-        return st;
-    if ((st = create(&pl, api)) != ACLNN_SUCCESS)
-        return st;
-    pl.rows = rows, pl.R = R, pl.dtype = nm_float_code(vx.dtype);
-    int ok = 1;
-    const int sg = add_io(pl.e, gradOut, 0, &ok), sx = add_io(pl.e, input, 0, &ok), sm = add_io(pl.e, mean, 0, &ok),
-              sr = add_io(pl.e, rstd, 0, &ok), sw = add_io(pl.e, weightOptional, 0, &ok);
-    (void)add_io(pl.e, biasOptional, 0, &ok);
-    const int sgi = add_io(pl.e, gi, 1, &ok), sgw = add_io(pl.e, gw, 1, &ok), sgb = add_io(pl.e, gb, 1, &ok);
-    if (!ok)
-        return finish(&pl, cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api), workspaceSize,
-                      executor);
-    if (R == 0 || (!gi && !gw && !gb))
-        return finish(&pl, ACLNN_SUCCESS, workspaceSize, executor);
-    uint64_t ow, ob, wp = 0;
-    int64_t P = 0;
-    const int cols = gw || gb;
-    if (rows == 0) {
-        /* No rows: the parameter gradients are sums over nothing. */
-        wp = cannonExecutorReserveWorkspace(pl.e, (uint64_t)(2 * ((R + 15) / 16 * 16)) * sizeof(double));
-        st = add_cols(&pl, wp, 0, gw, sgw, gb, sgb);
-        if (st == ACLNN_SUCCESS)
-            st = add_scatters(&pl);
-        return finish(&pl, st, workspaceSize, executor);
-    }
-    if ((st = add_prep(&pl, weightOptional, sw, NULL, -1, &ow, &ob)) == ACLNN_SUCCESS &&
-        (st = add_main(&pl, NL_LN_BWD, 0.0, input, sx, gradOut, sg, gi, sgi, mean, sm, rstd, sr, ow, ob, cols, &wp,
-                       &P)) == ACLNN_SUCCESS &&
-        (!cols || (st = add_cols(&pl, wp, P, gw, sgw, gb, sgb)) == ACLNN_SUCCESS))
-        st = add_scatters(&pl);
-    return finish(&pl, st, workspaceSize, executor);
-}
+    shape_rows(&pl, &op, &vx, k);
+    check_stat(&op, "mean", mean, pl.rows);
+    check_stat(&op, "rstd", rstd, pl.rows);
 
-static aclnnStatus gamma_dims(const char *api, const aclTensor *gamma, const cannon_tensor_view *vx, int64_t *k)
-{
-    cannon_tensor_view vg;
-    if (!cannonTensorGetView(gamma, &vg))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: gamma is not a live aclTensor, or its view is too large", api);
-    if (vg.ndim < 1 || vg.ndim > vx->ndim)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: gamma rank %lld must be in [1, rank(x)]", api,
-                                 (long long)vg.ndim);
-    *k = vg.ndim;
-    return check_param(api, "gamma", gamma, vx, *k);
+    const int sg = cannonOpInput(&op, gradOut), sx = cannonOpInput(&op, input), sm = cannonOpInput(&op, mean);
+    const int sr = cannonOpInput(&op, rstd), sw = nm_input(&op, weightOptional);
+    (void)nm_input(&op, biasOptional); /* a slot in CANN's order; the gradients do not read it */
+    const int sgi = nm_output(&op, gi), sgw = nm_output(&op, gw), sgb = nm_output(&op, gb);
+    if (cannonOpOk(&op) && pl.R != 0 && (gi || gw || gb)) {
+        const int cols = gw || gb;
+        if (pl.rows == 0) {
+            /* No rows: the parameter gradients are sums over nothing. */
+            add_cols(&pl, ws_no_rows(&pl), 0, gw, sgw, gb, sgb);
+        } else {
+            uint64_t ow, ob, wp = 0;
+            int64_t P = 0;
+            add_prep(&pl, weightOptional, sw, NULL, -1, &ow, &ob);
+            add_main(&pl, NL_LN_BWD, 0.0, input, sx, gradOut, sg, gi, sgi, mean, sm, rstd, sr, ow, ob, cols, &wp, &P);
+            if (cols)
+                add_cols(&pl, wp, P, gw, sgw, gb, sgb);
+        }
+    }
+    return cannonOpFinish(&op);
 }
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnRmsNormGetWorkspaceSize(const aclTensor *x, const aclTensor *gamma, double epsilon,
                                                              const aclTensor *yOut, const aclTensor *rstdOut,
                                                              uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    const char *api = "aclnnRmsNorm";
-    if (!x || !gamma || !yOut || !workspaceSize || !executor)
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
-                                 !x ? "x" : !gamma ? "gamma" : !yOut ? "yOut" : !workspaceSize ? "workspaceSize"
-                                 : "executor");
+    const cannon_dtype_set dts = cn_dts_RmsNorm();
+    cannon_op op;
     cannon_tensor_view vx;
-    aclnnStatus st;
     int64_t k = 0;
-    if ((st = check_x(api, "x", x, &vx)) != ACLNN_SUCCESS || (st = check_like(api, "yOut", yOut, &vx)) != ACLNN_SUCCESS ||
-        (st = gamma_dims(api, gamma, &vx, &k)) != ACLNN_SUCCESS || (st = check_eps(api, epsilon)) != ACLNN_SUCCESS)
-        return st;
+    cannonOpBegin(&op, "aclnnRmsNorm", workspaceSize, executor);
+    cannonOpNotNulls(&op, "x", x, "gamma", gamma, "yOut", yOut, NULL);
+    check_x(&op, dts, "x", x, &vx);
+    check_like(&op, dts, "yOut", yOut, "x", &vx);
+    check_gamma(&op, gamma, &vx, &k);
+    nm_check_eps(&op, "epsilon", epsilon);
     ln_plan pl;
-    shape_rows(&pl, &vx, k);
-    const int64_t rows = pl.rows, R = pl.R;
-    if ((st = check_stat(api, "rstdOut", rstdOut, rows)) != ACLNN_SUCCESS)
-        return st;
-    if ((st = create(&pl, api)) != ACLNN_SUCCESS)
-        return st;
-    pl.rows = rows, pl.R = R, pl.dtype = nm_float_code(vx.dtype);
-    int ok = 1;
-    const int sx = add_io(pl.e, x, 0, &ok), sgm = add_io(pl.e, gamma, 0, &ok);
-    const int sy = add_io(pl.e, yOut, 1, &ok), sr = add_io(pl.e, rstdOut, 1, &ok);
-    if (!ok)
-        return finish(&pl, cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api), workspaceSize,
-                      executor);
-    if (rows * R == 0)
-        return finish(&pl, ACLNN_SUCCESS, workspaceSize, executor);
-    uint64_t ow, ob, wp = 0;
-    int64_t P;
-    if ((st = add_prep(&pl, gamma, sgm, NULL, -1, &ow, &ob)) == ACLNN_SUCCESS &&
-        (st = add_main(&pl, NL_RMS_FWD, epsilon, x, sx, NULL, -1, yOut, sy, NULL, -1, rstdOut, sr, ow, ob, 0, &wp,
-                       &P)) == ACLNN_SUCCESS)
-        st = add_scatters(&pl);
-    return finish(&pl, st, workspaceSize, executor);
+    shape_rows(&pl, &op, &vx, k);
+    check_stat(&op, "rstdOut", rstdOut, pl.rows);
+
+    const int sx = cannonOpInput(&op, x), sgm = cannonOpInput(&op, gamma);
+    const int sy = cannonOpOutput(&op, yOut), sr = nm_output(&op, rstdOut);
+    if (cannonOpOk(&op) && pl.rows * pl.R != 0) {
+        uint64_t ow, ob, wp = 0;
+        int64_t P;
+        add_prep(&pl, gamma, sgm, NULL, -1, &ow, &ob);
+        add_main(&pl, NL_RMS_FWD, epsilon, x, sx, NULL, -1, yOut, sy, NULL, -1, rstdOut, sr, ow, ob, 0, &wp, &P);
+    }
+    return cannonOpFinish(&op);
 }
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnRmsNormGradGetWorkspaceSize(const aclTensor *dy, const aclTensor *x,
@@ -573,51 +453,38 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnRmsNormGradGetWorkspaceSize(const aclTensor
                                                                  const aclTensor *dxOut, const aclTensor *dgammaOut,
                                                                  uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    const char *api = "aclnnRmsNormGrad";
-    if (!dy || !x || !rstd || !gamma || !dxOut || !workspaceSize || !executor)
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api,
-                                 !dy ? "dy" : !x ? "x" : !rstd ? "rstd" : !gamma ? "gamma" : !dxOut ? "dxOut"
-                                 : !workspaceSize ? "workspaceSize" : "executor");
+    const cannon_dtype_set dts = cn_dts_RmsNormGrad();
+    cannon_op op;
     cannon_tensor_view vx;
-    aclnnStatus st;
     int64_t k = 0;
-    if ((st = check_x(api, "x", x, &vx)) != ACLNN_SUCCESS || (st = check_like(api, "dy", dy, &vx)) != ACLNN_SUCCESS ||
-        (st = check_like(api, "dxOut", dxOut, &vx)) != ACLNN_SUCCESS ||
-        (st = gamma_dims(api, gamma, &vx, &k)) != ACLNN_SUCCESS ||
-        (st = check_param(api, "dgammaOut", dgammaOut, &vx, k)) != ACLNN_SUCCESS)
-        return st;
+    cannonOpBegin(&op, "aclnnRmsNormGrad", workspaceSize, executor);
+    cannonOpNotNulls(&op, "dy", dy, "x", x, "rstd", rstd, "gamma", gamma, "dxOut", dxOut, NULL);
+    check_x(&op, dts, "x", x, &vx);
+    check_like(&op, dts, "dy", dy, "x", &vx);
+    check_like(&op, dts, "dxOut", dxOut, "x", &vx);
+    check_gamma(&op, gamma, &vx, &k);
+    check_param(&op, "dgammaOut", dgammaOut, &vx, k);
     ln_plan pl;
-    shape_rows(&pl, &vx, k);
-    const int64_t rows = pl.rows, R = pl.R;
-    if ((st = check_stat(api, "rstd", rstd, rows)) != ACLNN_SUCCESS)
-        return st;
-    if ((st = create(&pl, api)) != ACLNN_SUCCESS)
-        return st;
-    pl.rows = rows, pl.R = R, pl.dtype = nm_float_code(vx.dtype);
-    int ok = 1;
-    const int sdy = add_io(pl.e, dy, 0, &ok), sx = add_io(pl.e, x, 0, &ok), sr = add_io(pl.e, rstd, 0, &ok),
-              sgm = add_io(pl.e, gamma, 0, &ok);
-    const int sdx = add_io(pl.e, dxOut, 1, &ok), sdg = add_io(pl.e, dgammaOut, 1, &ok);
-    if (!ok)
-        return finish(&pl, cannonReportError(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", api), workspaceSize,
-                      executor);
-    if (R == 0)
-        return finish(&pl, ACLNN_SUCCESS, workspaceSize, executor);
-    uint64_t ow, ob, wp = 0;
-    int64_t P = 0;
-    const int cols = dgammaOut != NULL;
-    if (rows == 0) {
-        wp = cannonExecutorReserveWorkspace(pl.e, (uint64_t)(2 * ((R + 15) / 16 * 16)) * sizeof(double));
-        st = cols ? add_cols(&pl, wp, 0, dgammaOut, sdg, NULL, -1) : ACLNN_SUCCESS;
-        if (st == ACLNN_SUCCESS)
-            st = add_scatters(&pl);
-        return finish(&pl, st, workspaceSize, executor);
-    }
-    if ((st = add_prep(&pl, gamma, sgm, NULL, -1, &ow, &ob)) == ACLNN_SUCCESS &&
-        (st = add_main(&pl, NL_RMS_BWD, 0.0, x, sx, dy, sdy, dxOut, sdx, NULL, -1, rstd, sr, ow, ob, cols, &wp, &P)) ==
-            ACLNN_SUCCESS &&
-        (!cols || (st = add_cols(&pl, wp, P, dgammaOut, sdg, NULL, -1)) == ACLNN_SUCCESS))
-        st = add_scatters(&pl);
-    return finish(&pl, st, workspaceSize, executor);
-}
+    shape_rows(&pl, &op, &vx, k);
+    check_stat(&op, "rstd", rstd, pl.rows);
 
+    const int sdy = cannonOpInput(&op, dy), sx = cannonOpInput(&op, x), sr = cannonOpInput(&op, rstd);
+    const int sgm = cannonOpInput(&op, gamma);
+    const int sdx = cannonOpOutput(&op, dxOut), sdg = nm_output(&op, dgammaOut);
+    if (cannonOpOk(&op) && pl.R != 0) {
+        const int cols = dgammaOut != NULL;
+        if (pl.rows == 0) {
+            const uint64_t wp = ws_no_rows(&pl);
+            if (cols)
+                add_cols(&pl, wp, 0, dgammaOut, sdg, NULL, -1);
+        } else {
+            uint64_t ow, ob, wp = 0;
+            int64_t P = 0;
+            add_prep(&pl, gamma, sgm, NULL, -1, &ow, &ob);
+            add_main(&pl, NL_RMS_BWD, 0.0, x, sx, dy, sdy, dxOut, sdx, NULL, -1, rstd, sr, ow, ob, cols, &wp, &P);
+            if (cols)
+                add_cols(&pl, wp, P, dgammaOut, sdg, NULL, -1);
+        }
+    }
+    return cannonOpFinish(&op);
+}

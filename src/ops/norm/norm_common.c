@@ -1,5 +1,6 @@
 /* Shared planning helpers and kernel entries of the norm operators (see norm_op.h). */
 #define _GNU_SOURCE /* sched_getcpu */
+#include <math.h>
 #include <sched.h>
 #include <string.h>
 
@@ -102,31 +103,22 @@ bool nm_is_channels_last(const aclTensor *t, int64_t ca)
     return true;
 }
 
-aclnnStatus nm_bind(aclOpExecutor *e, const aclTensor *t, int slot, int is_output, cannon_arg_ref *ref,
-                    uint32_t args_off, uint64_t *scatter_off)
+int nm_input(cannon_op *op, const aclTensor *t)
 {
-    cannon_tensor_view v;
-    cannonTensorGetView(t, &v);
-    const int code = nm_any_code(v.dtype);
-    const size_t es = code < 0 ? 1 : nm_esize(code);
-    ref->args_offset = args_off;
-    if (cannonTensorIsContiguous(t)) {
-        ref->slot = slot;
-        ref->byte_offset = v.offset * (int64_t)es;
-        return ACLNN_SUCCESS;
-    }
-    const uint64_t bytes = (uint64_t)cannonTensorNumel(t) * es;
-    const uint64_t off = cannonExecutorReserveWorkspace(e, bytes ? bytes : 1);
-    ref->slot = CANNON_SLOT_WORKSPACE;
-    ref->byte_offset = (int64_t)off;
-    if (is_output) {
-        *scatter_off = off;
-        return ACLNN_SUCCESS;
-    }
-    return cannonExecutorAddGather(e, slot, off);
+    return t ? cannonOpInput(op, t) : -1;
 }
 
-size_t nm_vec_ref(const aclTensor *t, int slot, nm_vec *nv, uint32_t args_off, cannon_arg_ref *ref)
+int nm_output(cannon_op *op, const aclTensor *t)
+{
+    return t ? cannonOpOutput(op, t) : -1;
+}
+
+bool nm_bind(cannon_op *op, int slot, unsigned how, bool channels_last, uint32_t args_off, cannon_arg_ref *ref)
+{
+    return channels_last ? cannonOpBindView(op, slot, args_off, ref) : cannonOpBind(op, slot, how, args_off, ref);
+}
+
+size_t nm_vec_ref(cannon_op *op, const aclTensor *t, int slot, nm_vec *nv, uint32_t args_off, cannon_arg_ref *ref)
 {
     memset(nv, 0, sizeof *nv);
     if (!t)
@@ -141,9 +133,7 @@ size_t nm_vec_ref(const aclTensor *t, int slot, nm_vec *nv, uint32_t args_off, c
         nv->s0 = v.strides[0];
         nv->s1 = v.strides[v.ndim - 1];
     }
-    ref->args_offset = args_off;
-    ref->slot = slot;
-    ref->byte_offset = v.offset * (int64_t)nm_esize(nv->dtype);
+    cannonOpBindView(op, slot, args_off, ref);
     return 1;
 }
 
@@ -158,23 +148,29 @@ void nm_blocks(int64_t units, int64_t unit_bytes, int64_t *upb, uint32_t *block_
         *block_dim = 1;
 }
 
-aclnnStatus nm_check_chan(const char *api, const char *name, const aclTensor *t, int64_t C, bool optional)
+bool nm_check_chan(cannon_op *op, const char *name, const aclTensor *t, int64_t C, bool optional)
 {
-    if (!t) {
-        if (optional)
-            return ACLNN_SUCCESS;
-        return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL", api, name);
-    }
     cannon_tensor_view v;
-    if (!cannonTensorGetView(t, &v))
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s is not a live aclTensor, or its view is too large", api, name);
-    if (nm_float_code(v.dtype) < 0)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype %d is not supported (FLOAT, FLOAT16, BFLOAT16)",
-                                 api, name, (int)v.dtype);
-    if (v.ndim != 1 || v.shape[0] != C)
-        return cannonReportError(ACLNN_ERR_PARAM_INVALID, "%s: %s must be 1-D of length %lld (the channel count)",
-                                 api, name, (long long)C);
-    return ACLNN_SUCCESS;
+    if (!t && optional)
+        return cannonOpOk(op);
+    if (!cannonOpTensor(op, name, t, CANNON_DTS_F32_16, &v))
+        return false;
+    if (v.ndim != 1 || v.shape[0] != C) {
+        char sh[200];
+        cannonShapeFormat(&v, sh, sizeof sh);
+        return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "%s shape %s is not [%lld] (1-D, the channel count)", name,
+                            sh, (long long)C);
+    }
+    return true;
+}
+
+bool nm_check_eps(cannon_op *op, const char *name, double eps)
+{
+    if (!cannonOpOk(op))
+        return false;
+    if (!(eps >= 0.0) || isinf(eps))
+        return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "%s %g must be finite and >= 0", name, eps);
+    return true;
 }
 
 #define NM_DISPATCH(fn, a, u0, u1)                                                                   \
@@ -364,16 +360,16 @@ static int nm_bn_aff_kernel(const cannon_kernel_ctx *ctx, void *args)
     return 0;
 }
 
-aclnnStatus nm_bn_add_aff(aclOpExecutor *e, const char *api, const nb_args *args, int apply, int64_t rspan,
-                          const cannon_arg_ref *refs, size_t n_refs)
+bool nm_bn_add_aff(cannon_op *op, const nb_args *args, int apply, int64_t rspan, const cannon_arg_ref *refs,
+                   size_t n_refs)
 {
-    const uint64_t bytes = (uint64_t)NB_AFF_MAX * NB_AFF_PAD * sizeof(int64_t);
-    const uint64_t off = cannonExecutorReserveWorkspace(e, bytes);
+    uint64_t off = 0;
+    if (!cannonOpWorkspace(op, (uint64_t)NB_AFF_MAX * NB_AFF_PAD * sizeof(int64_t), &off))
+        return false;
     nm_zero_args z = {NULL, (int64_t)NB_AFF_MAX * NB_AFF_PAD};
-    const cannon_arg_ref zr = {(uint32_t)offsetof(nm_zero_args, p), CANNON_SLOT_WORKSPACE, (int64_t)off};
-    aclnnStatus st = cannonExecutorAddKernel(e, api, nm_zero_kernel, 1, &z, sizeof z, &zr, 1);
-    if (st != ACLNN_SUCCESS)
-        return st;
+    const cannon_arg_ref zr = nm_ws_ref(off, offsetof(nm_zero_args, p));
+    if (!cannonOpKernel(op, op->api, nm_zero_kernel, 1, &z, sizeof z, &zr, 1))
+        return false;
     nb_aff_args f;
     memset(&f, 0, sizeof f);
     f.a = *args;
@@ -381,18 +377,16 @@ aclnnStatus nm_bn_add_aff(aclOpExecutor *e, const char *api, const nb_args *args
     f.rspan = rspan > 0 ? rspan : 1;
     cannon_arg_ref r[16];
     size_t n = 0;
-    if (n_refs >= sizeof r / sizeof r[0])
-        return ACLNN_ERR_INNER_CREATE_EXECUTOR; /* not reached: the passes bind at most 5 pointers */
+    if (n_refs >= sizeof r / sizeof r[0]) /* not reached: the passes bind at most 5 pointers */
+        return cannonOpFail(op, ACLNN_ERR_INNER_CREATE_EXECUTOR,
+                            "%zu pointers exceed the worker-affine pass's %zu", n_refs, sizeof r / sizeof r[0] - 1);
     for (; n < n_refs; n++)
         r[n] = refs[n];
-    r[n].args_offset = (uint32_t)offsetof(nb_aff_args, claim);
-    r[n].slot = CANNON_SLOT_WORKSPACE;
-    r[n].byte_offset = (int64_t)off;
-    n++;
+    r[n++] = nm_ws_ref(off, offsetof(nb_aff_args, claim));
     /* Every block runs the claim loop until no unit is left; blocks beyond the workers find
      * nothing and return. The block count is a function of the shape only. */
     const uint32_t bd = args->units < NB_AFF_MAX ? (uint32_t)(args->units > 0 ? args->units : 1) : NB_AFF_MAX;
-    return cannonExecutorAddKernel(e, api, nm_bn_aff_kernel, bd, &f, sizeof f, r, n);
+    return cannonOpKernel(op, op->api, nm_bn_aff_kernel, bd, &f, sizeof f, r, n);
 }
 
 int nm_ln_kernel(const cannon_kernel_ctx *ctx, void *args)

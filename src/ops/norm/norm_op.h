@@ -1,8 +1,9 @@
 /*
- * Planning helpers shared by the norm operators (bn_op.c, ln_op.c): dtype codes, how a tensor is
- * bound into a kernel's arguments (directly, or through a workspace gather / scatter), small
- * vectors (per-channel parameters) described by pointer + strides, and the tiered kernels'
- * launch wrappers.
+ * Planning helpers shared by the norm operators (bn_*.c, ln_*.c): dtype codes, argument checks
+ * common to the family, how a tensor is bound into a kernel's arguments (through cannon_op:
+ * directly, through a workspace gather / scatter, or channels-last in place), small vectors
+ * (per-channel parameters) described by pointer + strides, and the tiered kernels' launch
+ * wrappers.
  */
 #ifndef CANNON_OPS_NORM_OP_H_
 #define CANNON_OPS_NORM_OP_H_
@@ -29,21 +30,33 @@ typedef struct nm_vec {
 int nm_float_code(aclDataType t);
 /* Any dtype cannon_norm_ld can read, or -1. */
 int nm_any_code(aclDataType t);
+/* Bytes of an element of dtype code @p code (for kernels, whose arguments carry codes only). */
 size_t nm_esize(int code);
 
-/* Bind tensor @p t (slot @p slot) as a contiguous buffer at args offset @p args_off: directly
- * when its view is row-major contiguous (or, with @p allow_cl, channels-last with channel axis
- * @p ca), else through a workspace copy (gathered for inputs; for outputs *scatter_off is set
- * and the caller records the scatter after its kernels). */
-aclnnStatus nm_bind(aclOpExecutor *e, const aclTensor *t, int slot, int is_output, cannon_arg_ref *ref,
-                    uint32_t args_off, uint64_t *scatter_off);
+/* Register @p t as the operator's next input / output (CANN's order); an absent optional tensor
+ * (NULL) takes no slot and gives -1. */
+int nm_input(cannon_op *op, const aclTensor *t);
+int nm_output(cannon_op *op, const aclTensor *t);
+
+/* Bind slot @p slot as a contiguous buffer at args offset @p args_off (cannonOpBind: directly when
+ * row-major contiguous, else through a workspace gather / scatter as @p how says), or, with
+ * @p channels_last (the caller found every big tensor channels-last, see nm_is_channels_last),
+ * as it is, for kernels that take channels-last data in place. */
+bool nm_bind(cannon_op *op, int slot, unsigned how, bool channels_last, uint32_t args_off, cannon_arg_ref *ref);
 /* Whether @p t is channels-last: channel axis @p ca innermost (stride 1) and the other dims
  * row-major around it. */
 bool nm_is_channels_last(const aclTensor *t, int64_t ca);
 
+/* A reference to workspace byte @p ws_off at args offset @p args_off. */
+static inline cannon_arg_ref nm_ws_ref(uint64_t ws_off, size_t args_off)
+{
+    cannon_arg_ref r = {(uint32_t)args_off, CANNON_SLOT_WORKSPACE, (int64_t)ws_off};
+    return r;
+}
+
 /* Record an nm_vec: fills @p v (strides) and @p ref for its pointer at args offset @p args_off.
  * 1-D tensors: s1 = stride; 2-D: s0, s1. Returns the number of refs added (0 when t is NULL). */
-size_t nm_vec_ref(const aclTensor *t, int slot, nm_vec *v, uint32_t args_off, cannon_arg_ref *ref);
+size_t nm_vec_ref(cannon_op *op, const aclTensor *t, int slot, nm_vec *v, uint32_t args_off, cannon_arg_ref *ref);
 
 /* Kernel entries (cannon_kernel_fn) for the tiered kernels. */
 int nm_bn_reduce_kernel(const cannon_kernel_ctx *ctx, void *args);
@@ -67,8 +80,10 @@ void nm_bn_pipe_grp(const nb_args *r, const nb_args *a, int64_t g0, int64_t g1, 
  * block count; both a function of the shape only. */
 void nm_blocks(int64_t units, int64_t unit_bytes, int64_t *upb, uint32_t *block_dim);
 
-/* 1-D per-channel tensor check: NULL is fine when @p optional; else numel C, rank 1, float dtype. */
-aclnnStatus nm_check_chan(const char *api, const char *name, const aclTensor *t, int64_t C, bool optional);
+/* A 1-D per-channel tensor of C elements, any float dtype; NULL is fine when @p optional. */
+bool nm_check_chan(cannon_op *op, const char *name, const aclTensor *t, int64_t C, bool optional);
+/* eps finite and >= 0. */
+bool nm_check_eps(cannon_op *op, const char *name, double eps);
 
 /* ---- batch norm's three-kernel path: worker-affine passes (norm_common.c) ----
  * On virtual machines whose cores do not share a cache, a line another core holds can come
@@ -93,7 +108,7 @@ typedef struct nb_aff_args {
 
 /* Record the zeroing kernel and the worker-affine pass for @p args (its refs at their nb_args
  * offsets, as for the plain kernels), reserving the cursors in the workspace. */
-aclnnStatus nm_bn_add_aff(aclOpExecutor *e, const char *api, const nb_args *args, int apply, int64_t rspan,
-                          const cannon_arg_ref *refs, size_t n_refs);
+bool nm_bn_add_aff(cannon_op *op, const nb_args *args, int apply, int64_t rspan, const cannon_arg_ref *refs,
+                   size_t n_refs);
 
 #endif /* CANNON_OPS_NORM_OP_H_ */
