@@ -46,9 +46,9 @@ check-api:
 
 # Sanitizer builds (separate build folders).
 asan:
-	$(MAKE) test BUILD=build-asan BUILD_TYPE=Debug CMAKE_FLAGS="-DCANNON_SANITIZE=address"
+	$(MAKE) test BUILD=build-asan BUILD_TYPE=Debug CMAKE_FLAGS="$(CMAKE_FLAGS) -DCANNON_SANITIZE=address"
 tsan:
-	$(MAKE) build BUILD=build-tsan BUILD_TYPE=Debug CMAKE_FLAGS="-DCANNON_SANITIZE=thread"
+	$(MAKE) build BUILD=build-tsan BUILD_TYPE=Debug CMAKE_FLAGS="$(CMAKE_FLAGS) -DCANNON_SANITIZE=thread"
 	cd build-tsan && ctest --output-on-failure -L concurrency $(CTEST_FLAGS)
 
 clean:
