@@ -22,7 +22,7 @@
 #include "aclnnop/aclnn_nll_loss_backward.h"
 #include "cannon/opdev.h"
 
-#include "../kernels/convert.h"
+#include "fp_convert.h"
 
 #define NLL_ROWS 4096
 

@@ -30,7 +30,7 @@
 #include "aclnnop/aclnn_mm.h"
 #include "cannon/opdev.h"
 
-#include "../kernels/convert.h"
+#include "fp_convert.h"
 #include "../kernels/isa.h"
 #include "mm_kernels.h"
 

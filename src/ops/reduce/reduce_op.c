@@ -23,7 +23,7 @@
 #include "aclnnop/aclnn_reduce_sum.h"
 #include "cannon/opdev.h"
 
-#include "../kernels/convert.h"
+#include "fp_convert.h"
 
 #define RED_BLOCK 4096        /* mode A: elements per fp32 block */
 #define RED_ROWS 64           /* mode B: rows per fp32 block */
