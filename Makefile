@@ -1,4 +1,8 @@
 # Convenience front end over CMake. The README's two commands: `make run` and `make test`.
+# Both first make sure the Debian packages they need are installed (tools/install-deps.sh with
+# the groups of tools/debian-packages.txt: `build` for building and running, `test` as well for
+# the test suite), installing missing ones with apt-get; with everything installed that check
+# is one dpkg-query call.
 BUILD ?= build
 BUILD_TYPE ?= RelWithDebInfo
 PREFIX ?= /usr/local
@@ -9,16 +13,23 @@ CTEST_FLAGS ?=
 API_GROUPS ?= runtime,aclnn-base,aclnn-softmax,aclnn-norm,aclnn-training,hccl
 CHECK_API ?= ../shared/conformance/check_api.py
 
-.PHONY: all configure build run tour test bench install clean check-api asan tsan valgrind fuzz-build fuzz-smoke fuzz
+# Package groups to ensure before configuring; `make test` adds the test group.
+DEPS_GROUPS ?= build
+
+.PHONY: all deps configure build run tour test bench install clean check-api asan tsan valgrind fuzz-build fuzz-smoke \
+	fuzz
 
 all: build
 
-$(BUILD)/CMakeCache.txt:
+deps:
+	@tools/install-deps.sh $(DEPS_GROUPS)
+
+$(BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS)
 
 configure: $(BUILD)/CMakeCache.txt
 
-build: configure
+build: configure | deps
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The main demo: data-parallel training with SyncBatchNorm on 4 local ranks (cannonrun), then the
@@ -30,6 +41,7 @@ run: build
 tour: build
 	$(BUILD)/bin/runtime_tour
 
+test: DEPS_GROUPS = build test
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
 	@if [ -f $(CHECK_API) ]; then python3 $(CHECK_API) --include include --groups $(API_GROUPS) --strict; \
@@ -46,9 +58,9 @@ check-api:
 
 # Sanitizer builds (separate build folders).
 asan:
-	$(MAKE) test BUILD=build-asan BUILD_TYPE=Debug CMAKE_FLAGS="-DCANNON_SANITIZE=address"
+	$(MAKE) test BUILD=build-asan BUILD_TYPE=Debug CMAKE_FLAGS="$(CMAKE_FLAGS) -DCANNON_SANITIZE=address"
 tsan:
-	$(MAKE) build BUILD=build-tsan BUILD_TYPE=Debug CMAKE_FLAGS="-DCANNON_SANITIZE=thread"
+	$(MAKE) build BUILD=build-tsan BUILD_TYPE=Debug CMAKE_FLAGS="$(CMAKE_FLAGS) -DCANNON_SANITIZE=thread"
 	cd build-tsan && ctest --output-on-failure -L concurrency $(CTEST_FLAGS)
 
 # libFuzzer targets (fuzz/): a clang build with coverage and ASan+UBSan in every library.

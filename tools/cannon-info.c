@@ -1,9 +1,10 @@
 /* cannon-info: what the cannon runtime sees on this machine.
  *
  * Prints the runtime version, the device driver the loader picked (and every other driver it
- * found or rejected, with the reason), each device's properties, and the environment variables
- * that configure the runtime. It is the first thing to run when "no device" or a slow device
- * needs explaining.
+ * found or rejected, with the reason), each device's properties, and every environment variable
+ * cannon reads (src/common/env_table.h) with its current value. It is the first thing to run when
+ * "no device" or a slow device needs explaining. --env-markdown prints the README's tables of
+ * those variables instead.
  *
  * It links the static libascendcl on purpose: the loader's bookkeeping (candidates, rejected
  * modules, device properties) lives in the internal g_rt object, which the public API does not
@@ -16,41 +17,14 @@
 #include <string.h>
 
 #include "acl/acl.h"
+#include "env.h"
 #include "internal.h"
 
-/* The driver author owns cpu.h; decode ISA bits only when it exists so this tool never blocks
- * on it (and degrades to printing the raw mask). */
-#if defined(__has_include)
-#if __has_include("cannon/cpu.h")
 #include "cannon/cpu.h"
-#define HAVE_CANNON_CPU_H 1
-#endif
-#endif
 
 #ifndef CANNON_VERSION_STRING
 #define CANNON_VERSION_STRING "unknown"
 #endif
-
-/* ---- what we know about the configuration environment ------------------------------------ */
-
-typedef struct env_var {
-    const char *name;
-    const char *meaning;
-} env_var;
-
-static const env_var k_env[] = {
-    {"ASCEND_GLOBAL_LOG_LEVEL", "log level 0 debug, 1 info, 2 warning, 3 error, 4 null (unset: silent)"},
-    {"ASCEND_MODULE_LOG_LEVEL", "per-module levels, e.g. ASCENDCL=1:DRV=0 (overrides the global level)"},
-    {"ASCEND_LOG_PRINT_TO_STDOUT", "1: log to stdout instead of files"},
-    {"ASCEND_SLOG_PRINT_TO_STDOUT", "deprecated spelling of ASCEND_LOG_PRINT_TO_STDOUT (used when that is unset)"},
-    {"ASCEND_PROCESS_LOG_PATH", "directory for plog-<pid>_<time>.log files"},
-    {"CANNON_DRIVER", "only drivers of this name are eligible (e.g. cpu)"},
-    {"CANNON_DRIVER_PATH", "':'-separated driver modules or directories searched first"},
-    {"CANNON_CPU_DEVICES", "number of CPU virtual devices, 1..64 (default 8)"},
-    {"CANNON_CPU_DEVICE_MEMORY", "memory per CPU device, bytes with K/M/G/T suffix (default 8G)"},
-    {"CANNON_CPU_THREADS", "worker threads shared by all CPU devices (default: usable CPUs)"},
-    {"CANNON_SPIN_US", "microseconds an idle thread spins before sleeping (default 30)"},
-};
 
 /* ---- output helpers ------------------------------------------------------------------------ */
 
@@ -73,7 +47,6 @@ static void json_str(const char *s)
 static void isa_names(uint32_t flags, char *buf, size_t n)
 {
     buf[0] = '\0';
-#ifdef HAVE_CANNON_CPU_H
     static const struct {
         uint32_t bit;
         const char *name;
@@ -89,12 +62,30 @@ static void isa_names(uint32_t flags, char *buf, size_t n)
             snprintf(buf + len, n - len, "%s%s", len ? " " : "", k_isa[i].name);
         }
     }
-#else
-    (void)flags;
-    (void)n;
-#endif
     if (!buf[0])
         snprintf(buf, n, "-");
+}
+
+/* ---- the environment table ----------------------------------------------------------------- */
+
+static const char *const k_kind_title[] = {
+    [CANNON_ENV_CONFIG] = "Configuration",
+    [CANNON_ENV_LAUNCH] = "Set by launchers (rank, job size, device, job id)",
+};
+
+/* The README's tables: one per kind, generated here so that they cannot drift from the table. */
+static void env_markdown(void)
+{
+    for (int kind = CANNON_ENV_CONFIG; kind <= CANNON_ENV_LAUNCH; kind++) {
+        if (kind != CANNON_ENV_CONFIG)
+            printf("\n%s:\n\n", k_kind_title[kind]);
+        printf("| variable | default | meaning | read by |\n|---|---|---|---|\n");
+        for (size_t i = 0; i < cannon_env_var_count; i++) {
+            const cannon_env_var *v = &cannon_env_vars[i];
+            if ((int)v->kind == kind)
+                printf("| `%s` | %s | %s | %s |\n", v->name, v->default_value, v->meaning, v->owner);
+        }
+    }
 }
 
 /* ---- the report ---------------------------------------------------------------------------- */
@@ -107,11 +98,12 @@ typedef struct dev_info {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cannon-info [--json] [--help]\n"
+    fprintf(f, "usage: cannon-info [--json | --env-markdown] [--help]\n"
                "Show the cannon runtime's version, device drivers (chosen, found, rejected),\n"
-               "devices and configuration environment variables.\n"
-               "  --json   one JSON object on stdout instead of text\n"
-               "  --help   this text\n");
+               "devices and every environment variable cannon reads, with its value.\n"
+               "  --json           one JSON object on stdout instead of text\n"
+               "  --env-markdown   only the environment variables, as the README's Markdown tables\n"
+               "  --help           this text\n");
 }
 
 int main(int argc, char **argv)
@@ -120,6 +112,9 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             json = true;
+        } else if (strcmp(argv[i], "--env-markdown") == 0) {
+            env_markdown();
+            return 0;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
@@ -218,15 +213,24 @@ int main(int argc, char **argv)
             putchar('}');
         }
         printf("],\"environment\":[");
-        for (size_t i = 0; i < sizeof k_env / sizeof k_env[0]; i++) {
-            const char *v = getenv(k_env[i].name);
-            printf("%s{\"name\":\"%s\",\"value\":", i ? "," : "", k_env[i].name);
+        for (size_t i = 0; i < cannon_env_var_count; i++) {
+            const cannon_env_var *e = &cannon_env_vars[i];
+            const char *v = cannon_env_get(e->name);
+            printf("%s{\"name\":", i ? "," : "");
+            json_str(e->name);
+            printf(",\"value\":");
             if (v)
                 json_str(v);
             else
                 printf("null");
+            printf(",\"kind\":");
+            json_str(e->kind == CANNON_ENV_LAUNCH ? "launch" : "config");
+            printf(",\"default\":");
+            json_str(e->default_value);
+            printf(",\"owner\":");
+            json_str(e->owner);
             printf(",\"meaning\":");
-            json_str(k_env[i].meaning);
+            json_str(e->meaning);
             putchar('}');
         }
         printf("]}\n");
@@ -261,10 +265,16 @@ int main(int argc, char **argv)
                    p->soc_name, (double)p->mem_capacity / (1u << 30), p->num_workers, p->isa_flags, isa);
         }
 
-        printf("\nEnvironment:\n");
-        for (size_t i = 0; i < sizeof k_env / sizeof k_env[0]; i++) {
-            const char *v = getenv(k_env[i].name);
-            printf("  %-28s %-14s %s\n", k_env[i].name, v ? v : "(unset)", k_env[i].meaning);
+        for (int kind = CANNON_ENV_CONFIG; kind <= CANNON_ENV_LAUNCH; kind++) {
+            printf("\nEnvironment: %s\n", k_kind_title[kind]);
+            for (size_t i = 0; i < cannon_env_var_count; i++) {
+                const cannon_env_var *e = &cannon_env_vars[i];
+                if ((int)e->kind != kind)
+                    continue;
+                const char *v = cannon_env_get(e->name);
+                printf("  %-27s %-14s %s (default: %s)\n", e->name, v ? v : "(unset)", e->meaning,
+                       e->default_value);
+            }
         }
     }
 

@@ -9,6 +9,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "cannon_testutil.h"
+
 /* Options come as "--name value" pairs, each name one of the NULL-terminated @p names. On -h or
  * --help prints @p usage to stdout and returns 0; on an unknown option or a missing value prints
  * the offender and @p usage to stderr and returns 2; otherwise returns -1 (go on). A bench used to
@@ -65,15 +67,12 @@ static inline void bench_ab_set(const bench_ab *ab, int on)
 
 static inline double bench_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return cn_tu_now_s();
 }
 
 static inline int bench_cmp(const void *a, const void *b)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    return cn_tu_cmp_double(a, b);
 }
 
 /* A zeroed tensor in 2 MiB pages where the kernel allows, as the CPU driver's device memory is

@@ -125,7 +125,7 @@ int hc_comm_create(uint32_t nranks, uint32_t rank, const HcclRootInfo *ri, hc_co
     c->yield_ns = (uint64_t)hc_env_int("CANNON_HCCL_YIELD_US", crowded ? 10 : 1000, 0, 100000000) * 1000;
     c->host_task_flags = hc_env_int("CANNON_HCCL_SYNC_RUNS", 1, 0, 1) ? CANNON_HOST_TASK_ANY_THREAD : 0;
     size_t slot = (size_t)hc_env_int("HCCL_BUFFSIZE", 200, 1, 1 << 16) << 20;
-    const char *algo = getenv("HCCL_ALGO");
+    const char *algo = cannon_env_get("HCCL_ALGO");
     snprintf(c->algo_env, sizeof c->algo_env, "%s", algo ? algo : "");
 
     int fd = -1, rc;
@@ -214,7 +214,7 @@ HCCL_API HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
     uint64_t nonce = 0;
     if (getrandom(&nonce, sizeof nonce, GRND_NONBLOCK) != sizeof nonce)
         nonce = (uint64_t)hc_now_ns() ^ ((uint64_t)getpid() << 32);
-    int rc = hc_root_info_create(rootInfo, getenv("HCCL_IF_IP"), 0, nonce, 1);
+    int rc = hc_root_info_create(rootInfo, cannon_env_get("HCCL_IF_IP"), 0, nonce, 1);
     if (rc != 0)
         return hc_arg_error(rc, "HcclGetRootInfo: cannot open the rendezvous socket: %s", strerror(errno));
     return HCCL_SUCCESS;

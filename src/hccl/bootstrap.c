@@ -85,7 +85,7 @@ static uint64_t fnv1a(const void *p, size_t n)
 
 int64_t hc_env_int(const char *name, int64_t def, int64_t lo, int64_t hi)
 {
-    const char *v = getenv(name);
+    const char *v = cannon_env_get(name);
     if (v == NULL || *v == '\0')
         return def;
     char *end = NULL;

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "env.h" /* src/common */
 #include "hccl/hccl.h"
 
 #define HC_CACHELINE 64

@@ -13,7 +13,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "convert.h"
+#include "fp_convert.h"
 #include "hccl_internal.h"
 
 #define BLK 512

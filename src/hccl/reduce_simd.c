@@ -9,13 +9,16 @@
  * (((s0 op s1) op s2) ...) per element, and max/min keep the generic path's "a > b ? a : b"
  * (which is what maxps/minps compute, NaNs included).
  *
- * Built with per-function target attributes and chosen at run time, so the library itself
- * still runs on any x86-64; CANNON_ISA=avx2|scalar forces a lower tier (as for the operators).
+ * Built with per-function target attributes and chosen at run time from the shared CPU feature
+ * detection (src/common/cpu_features.c), so the library itself still runs on any x86-64;
+ * CANNON_ISA=avx2|scalar forces a lower tier (as for the operators), read once per process.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cannon/cpu.h"
+#include "cpu_features.h"
 #include "hccl_internal.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -32,15 +35,16 @@ static int simd_tier(void)
     int t = __atomic_load_n(&tier, __ATOMIC_RELAXED);
     if (t >= 0)
         return t;
-    __builtin_cpu_init();
-    t = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
-    const char *want = getenv("CANNON_ISA");
-    if (want != NULL) {
-        if (strcmp(want, "scalar") == 0)
-            t = 0;
-        else if (strcmp(want, "avx2") == 0 && t > 1)
-            t = 1;
-    }
+    const uint32_t f = cannon_cpu_features();
+    if (f & CANNON_CPU_ISA_AVX512F)
+        t = CANNON_CPU_TIER_AVX512;
+    else if (f & CANNON_CPU_ISA_AVX2)
+        t = CANNON_CPU_TIER_AVX2;
+    else
+        t = CANNON_CPU_TIER_SCALAR;
+    const int cap = cannon_cpu_tier_cap();
+    if (cap < t)
+        t = cap;
     __atomic_store_n(&tier, t, __ATOMIC_RELAXED);
     return t;
 }

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "cpu_driver.h"
+#include "env.h"
 
 #ifndef CANNON_DRIVER_DIR
 #define CANNON_DRIVER_DIR "/usr/local/lib/cannon/drivers"
@@ -158,7 +159,7 @@ static void scan_dir(const char *dir)
         snprintf(path, sizeof(path), "%s/%s", dir, n);
         /* A module of a driver that is also built in adds nothing unless CANNON_DRIVER asks for
          * it by name: skip it without dlopen, which is most of aclInit's cost. */
-        const char *want = getenv("CANNON_DRIVER");
+        const char *want = cannon_env_get("CANNON_DRIVER");
         if ((!want || !*want) && strncmp(n + 17, "cpu.so", 6) == 0 && len == 17 + 6) {
             CN_LOGD("driver loader: skipped %s: the same driver is built in (set CANNON_DRIVER=cpu to load it)", path);
             continue;
@@ -214,7 +215,7 @@ aclError cn_loader_load(void)
 {
     bool oom = false;
     add_candidate(cannon_cpu_driver_iface(), NULL, "built-in", &oom);
-    const char *env = getenv("CANNON_DRIVER_PATH");
+    const char *env = cannon_env_get("CANNON_DRIVER_PATH");
     char *copy = NULL;
     if (!oom && env && *env && !(copy = cn_strdup(env)))
         oom = true;
@@ -230,7 +231,7 @@ aclError cn_loader_load(void)
     }
     scan_private_dir();
 
-    const char *want = getenv("CANNON_DRIVER");
+    const char *want = cannon_env_get("CANNON_DRIVER");
     if (want && !*want)
         want = NULL;
     cn_driver_entry *best = NULL;

@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h"
+
 /* ------------------------------------------------------------------------------------------ */
 /* Logging configuration                                                                       */
 /* ------------------------------------------------------------------------------------------ */
@@ -131,9 +133,9 @@ static int module_level_locked(const char *module)
 /* "1" means print to stdout; the new variable, when set at all, beats the deprecated one. */
 static bool print_to_stdout(void)
 {
-    const char *v = getenv("ASCEND_LOG_PRINT_TO_STDOUT");
+    const char *v = cannon_env_get("ASCEND_LOG_PRINT_TO_STDOUT");
     if (!v)
-        v = getenv("ASCEND_SLOG_PRINT_TO_STDOUT");
+        v = cannon_env_get("ASCEND_SLOG_PRINT_TO_STDOUT");
     return v && strcmp(v, "1") == 0;
 }
 
@@ -167,13 +169,13 @@ static int open_log_file(const char *dir)
 
 void cn_log_configure(void)
 {
-    const char *g = getenv("ASCEND_GLOBAL_LOG_LEVEL");
+    const char *g = cannon_env_get("ASCEND_GLOBAL_LOG_LEVEL");
     int global = g ? parse_level(g, strlen(g)) : -1;
     if (global < 0)
         global = CN_LOG_NULL; /* unset, empty or invalid: silent (see the top of this file) */
 
     cn_log_module mods[CN_LOG_MAX_MODULES];
-    const char *m = getenv("ASCEND_MODULE_LOG_LEVEL");
+    const char *m = cannon_env_get("ASCEND_MODULE_LOG_LEVEL");
     int nmods = (m && *m) ? parse_modules(m, mods, CN_LOG_MAX_MODULES) : 0;
     if (nmods < 0)
         nmods = 0;
@@ -187,7 +189,7 @@ void cn_log_configure(void)
     }
 
     bool to_stdout = print_to_stdout();
-    const char *dir = getenv("ASCEND_PROCESS_LOG_PATH");
+    const char *dir = cannon_env_get("ASCEND_PROCESS_LOG_PATH");
     bool want_file = !to_stdout && dir && *dir && strlen(dir) < sizeof g_out_dir;
 
     pthread_rwlock_wrlock(&g_cfg_lock);

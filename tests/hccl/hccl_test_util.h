@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "acl/acl.h"
+#include "cannon_testutil.h"
 #include "hccl/hccl.h"
 
 #define CHECK(cond)                                                                                \
@@ -49,9 +50,7 @@ typedef int (*rank_fn)(rank_ctx *ctx);
 
 static inline double t_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return cn_tu_now_s();
 }
 
 /* Child body: returns the process exit code. */

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "convert.h"
+#include "fp_convert.h"
 
 static const HcclDataType k_types[] = {
     HCCL_DATA_TYPE_INT8,  HCCL_DATA_TYPE_INT16,  HCCL_DATA_TYPE_INT32,  HCCL_DATA_TYPE_FP16,  HCCL_DATA_TYPE_FP32,

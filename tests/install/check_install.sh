@@ -7,6 +7,9 @@
 # once with --prefix (a relocated install), once with DESTDIR (staged, as packagers do), so the
 # .pc file and the CMake package must not depend on the configure-time prefix.
 #
+# Every library's pkg-config file (cannon, ascendcl, nnopbase, opapi, hccl) must resolve inside
+# the installed prefix and give flags that build and run a program calling that library.
+#
 # Needs: cmake, a C compiler (cc), pkg-config. Exit status 0 on success; 77 (CTest's skip code)
 # when a tool is missing.
 set -eu
@@ -68,6 +71,45 @@ check_prefix() {
     LD_LIBRARY_PATH="$libdir" "$work/$label-pc" >"$work/$label-pc.out" 2>&1 ||
         fail "$label: the pkg-config build of the sample failed: $(cat "$work/$label-pc.out")"
     check_output "$label pkg-config" "$work/$label-pc.out"
+
+    # 1b. Every library's .pc file: its prefix is the install's, its headers and library are
+    # there, and a program built with its flags alone links and runs (each program calls its
+    # library with a NULL argument and checks the documented error code).
+    for pc in cannon ascendcl nnopbase opapi hccl; do
+        [ -f "$pcdir/$pc.pc" ] || fail "$label: $pc.pc not installed"
+        pc_prefix=$(PKG_CONFIG_PATH="$pcdir" pkg-config --variable=prefix "$pc") ||
+            fail "$label: pkg-config --variable=prefix $pc failed"
+        [ "$(cd "$pc_prefix" && pwd -P)" = "$(cd "$prefix" && pwd -P)" ] ||
+            fail "$label: $pc.pc's prefix $pc_prefix is not $prefix"
+        pc_inc=$(PKG_CONFIG_PATH="$pcdir" pkg-config --variable=includedir "$pc")
+        pc_lib=$(PKG_CONFIG_PATH="$pcdir" pkg-config --variable=libdir "$pc")
+        [ -f "$pc_inc/acl/acl.h" ] || fail "$label: $pc.pc: no acl/acl.h under $pc_inc"
+        case $pc in
+        nnopbase)
+            body='return aclInitTensor(NULL, NULL, 0, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, NULL, 0, NULL) == ACLNN_ERR_PARAM_NULLPTR ? 0 : 1;'
+            hdr='aclnn/aclnn_base.h' lib=nnopbase ;;
+        opapi)
+            body='return aclnnSoftmaxGetWorkspaceSize(NULL, 0, NULL, NULL, NULL) == ACLNN_ERR_PARAM_NULLPTR ? 0 : 1;'
+            hdr='aclnnop/aclnn_softmax.h' lib=opapi ;;
+        hccl)
+            body='return HcclGetRootInfo(NULL) == HCCL_E_PTR ? 0 : 1;'
+            hdr='hccl/hccl.h' lib=hccl ;;
+        *)
+            body='int32_t a = 0, b = 0, c = 0; return aclrtGetVersion(&a, &b, &c) == ACL_SUCCESS ? 0 : 1;'
+            hdr='acl/acl.h' lib=ascendcl ;;
+        esac
+        [ -f "$pc_inc/$hdr" ] || fail "$label: $pc.pc: no $hdr under $pc_inc"
+        [ -f "$pc_lib/lib$lib.so" ] || fail "$label: $pc.pc: no lib$lib.so in $pc_lib"
+        printf '#include <%s>\nint main(void)\n{\n    %s\n}\n' "$hdr" "$body" >"$work/pc-$pc.c"
+        flags=$(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs "$pc") ||
+            fail "$label: pkg-config --cflags --libs $pc failed"
+        # shellcheck disable=SC2086 # the flags are meant to split
+        cc -std=c11 -Wall -Werror -o "$work/$label-pc-$pc" "$work/pc-$pc.c" $flags ||
+            fail "$label: building against $pc.pc failed ($flags)"
+        LD_LIBRARY_PATH="$libdir" "$work/$label-pc-$pc" ||
+            fail "$label: the program built against $pc.pc did not get the expected result"
+    done
+    echo "check_install: $label pkg-config files (cannon ascendcl nnopbase opapi hccl): ok"
 
     # 2. CMake: find_package(cannon) + cannon::ascendcl.
     app="$work/$label-app"

@@ -22,6 +22,7 @@
 
 #include "acl/acl.h"
 #include "cannon/kernel.h"
+#include "cannon_testutil.h"
 #include "internal.h"
 
 /* Assert that an ACL call returns exactly `code` (prints the recent error text on mismatch). */
@@ -75,16 +76,12 @@ static inline void rt_forget_config_hash(void)
 
 static inline double rt_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    return cn_tu_now_s() * 1e3;
 }
 
 static inline void rt_sleep_ms(unsigned ms)
 {
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
+    cn_tu_sleep_ms(ms);
 }
 
 /* ---- files --------------------------------------------------------------------------------- */

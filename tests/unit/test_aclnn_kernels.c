@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "../../src/ops/kernels/convert.h"
+#include "../../src/common/fp_convert.h"
 #include "../../src/ops/kernels/kernels.h"
 
 #define CHUNK 4096

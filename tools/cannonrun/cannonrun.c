@@ -47,6 +47,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h" /* src/common */
+
 #ifdef CANNON_HAVE_HCCL
 #include <hccl/hccl.h>
 #endif
@@ -470,7 +472,7 @@ static char **build_env(const options *o, int r, const char *rank_table, const c
     e[k++] = kv("CANNONRUN_JOB_ID", "%s", job_id);
     /* N ranks each starting one CPU-driver thread per core would oversubscribe the host N
      * times; split the cores unless the user chose. */
-    if (getenv("CANNON_CPU_THREADS") == NULL)
+    if (cannon_env_get("CANNON_CPU_THREADS") == NULL)
         e[k++] = kv("CANNON_CPU_THREADS", "%d", threads);
     for (size_t i = 0; i < k; i++)
         if (e[i] == NULL)
@@ -673,7 +675,7 @@ int main(int argc, char **argv)
     }
 
     const pid_t self = getpid();
-    const char *tmpbase = getenv("TMPDIR");
+    const char *tmpbase = cannon_env_get("TMPDIR");
     if (tmpbase == NULL || *tmpbase == '\0')
         tmpbase = "/tmp";
     snprintf(g_tmpdir, sizeof g_tmpdir, "%s/cannonrun.XXXXXX", tmpbase);

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h" /* src/common */
+
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -31,7 +33,7 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 static const char *real_getenv(const char *name, void *ctx)
 {
     (void)ctx;
-    return getenv(name);
+    return cannon_env_get(name);
 }
 
 /* One launcher's naming of rank and size. */
@@ -442,7 +444,7 @@ int cannon_launch_share_root_info(const cannon_launch_env *env, cannon_launch_pr
                     CANNON_HCCL_ROOT_INFO_FILE_ENV);
             return CANNON_LAUNCH_E_MISSING;
         }
-        const char *tmp = getenv("TMPDIR");
+        const char *tmp = cannon_env_get("TMPDIR");
         if (tmp == NULL || *tmp == '\0')
             tmp = "/tmp";
         /* The job id may contain '/' or spaces (PMIx namespaces); keep the name flat. */

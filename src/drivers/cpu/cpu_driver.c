@@ -23,7 +23,9 @@
 
 #include "cannon/cpu.h"
 #include "cpu_driver.h"
+#include "cpu_features.h"
 #include "cpu_internal.h"
+#include "env.h"
 
 #define CPU_MAX_DEVICES 64
 #define CPU_DEFAULT_DEVICES 8
@@ -101,7 +103,7 @@ static int parse_size(const char *s, unsigned long long *out)
 static unsigned long long env_uint(const char *name, unsigned long long dflt, unsigned long long lo,
                                    unsigned long long hi, int allow_suffix)
 {
-    const char *s = getenv(name);
+    const char *s = cannon_env_get(name);
     if (s == NULL || *s == '\0')
         return dflt;
     unsigned long long v;
@@ -164,7 +166,7 @@ static int cpu_init(const cannon_host_api *host, uint32_t *device_count)
             (uint32_t)env_uint(CANNON_CPU_ENV_THREADS, cpus, 1, CPU_MAX_THREADS, 0);
         cannon_cpu_set_spin_ns(
             (int64_t)env_uint(CANNON_CPU_ENV_SPIN_US, 30, 0, 1000000, 0) * 1000);
-        uint32_t isa = cannon_cpu_detect_isa();
+        uint32_t isa = cannon_cpu_features();
         g_drv.isa = isa & (uint32_t)env_uint(CANNON_CPU_ENV_ISA, UINT32_MAX, 0, UINT32_MAX, 0);
         atomic_store(&g_isa, g_drv.isa);
         cannon_cpu_copy_setup(g_drv.isa);

@@ -95,11 +95,6 @@ int cannon_cpu_counter_wait(cpu_counter *c, uint64_t target, int64_t deadline_ns
 /** A deadline timeout_ms from now; -1 for timeout_ms < 0 (forever). */
 int64_t cannon_cpu_deadline(int32_t timeout_ms);
 
-/* ---- ISA detection (cpu_isa.c) ---- */
-
-/** CANNON_CPU_ISA_* bits the CPU and OS support. */
-uint32_t cannon_cpu_detect_isa(void);
-
 /* ---- worker pool (cpu_pool.c) ---- */
 
 /** Take a reference on the pool, starting it (num_workers threads in all) on the first. */

@@ -10,7 +10,8 @@
 
 #include "cannon/opdev.h"
 
-#include "../kernels/convert.h"
+#include "env.h"
+#include "fp_convert.h"
 #include "../kernels/isa.h"
 #include "../kernels/kernels.h"
 #include "ew_kernels.h"
@@ -518,7 +519,7 @@ bool cannon_ew_plan(cannon_op *op, ew_args *tmpl, const aclTensor *out, const ac
     while ((numel + a.chunk - 1) / a.chunk > ((int64_t)1 << 24))
         a.chunk *= 2;
     a.nt = (uint64_t)numel * (uint64_t)es[0] >= EW_NT_BYTES;
-    const char *nt_env = getenv("CANNON_EW_NT");
+    const char *nt_env = cannon_env_get("CANNON_EW_NT");
     if (nt_env && (nt_env[0] == '0' || nt_env[0] == '1'))
         a.nt = nt_env[0] == '1';
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "convert.h"
+#include "fp_convert.h"
 #include "vmath_consts.h"
 
 #define VW 1

@@ -23,7 +23,7 @@
 #include "cannon/opdev.h"
 #include "op_manifest.h"
 
-#include "../kernels/convert.h"
+#include "fp_convert.h"
 
 #define NLL_ROWS 4096
 

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../kernels/convert.h"
+#include "fp_convert.h"
 #include "mm_kernels.h"
 
 #if defined(__AVX512BF16__)

@@ -31,7 +31,7 @@
 #include "cannon/opdev.h"
 #include "op_manifest.h"
 
-#include "../kernels/convert.h"
+#include "fp_convert.h"
 #include "../kernels/isa.h"
 #include "mm_kernels.h"
 

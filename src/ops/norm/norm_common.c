@@ -4,7 +4,7 @@
 #include <sched.h>
 #include <string.h>
 
-#include "../kernels/convert.h"
+#include "fp_convert.h"
 #include "../kernels/isa.h"
 #include "norm_op.h"
 

@@ -5,7 +5,7 @@
  */
 #include <math.h>
 
-#include "../kernels/convert.h"
+#include "fp_convert.h"
 #include "norm_kernels.h"
 #include "norm_vec.h"
 

@@ -24,7 +24,7 @@
 #include "cannon/opdev.h"
 #include "op_manifest.h"
 
-#include "../kernels/convert.h"
+#include "fp_convert.h"
 
 #define RED_BLOCK 4096        /* mode A: elements per fp32 block */
 #define RED_ROWS 64           /* mode B: rows per fp32 block */

@@ -21,6 +21,7 @@
 #include "op_manifest.h"
 
 #include "../kernels/isa.h"
+#include "env.h"
 #include "softmax_kernels.h"
 
 /* Input bytes per block. */
@@ -50,7 +51,7 @@ static const char *const op_api[] = {"aclnnSoftmax", "aclnnLogSoftmax", "aclnnSo
 /* The rule above for a tensor of @p bytes with rows of @p row_bytes. */
 static int streaming(int bwd, int dt, int64_t row_bytes, uint64_t bytes)
 {
-    const char *env = getenv("CANNON_SOFTMAX_NT");
+    const char *env = cannon_env_get("CANNON_SOFTMAX_NT");
     if (env && (env[0] == '0' || env[0] == '1'))
         return env[0] == '1';
     if (bytes * (bwd ? 3 : 2) >= SM_NT_BYTES)

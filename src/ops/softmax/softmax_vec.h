@@ -12,7 +12,7 @@
 #ifndef CANNON_OPS_SOFTMAX_VEC_H_
 #define CANNON_OPS_SOFTMAX_VEC_H_
 
-#include "../kernels/convert.h"
+#include "fp_convert.h"
 
 /* 2^f ~ C0 + C1 f + C2 f^2 + C3 f^3 on |f| <= 1/2, fitted for this project (iterated weighted
  * least squares towards minimax) and rounded to fp32: relative error 7.5e-5, a sixth of an fp16

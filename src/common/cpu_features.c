@@ -1,10 +1,15 @@
 /*
- * Run-time ISA detection. A feature counts only when the CPU has it (cpuid) and the OS saves its
- * register state on context switches (XCR0 via xgetbv): a kernel that uses AVX-512 on a system
- * whose OS does not enable ZMM state would fault on its first instruction.
+ * Run-time detection of the CPU's instruction sets. A feature counts only when the CPU has it
+ * (cpuid) and the OS saves its register state on context switches (XCR0 via xgetbv): a kernel that
+ * uses AVX-512 on a system whose OS does not enable ZMM state would fault on its first instruction.
  */
+#include "cpu_features.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
 #include "cannon/cpu.h"
-#include "cpu_internal.h"
+#include "env.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__has_include)
 #if __has_include(<sys/platform/x86.h>)
@@ -27,7 +32,7 @@ static int active(unsigned index)
 /* glibc has already run cpuid at start-up and keeps what it found; asking it costs nothing, while
  * each cpuid instruction traps to the hypervisor on a VM (~15 us). "Active" means the CPU has the
  * feature and the OS enabled its register state (glibc checks XCR0), as the cpuid path below does. */
-uint32_t cannon_cpu_detect_isa(void)
+static uint32_t detect(void)
 {
     if (!CPU_ACTIVE(AVX))
         return 0;
@@ -61,7 +66,7 @@ static uint64_t read_xcr0(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
-uint32_t cannon_cpu_detect_isa(void)
+static uint32_t detect(void)
 {
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d))
@@ -105,9 +110,35 @@ uint32_t cannon_cpu_detect_isa(void)
 
 #else
 
-uint32_t cannon_cpu_detect_isa(void)
+static uint32_t detect(void)
 {
     return 0;
 }
 
 #endif
+
+static _Atomic uint32_t g_features_plus1; /* 0: not detected yet */
+
+uint32_t cannon_cpu_features(void)
+{
+    uint32_t v = atomic_load_explicit(&g_features_plus1, memory_order_relaxed);
+    if (v == 0) {
+        /* Racing first calls compute the same value, so a plain store is enough. */
+        v = detect() + 1;
+        atomic_store_explicit(&g_features_plus1, v, memory_order_relaxed);
+    }
+    return v - 1;
+}
+
+int cannon_cpu_tier_cap(void)
+{
+    const char *want = cannon_env_get("CANNON_ISA");
+    if (want == NULL || *want == '\0')
+        return CANNON_CPU_TIER_AVX512;
+    if (strcmp(want, "scalar") == 0)
+        return CANNON_CPU_TIER_SCALAR;
+    if (strcmp(want, "avx2") == 0)
+        return CANNON_CPU_TIER_AVX2;
+    /* "avx512" and unknown names change nothing: the best available tier is always correct. */
+    return CANNON_CPU_TIER_AVX512;
+}

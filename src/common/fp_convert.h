@@ -1,11 +1,11 @@
 /*
  * Scalar fp16 / bf16 <-> fp32 conversions: exact widening, round-to-nearest-even narrowing with
  * IEEE overflow to infinity, gradual underflow, and NaNs kept NaN (quietened). These are the
- * reference the vector conversions are tested against over all 65536 inputs, and the scalar
- * tier's implementation. No hardware support is assumed.
+ * reference the vector conversions are tested against over all 65536 inputs, the operators'
+ * scalar tier and libhccl's fp16/bf16 reductions. No hardware support is assumed.
  */
-#ifndef CANNON_OPS_KERNELS_CONVERT_H_
-#define CANNON_OPS_KERNELS_CONVERT_H_
+#ifndef CANNON_COMMON_FP_CONVERT_H_
+#define CANNON_COMMON_FP_CONVERT_H_
 
 #include <stdint.h>
 #include <string.h>
@@ -86,4 +86,4 @@ static inline uint16_t cannon_f32_to_f16(float f)
     return (uint16_t)(sign | q);
 }
 
-#endif /* CANNON_OPS_KERNELS_CONVERT_H_ */
+#endif /* CANNON_COMMON_FP_CONVERT_H_ */
