@@ -4,23 +4,28 @@
  * found or rejected, with the reason), each device's properties, and every environment variable
  * cannon reads (src/common/env_table.h) with its current value. It is the first thing to run when
  * "no device" or a slow device needs explaining. --env-markdown prints the README's tables of
- * those variables instead.
+ * those variables instead; --ops lists the aclnn operators of libopapi's manifest.
  *
  * It links the static libascendcl on purpose: the loader's bookkeeping (candidates, rejected
  * modules, device properties) lives in the internal g_rt object, which the public API does not
  * expose and the shared library does not export.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "acl/acl.h"
 #include "env.h"
 #include "internal.h"
 
 #include "cannon/cpu.h"
+#include "cannon/op_manifest.h"
 
 #ifndef CANNON_VERSION_STRING
 #define CANNON_VERSION_STRING "unknown"
@@ -88,6 +93,94 @@ static void env_markdown(void)
     }
 }
 
+/* ---- the operators -------------------------------------------------------------------------- */
+
+/* libopapi, loaded only to read its manifest: from $CANNON_LIB_DIR, then next to this program
+ * (../lib and ../lib64, as installed or in a build tree), then the loader's search path. The
+ * manifest is static data; no runtime function of the loaded libraries is called. */
+static void *open_opapi(char *where, size_t n)
+{
+    char cand[4][PATH_MAX + 32];
+    int nc = 0;
+    const char *env = cannon_env_get("CANNON_LIB_DIR");
+    if (env && *env)
+        snprintf(cand[nc++], sizeof cand[0], "%s/libopapi.so.0", env);
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            snprintf(cand[nc++], sizeof cand[0], "%s/../lib/libopapi.so.0", exe);
+            snprintf(cand[nc++], sizeof cand[0], "%s/../lib64/libopapi.so.0", exe);
+        }
+    }
+    snprintf(cand[nc++], sizeof cand[0], "libopapi.so.0");
+    for (int i = 0; i < nc; i++) {
+        void *h = dlopen(cand[i], RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            size_t l = strlen(cand[i]);
+            l = l < n ? l : n - 1;
+            memcpy(where, cand[i], l);
+            where[l] = '\0';
+            return h;
+        }
+    }
+    snprintf(where, n, "%s", dlerror());
+    return NULL;
+}
+
+static int list_ops(bool json)
+{
+    char where[PATH_MAX + 64];
+    void *h = open_opapi(where, sizeof where);
+    if (!h) {
+        fprintf(stderr, "cannon-info: libopapi not found (%s); set CANNON_LIB_DIR\n", where);
+        return 1;
+    }
+    const cannon_op_info *(*manifest)(size_t *) = (const cannon_op_info *(*)(size_t *))dlsym(h, "cannonOpManifest");
+    void (*dtfmt)(uint64_t, char *, size_t) = (void (*)(uint64_t, char *, size_t))dlsym(h, "cannonDtypeSetFormat");
+    if (!manifest || !dtfmt) {
+        fprintf(stderr, "cannon-info: %s has no operator manifest\n", where);
+        return 1;
+    }
+    size_t n = 0;
+    const cannon_op_info *ops = manifest(&n);
+    if (json) {
+        printf("{\"library\":");
+        json_str(where);
+        printf(",\"operators\":[");
+    } else {
+        printf("%zu aclnn operators in %s\n", n, where);
+    }
+    for (size_t i = 0; i < n; i++) {
+        char dts[256];
+        if (ops[i].dtypes)
+            dtfmt(ops[i].dtypes, dts, sizeof dts);
+        else
+            snprintf(dts, sizeof dts, "any");
+        if (json) {
+            printf("%s{\"name\":", i ? "," : "");
+            json_str(ops[i].name);
+            printf(",\"family\":");
+            json_str(ops[i].family);
+            printf(",\"header\":");
+            json_str(ops[i].header);
+            printf(",\"dtypes\":");
+            json_str(dts);
+            printf(",\"params\":");
+            json_str(ops[i].params);
+            putchar('}');
+        } else {
+            printf("  %-38s %-12s %-46s %s\n", ops[i].name, ops[i].family, ops[i].header, dts);
+        }
+    }
+    if (json)
+        printf("]}\n");
+    return 0;
+}
+
 /* ---- the report ---------------------------------------------------------------------------- */
 
 typedef struct dev_info {
@@ -98,20 +191,23 @@ typedef struct dev_info {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cannon-info [--json | --env-markdown] [--help]\n"
+    fprintf(f, "usage: cannon-info [--json] [--ops] | --env-markdown | --help\n"
                "Show the cannon runtime's version, device drivers (chosen, found, rejected),\n"
                "devices and every environment variable cannon reads, with its value.\n"
                "  --json           one JSON object on stdout instead of text\n"
+               "  --ops            the aclnn operators libopapi implements (name, family, header, dtypes)\n"
                "  --env-markdown   only the environment variables, as the README's Markdown tables\n"
                "  --help           this text\n");
 }
 
 int main(int argc, char **argv)
 {
-    bool json = false;
+    bool json = false, ops = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             json = true;
+        } else if (strcmp(argv[i], "--ops") == 0) {
+            ops = true;
         } else if (strcmp(argv[i], "--env-markdown") == 0) {
             env_markdown();
             return 0;
@@ -124,6 +220,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+
+    if (ops)
+        return list_ops(json);
 
     int32_t major = 0, minor = 0, patch = 0;
     (void)aclrtGetVersion(&major, &minor, &patch);

@@ -6,6 +6,7 @@
                             operator the manifest lacks, an operator has no golden test under
                             tests/python, or a conformance group file declares it differently
   tools/opgen.py list       print the manifest as a table
+  tools/opgen.py check-info CANNON_INFO   cannon-info --ops --json lists exactly the manifest
   tools/opgen.py fuzzcalls [FILE]   the fuzz target's operator callers (fuzz/fuzz_ops.c includes them)
 
 Needs only the Python standard library (any python3).
@@ -305,6 +306,21 @@ def main(argv):
                     f.write(text)
         else:
             sys.stdout.write(text)
+        return 0
+    if cmd == "check-info":
+        # cannon-info --ops --json against the manifest: the library's table is the manifest's.
+        import json
+        import subprocess
+        out = subprocess.run([argv[2], "--ops", "--json"], capture_output=True, text=True, check=True).stdout
+        theirs = [(o["name"], o["family"], o["header"], " ".join(o["params"][1:-1].split()))
+                  for o in json.loads(out)["operators"]]
+        mine = [(o.api, o.family, "aclnnop/%s.h" % o.header, o.params) for o in parse()[2]]
+        if theirs != mine:
+            for a, b in zip(theirs, mine):
+                if a != b:
+                    print("opgen: cannon-info --ops gives %s, the manifest %s" % (a, b))
+            print("opgen: cannon-info --ops lists %d operators, the manifest %d" % (len(theirs), len(mine)))
+            return 1
         return 0
     if cmd == "list":
         for op in parse()[2]:
