@@ -101,6 +101,7 @@ def main():
                     help="iterations per size = this / size, clamped to [5, 1000]")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per launch")
     ap.add_argument("--json", default=None, help="also write the results here")
+    ap.add_argument("--no-peers", action="store_true", help="cannon alone (no Open MPI runs)")
     a = ap.parse_args()
 
     here = os.path.dirname(os.path.abspath(__file__))
@@ -119,7 +120,9 @@ def main():
     if ours is None or cannonrun is None:
         print("# hccl_bench/cannonrun not found (libhccl not built?): cannon column skipped")
         ours = None
-    if peer is None or mpirun is None:
+    if a.no_peers:
+        peer = None
+    elif peer is None or mpirun is None:
         print("# mpi_allreduce_bench/mpirun not found: Open MPI column skipped "
               "(apt-get install openmpi-bin libopenmpi-dev, then rebuild)")
         peer = None
