@@ -60,9 +60,11 @@ for t in "${targets[@]}"; do
     rc=$?
     rm -rf "$tmp"
   else
-    "$bin" "${common[@]}" -max_total_time="$secs" "$work/corpus" "$corpus" >"$log" 2>&1 || true
-    rc=0
-    ls "$work"/crash-* "$work"/leak-* "$work"/timeout-* >/dev/null 2>&1 && rc=1
+    before="$(ls "$work" | grep -E '^(crash|leak|timeout|oom)-' | sort)"
+    "$bin" "${common[@]}" -max_total_time="$secs" "$work/corpus" "$corpus" >"$log" 2>&1
+    rc=$?
+    after="$(ls "$work" | grep -E '^(crash|leak|timeout|oom)-' | sort)"
+    [ "$before" = "$after" ] || rc=1
   fi
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
   rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)

@@ -159,6 +159,26 @@ static void test_huge_offsets_and_strides(void **state)
     aclDestroyScalar(alpha);
 }
 
+/* Empty views whose strides and dims multiply past int64 (legal: an empty view addresses
+ * nothing): elementwise planning coalesces dims by comparing stride products, which must not
+ * overflow (found by fuzz_ops; the ASan+UBSan build aborts on the overflow). */
+static void test_empty_views_with_huge_stride_products(void **state)
+{
+    (void)state;
+    const int64_t dims[3] = {0, 4, (int64_t)1 << 30}, strides[3] = {1, 1, (int64_t)1 << 40};
+    aclTensor *x = tensor(3, dims, strides, 0, ACL_FLOAT, g_dev), *out = tensor(3, dims, NULL, 0, ACL_FLOAT, g_dev);
+    float one = 1.0f;
+    aclScalar *alpha = aclCreateScalar(&one, ACL_FLOAT);
+    uint64_t ws = 0;
+    aclOpExecutor *e = NULL;
+    assert_int_equal(aclnnAddGetWorkspaceSize(x, x, alpha, out, &ws, &e), ACLNN_SUCCESS);
+    assert_int_equal(aclnnAdd(NULL, 0, e, g_stream), ACLNN_SUCCESS);
+    assert_int_equal(aclrtSynchronizeStream(g_stream), ACL_SUCCESS);
+    aclDestroyScalar(alpha);
+    aclDestroyTensor(x);
+    aclDestroyTensor(out);
+}
+
 /* The limit itself: a view of exactly CANNON_TENSOR_MAX_BYTES is planned (phase 1 only; it is
  * never run), one element more is not. */
 static void test_limit_boundary(void **state)
@@ -230,6 +250,7 @@ int main(void)
         cmocka_unit_test(test_reduce_sum_stride0_huge),
         cmocka_unit_test(test_layer_norm_stride0_huge),
         cmocka_unit_test(test_huge_offsets_and_strides),
+        cmocka_unit_test(test_empty_views_with_huge_stride_products),
         cmocka_unit_test(test_limit_boundary),
         cmocka_unit_test(test_matmul_empty_k_null_storage),
     };

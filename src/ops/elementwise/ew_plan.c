@@ -488,9 +488,13 @@ bool cannon_ew_plan(cannon_op *op, ew_args *tmpl, const aclTensor *out, const ac
         for (int64_t j = 0; j < a.nd; j++) {
             if (nd > 0) {
                 int merge = 1;
-                for (int k = 0; k < 3; k++)
-                    if (st[k][nd - 1] != a.stride[k][j] * a.shape[j])
+                for (int k = 0; k < 3; k++) {
+                    /* the product can exceed int64 only in an empty view, whose strides and
+                     * dims are unrelated; such dims are never merged */
+                    int64_t step;
+                    if (__builtin_mul_overflow(a.stride[k][j], a.shape[j], &step) || st[k][nd - 1] != step)
                         merge = 0;
+                }
                 if (merge) {
                     sh[nd - 1] *= a.shape[j];
                     for (int k = 0; k < 3; k++)
