@@ -1,4 +1,4 @@
-"""Helpers for the elementwise / activation / matmul golden tests (issue #5, part B).
+"""Helpers for the elementwise / activation / matmul golden tests.
 
 Extends cannon_testlib with every dtype these operators take (integers, bool), aclScalar
 arguments, and a two-phase call that accepts scalars and small ints (int8 cubeMathType, enum

@@ -45,6 +45,7 @@
 #if VW == 16
 VI vf ew_div(vf a, vf b) { return _mm512_div_ps(a, b); }
 VI vf ew_abs(vf a) { return _mm512_abs_ps(a); }
+VI vf ew_neg(vf a) { return _mm512_xor_ps(a, _mm512_set1_ps(-0.0f)); }
 /* b <= t ? 0 : a (NaN b keeps a, as torch's threshold_backward) */
 VI vf ew_zero_le(vf a, vf b, vf t) { return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(b, t, _CMP_NLE_UQ), a); }
 /* x >= 0 ? p : q */
@@ -55,6 +56,7 @@ VI vf ew_sel_ge0(vf x, vf p, vf q)
 #elif VW == 8
 VI vf ew_div(vf a, vf b) { return _mm256_div_ps(a, b); }
 VI vf ew_abs(vf a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+VI vf ew_neg(vf a) { return _mm256_xor_ps(a, _mm256_set1_ps(-0.0f)); }
 VI vf ew_zero_le(vf a, vf b, vf t) { return _mm256_and_ps(a, _mm256_cmp_ps(b, t, _CMP_NLE_UQ)); }
 VI vf ew_sel_ge0(vf x, vf p, vf q)
 {
@@ -63,6 +65,7 @@ VI vf ew_sel_ge0(vf x, vf p, vf q)
 #else
 VI vf ew_div(vf a, vf b) { return a / b; }
 VI vf ew_abs(vf a) { return fabsf(a); }
+VI vf ew_neg(vf a) { return -a; }
 VI vf ew_zero_le(vf a, vf b, vf t) { return b <= t ? 0.0f : a; }
 VI vf ew_sel_ge0(vf x, vf p, vf q) { return x >= 0.0f ? p : q; }
 #endif
@@ -134,6 +137,8 @@ VI vf ew_compute(const int op, vf a, vf b, const ew_params *prm)
         vf s = ew_sigmoid_parts(b, &oms);
         return vf_mul(a, vf_mul(s, vf_fma(b, oms, vf_set1(1.0f))));
     }
+    case EW_NEG:
+        return ew_neg(a);
     default: /* EW_COPY */
         return a;
     }
@@ -251,6 +256,7 @@ void EW_VEC_FN(int op, int vdt, void *o, const void *a, int amode, float as, con
         EW_CASE_OP(EW_GELU_BWD)
         EW_CASE_OP(EW_SILU)
         EW_CASE_OP(EW_SILU_BWD)
+        EW_CASE_OP(EW_NEG)
     default:
         EW_CASE_OP(EW_COPY)
     }

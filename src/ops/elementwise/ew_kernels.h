@@ -40,6 +40,7 @@ enum ew_op {
     EW_GELU_BWD,      /* out = a * d/dx gelu_tanh(b) */
     EW_SILU,          /* out = a * sigmoid(a) */
     EW_SILU_BWD,      /* out = a * d/dx silu(b) */
+    EW_NEG,           /* out = -a (the sign bit flipped) */
     EW_OP_COUNT
 };
 

@@ -225,6 +225,8 @@ double cannon_ew_apply_f64(int op, double a, double b, const ew_params *prm)
         const double s = 1.0 / (1.0 + exp(-b)), oms = 1.0 / (1.0 + exp(b));
         return a * s * (1.0 + b * oms);
     }
+    case EW_NEG:
+        return -a;
     default:
         return a;
     }
@@ -244,6 +246,8 @@ static int64_t apply_i64(int op, int64_t a, int64_t b, const ew_params *prm)
         return a > 0 ? a : 0;
     case EW_THRESH_BWD:
         return b <= prm->thr_i ? 0 : a;
+    case EW_NEG:
+        return (int64_t)(0 - (uint64_t)a);
     default:
         return a;
     }
