@@ -12,10 +12,11 @@ backend; imported explicitly, since it imports torch). See docs/python.md.
 Libraries are found through $CANNON_LIB_DIR, else <repo>/build/lib, else the loader path.
 """
 from . import _lib, runtime
-from ._lib import AclError, LibraryNotFoundError, OpUnavailableError, lib_dir
-from .array import (DeviceArray, DType, as_dtype, bf16_to_float, bfloat16, bool_, empty, float16, float32,
-                    float64, float_to_bf16, from_numpy, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-                    zeros)
+from ._lib import AclError, LibraryNotFoundError, OpUnavailableError, lib_dir, recent_error
+from .array import (FORMAT_NC, FORMAT_NCDHW, FORMAT_NCHW, FORMAT_NCL, FORMAT_ND, FORMAT_NDHWC, FORMAT_NHWC,
+                    DeviceArray, DType, as_dtype, bf16_to_float, bfloat16, bool_, contiguous_strides, empty, float16,
+                    float32, float64, float_to_bf16, from_numpy, from_storage, int8, int16, int32, int64, uint8,
+                    uint16, uint32, uint64, zeros)
 from .runtime import DeviceBuffer, Event, Session, Stream, device_count, finalize, init, reset_device, set_device, \
     synchronize
 from . import ops  # noqa: E402

@@ -1,7 +1,10 @@
-"""DeviceArray: a strided view into a DeviceBuffer, and the dtype table.
+"""DeviceArray: a strided view into a DeviceBuffer, the dtype table and the tensor formats.
 
 Strides and offsets are in elements (as aclTensor's). bf16 has no numpy dtype: its elements are
 stored and exchanged as uint16 bit patterns; ``float_to_bf16`` / ``bf16_to_float`` convert.
+An array's whole buffer is its storage (what aclCreateTensor calls storageDims): ``from_storage``
+uploads a storage and views it with any shape, strides and offset; ``storage()`` reads it back,
+gaps between the view's elements included.
 
 ``numpy()`` returns a zero-copy VIEW on the device memory when device memory is host-addressable
 (cannon's CPU driver; see ``cannon.runtime.host_addressable``) and ``copy=False`` (default);
@@ -79,8 +82,9 @@ def as_dtype(x):
 
 
 def float_to_bf16(x):
-    """float array → uint16 bf16 bit patterns, rounding to nearest even (NaN stays NaN)."""
-    f = np.ascontiguousarray(x, dtype=np.float32)
+    """float array → uint16 bf16 bit patterns, rounding to nearest even (NaN stays NaN); same shape,
+    0-d included."""
+    f = np.ascontiguousarray(x, dtype=np.float32).reshape(-1)
     u = f.view(np.uint32).astype(np.uint64)
     r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
     nan = np.isnan(f)
@@ -90,8 +94,19 @@ def float_to_bf16(x):
 
 
 def bf16_to_float(b):
-    """uint16 bf16 bit patterns → float32 (exact)."""
-    return (np.asarray(b, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+    """uint16 bf16 bit patterns → float32 (exact); same shape, 0-d included."""
+    b = np.asarray(b, dtype=np.uint16)
+    return (b.reshape(-1).astype(np.uint32) << np.uint32(16)).view(np.float32).reshape(b.shape)
+
+
+# aclFormat values (the layouts aclCreateTensor takes; the norm operators read NCHW/NHWC/...).
+FORMAT_NCHW = 0
+FORMAT_NHWC = 1
+FORMAT_ND = 2
+FORMAT_NDHWC = 27
+FORMAT_NCDHW = 30
+FORMAT_NC = 35
+FORMAT_NCL = 47
 
 
 def contiguous_strides(shape):
@@ -103,11 +118,13 @@ def contiguous_strides(shape):
 
 
 class DeviceArray:
-    """An n-d array in device memory: (buffer, dtype, shape, strides, offset), strides/offset in
-    elements. Several arrays may share one buffer (views)."""
+    """An n-d array in device memory: (buffer, dtype, shape, strides, offset, format), strides and
+    offset in elements, format an aclFormat (``FORMAT_ND`` unless given). Several arrays may share
+    one buffer (views)."""
 
-    def __init__(self, shape, dtype=float32, strides=None, offset=0, buffer=None):
+    def __init__(self, shape, dtype=float32, strides=None, offset=0, buffer=None, format=FORMAT_ND):
         self.dtype = as_dtype(dtype)
+        self.format = int(format)
         self.shape = tuple(int(s) for s in shape)
         if any(s < 0 for s in self.shape):
             raise ValueError(f"negative dimension in {self.shape}")
@@ -115,6 +132,8 @@ class DeviceArray:
         if len(self.strides) != len(self.shape):
             raise ValueError("strides and shape differ in length")
         self.offset = int(offset)
+        if self.offset < 0:
+            raise ValueError(f"negative offset {self.offset}")
         need = self._span_elems()
         if buffer is None:
             buffer = runtime.DeviceBuffer(need * self.dtype.itemsize)
@@ -129,12 +148,12 @@ class DeviceArray:
 
     # ---- construction ----
     @classmethod
-    def empty(cls, shape, dtype=float32):
-        return cls(shape, dtype)
+    def empty(cls, shape, dtype=float32, format=FORMAT_ND):
+        return cls(shape, dtype, format=format)
 
     @classmethod
-    def zeros(cls, shape, dtype=float32):
-        a = cls(shape, dtype)
+    def zeros(cls, shape, dtype=float32, format=FORMAT_ND):
+        a = cls(shape, dtype, format=format)
         a.buffer.memset(0)
         return a
 
@@ -144,19 +163,30 @@ class DeviceArray:
         return cls.from_numpy(np.full(shape, value, dtype=np.float32 if d is bfloat16 else d.np), dtype=d)
 
     @classmethod
-    def from_numpy(cls, arr, dtype=None):
+    def from_numpy(cls, arr, dtype=None, format=FORMAT_ND):
         """Copy a numpy array to a new contiguous DeviceArray. @dtype converts; bfloat16 accepts
         float data (rounded to nearest even) or uint16 bit patterns (taken as is)."""
         arr = np.asarray(arr)
         d = as_dtype(dtype) if dtype is not None else as_dtype(arr.dtype)
-        if d is bfloat16:
-            host = arr if arr.dtype == np.uint16 else float_to_bf16(arr)
-        else:
-            host = arr.astype(d.np, copy=False)
+        host = _to_storage_dtype(arr, d)
         shape = host.shape
         host = np.ascontiguousarray(host).reshape(shape)
-        a = cls(shape, d)
+        a = cls(shape, d, format=format)
         a.buffer.copy_from_host(host)
+        return a
+
+    @classmethod
+    def from_storage(cls, storage, shape, strides=None, offset=0, dtype=None, format=FORMAT_ND):
+        """Upload @storage (any array-like, flattened; converted to @dtype as in from_numpy) to a
+        new buffer and return the view (@shape, @strides, @offset) of it; strides default to
+        contiguous. The view may skip elements (gaps), overlap itself (stride 0) or start inside
+        the storage; it must lie within it (ValueError otherwise)."""
+        arr = np.asarray(storage)
+        d = as_dtype(dtype) if dtype is not None else as_dtype(arr.dtype)
+        host = np.ascontiguousarray(_to_storage_dtype(arr, d)).reshape(-1)
+        buf = runtime.DeviceBuffer(host.nbytes)
+        a = cls(shape, d, strides, offset, buf, format)
+        buf.copy_from_host(host)
         return a
 
     # ---- properties ----
@@ -185,12 +215,16 @@ class DeviceArray:
                                                                   contiguous_strides(self.shape)) if d != 1)
 
     def __repr__(self):
-        return f"DeviceArray(shape={self.shape}, dtype={self.dtype.name}, strides={self.strides}, offset={self.offset})"
+        fmt = f", format={self.format}" if self.format != FORMAT_ND else ""
+        return (f"DeviceArray(shape={self.shape}, dtype={self.dtype.name}, strides={self.strides}, "
+                f"offset={self.offset}{fmt})")
 
     # ---- views ----
-    def view(self, shape, strides=None, offset=None):
-        """Another view of the same buffer."""
-        return DeviceArray(shape, self.dtype, strides, self.offset if offset is None else offset, self.buffer)
+    def view(self, shape, strides=None, offset=None, format=FORMAT_ND):
+        """Another view of the same buffer (format ND unless given; reshape and transpose give ND
+        views too)."""
+        return DeviceArray(shape, self.dtype, strides, self.offset if offset is None else offset, self.buffer,
+                           format)
 
     def reshape(self, *shape):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -244,6 +278,16 @@ class DeviceArray:
                                             strides=[s * it for s in self.strides])
         return np.array(v)
 
+    def storage(self, stream=None):
+        """A numpy copy of the whole buffer in the storage dtype (uint16 for bfloat16), gaps and
+        elements outside the view included; element i is the one at offset i of the aclTensor
+        descriptor. Synchronises @stream (default: the device) first."""
+        if stream is not None:
+            stream.synchronize()
+        else:
+            runtime.synchronize()
+        return self.buffer.copy_to_host(np.empty(self.buffer.nbytes // self.dtype.itemsize, dtype=self.dtype.np))
+
     def to_float(self, stream=None):
         """A float32 (or float64 for float64) numpy copy; decodes bfloat16."""
         a = self.numpy(copy=True, stream=stream)
@@ -274,8 +318,9 @@ class DeviceArray:
         self.buffer.free()
 
     # ---- aclTensor descriptor ----
-    def _acl_tensor(self, fmt=2):
-        """A new aclTensor descriptor (caller destroys it)."""
+    def _acl_tensor(self, fmt=None):
+        """A new aclTensor descriptor (caller destroys it); format @fmt, default the array's."""
+        fmt = self.format if fmt is None else fmt
         n = self.ndim
         dims = (ctypes.c_int64 * max(n, 1))(*self.shape)
         st = (ctypes.c_int64 * max(n, 1))(*self.strides)
@@ -288,13 +333,24 @@ class DeviceArray:
         return h
 
 
-def from_numpy(arr, dtype=None):
-    return DeviceArray.from_numpy(arr, dtype)
+def _to_storage_dtype(arr, d):
+    """numpy array of d's storage dtype; bfloat16 keeps uint16 bit patterns, rounds anything else."""
+    if d is bfloat16:
+        return arr if arr.dtype == np.uint16 else float_to_bf16(arr)
+    return arr.astype(d.np, copy=False)
 
 
-def empty(shape, dtype=float32):
-    return DeviceArray(shape, dtype)
+def from_numpy(arr, dtype=None, format=FORMAT_ND):
+    return DeviceArray.from_numpy(arr, dtype, format)
 
 
-def zeros(shape, dtype=float32):
-    return DeviceArray.zeros(shape, dtype)
+def from_storage(storage, shape, strides=None, offset=0, dtype=None, format=FORMAT_ND):
+    return DeviceArray.from_storage(storage, shape, strides, offset, dtype, format)
+
+
+def empty(shape, dtype=float32, format=FORMAT_ND):
+    return DeviceArray(shape, dtype, format=format)
+
+
+def zeros(shape, dtype=float32, format=FORMAT_ND):
+    return DeviceArray.zeros(shape, dtype, format)

@@ -3,13 +3,15 @@
 ``call(name, *args, stream=None, sync=False)`` runs ``<name>GetWorkspaceSize(*args, &ws, &exec)``
 then ``<name>(workspace, ws, exec, stream)``. Arguments convert as:
 each operator's parameter types, as libopapi's manifest declares them (``manifest()``):
-DeviceArray → aclTensor descriptor, None → NULL, IntArray/BoolArray/Scalar (or a list, a tuple, a
-Python number) → their handles, int → the integer type (OverflowError when out of its range), bool,
-float → double/float, DType → aclDataType; ctypes values are taken by value. A wrong argument
-count or type raises TypeError before anything runs.
+DeviceArray → aclTensor descriptor (with the array's format), None → NULL, IntArray/BoolArray/Scalar
+(or a list, a tuple, a Python number) → their handles, int → the integer type (OverflowError when
+out of its range), bool, float → double/float, DType (or its name, or a numpy dtype) → aclDataType;
+ctypes values are taken by value. A wrong argument count or type raises TypeError before anything
+runs.
 
 Work is asynchronous on @stream (default: this thread's stream); descriptors and the workspace are
 released at the stream's next synchronize() (DeviceArray.numpy() synchronises). @sync=True waits.
+``phase1_status(name, *args)`` runs phase 1 alone and returns its status (argument-check tests).
 
 Typed wrappers allocate their outputs (or write into ``out=``) and return them. Ops missing from
 the loaded libopapi.so raise OpUnavailableError when called (never at import).
@@ -207,8 +209,8 @@ def _convert(a, spec, op, owned):
     if isinstance(a, ctypes._SimpleCData):
         a = a.value
     if kind == "dtype":
-        if isinstance(a, DType):
-            return ctypes.c_int(a.acl)
+        if isinstance(a, (DType, str, np.dtype)) or (isinstance(a, type) and issubclass(a, np.generic)):
+            return ctypes.c_int(as_dtype(a).acl)  # a name or numpy type: TypeError when cannon has no such dtype
         kind = "int"
     if kind == "int":
         if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
@@ -232,8 +234,8 @@ def _convert(a, spec, op, owned):
     raise bad(type(a).__name__)
 
 
-def call(name, *args, stream=None, sync=False):
-    """Run aclnn operator @name (e.g. 'aclnnSoftmax') with @args; returns the workspace size."""
+def _prepare(name, args):
+    """The two phase functions of @name with their argtypes set, checking the argument count."""
     f1, f2 = _fn(name + "GetWorkspaceSize"), _fn(name)
     entry = manifest().get(name)
     if entry is None:
@@ -243,6 +245,12 @@ def call(name, *args, stream=None, sync=False):
         raise TypeError(f"{name} takes {len(specs)} arguments {entry[2]}, got {len(args)}")
     f1.argtypes = [s[2] for s in specs] + [ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(_vp)]
     f2.argtypes = [_vp, ctypes.c_uint64, _vp, _vp]
+    return f1, f2, specs
+
+
+def call(name, *args, stream=None, sync=False):
+    """Run aclnn operator @name (e.g. 'aclnnSoftmax') with @args; returns the workspace size."""
+    f1, f2, specs = _prepare(name, args)
     runtime.ensure_initialized()
     st = runtime._stream(stream)
     owned = []
@@ -270,6 +278,28 @@ def call(name, *args, stream=None, sync=False):
     if sync:
         st.synchronize()
     return ws.value
+
+
+def phase1_status(name, *args, null_workspace_size=False, null_executor=False):
+    """Run only phase 1 (``<name>GetWorkspaceSize``) of aclnn operator @name and return its status
+    (0 or the aclnn error code) instead of raising; the executor it made, if any, is destroyed
+    unrun. The message of a failure stays for ``cannon.recent_error()``. @args convert as in
+    ``call`` (a wrong count or type still raises TypeError). @null_workspace_size and
+    @null_executor pass NULL for the corresponding output pointer, so that a test can check that
+    the library refuses it."""
+    f1, _, specs = _prepare(name, args)
+    runtime.ensure_initialized()
+    owned = []
+    try:
+        cargs = [_convert(a, spec, name, owned) for a, spec in zip(args, specs)]
+        ws, ex = ctypes.c_uint64(0), _vp()
+        rc = f1(*cargs, None if null_workspace_size else ctypes.byref(ws), None if null_executor else ctypes.byref(ex))
+        if rc == 0 and ex.value:
+            _lib.nnop().aclDestroyAclOpExecutor(ex)
+        return int(rc)
+    finally:
+        for o in owned:
+            o.release()
 
 
 # ---- helpers -------------------------------------------------------------------------------

@@ -5,15 +5,16 @@ in the tested dtype, on every instruction-set tier.
 Pass criteria: fp32: |ours - ref| <= 4e-6 |ref| (1 + cond) + atol, cond the relative condition number of the
 function at x (the error of x's own last bit, amplified), (atol = 1e-6 * |gradOutput| for the
 backward ops, whose derivative crosses zero; 1e-37 otherwise), i.e. a few ulp; fp16/bf16: within
-the dtype's rounding of the fp64 reference (tolerances of train_helpers_b.tol, doubled); fp64:
+the dtype's rounding of the fp64 reference (tolerances of golden.rounding_tol, doubled); fp64:
 1e-12 relative. Relu / ThresholdBackward are exact. Special values follow torch.
 """
 import pytest
 import torch
 import torch.nn.functional as F
 
-import cannon_testlib as ct
-import train_helpers_b as h
+import golden
+from golden import torch_dtype
+from cannon.ops import Scalar
 
 
 def inputs(dtype, n=3000, seed=0):
@@ -21,7 +22,7 @@ def inputs(dtype, n=3000, seed=0):
     x = torch.cat([torch.randn(n, generator=g, dtype=torch.float64) * 3,
                    torch.linspace(-12, 12, 1001, dtype=torch.float64),
                    torch.tensor([0.0, -0.0, 1e-30, -1e-30, 30.0, -30.0, 100.0, -100.0], dtype=torch.float64)])
-    return x.to(h.TORCH[dtype])
+    return x.to(torch_dtype(dtype))
 
 
 def cond(f, x):
@@ -45,7 +46,7 @@ def check(ours, ref, dtype, atol=None, what="", c=None):
     elif dtype == "float64":
         rtol, a = 1e-12, 1e-300
     else:
-        rtol, a = h.tol(dtype)
+        rtol, a = golden.rounding_tol(dtype)
         rtol, a = 2 * rtol, a * 1e-3
     scale = ref[m].abs() * (1 + (c[m] if c is not None else 0))
     bound = rtol * scale + (a if atol is None else atol[m] + a)
@@ -85,19 +86,19 @@ UNARY = {"gelu": ("aclnnGelu", None, GELU_T), "gelu_v2_none": ("aclnnGeluV2", 0,
 
 
 @pytest.mark.parametrize("op", list(UNARY))
-@pytest.mark.parametrize("dtype", h.FLOATS)
-def test_unary(L, isa, op, dtype):
+@pytest.mark.parametrize("dtype", golden.FLOATS)
+def test_unary(isa, op, dtype):
     name, approx, f = UNARY[op]
     x = inputs(dtype)
     for layout in ("contig", "strided"):
-        X = h.upload(L, x, dtype, layout)
-        O = L.empty([x.numel()], h.DT[dtype])
+        X = golden.upload(x, dtype, layout)
+        O = golden.empty([x.numel()], dtype)
         args = [X] + ([approx] if approx is not None else []) + [O]
-        h.call(L, name, *args)
-        ours = h.download(O, dtype)
+        golden.call(name, *args)
+        ours = golden.download(O, dtype)
         ref = f(x.double())
         if dtype in ("float16", "bfloat16"):
-            ref = ref.to(h.TORCH[dtype])
+            ref = ref.to(torch_dtype(dtype))
         check(ours, ref, dtype, what=f"{op} {dtype} {layout}", c=cond(f, x) if dtype in ("float32", "float64") else None)
         if dtype == "float32":
             # and against torch's own fp32 result (looser: torch's erf-based gelu cancels for x < 0)
@@ -111,19 +112,19 @@ BWD = {"gelu_bwd": ("aclnnGeluBackward", GELU_BWD, lambda g, x: torch.ops.aten.g
 
 
 @pytest.mark.parametrize("op", list(BWD))
-@pytest.mark.parametrize("dtype", h.FLOATS)
-def test_backward(L, isa, op, dtype):
+@pytest.mark.parametrize("dtype", golden.FLOATS)
+def test_backward(isa, op, dtype):
     name, f, tf = BWD[op]
     x = inputs(dtype, seed=1)
     g = (torch.rand(x.shape, generator=torch.Generator().manual_seed(2), dtype=torch.float64) * 4 - 2).to(x.dtype)
-    G, X = h.upload(L, g, dtype), h.upload(L, x, dtype, "strided")
-    O = L.empty([x.numel()], h.DT[dtype])
-    h.call(L, name, G, X, O)
+    G, X = golden.upload(g, dtype), golden.upload(x, dtype, "strided")
+    O = golden.empty([x.numel()], dtype)
+    golden.call(name, G, X, O)
     ref = f(g.double(), x.double())
     if dtype in ("float16", "bfloat16"):
-        ref = ref.to(h.TORCH[dtype])
-    atol = {"float32": 1e-6, "float64": 1e-13}.get(dtype, h.tol(dtype)[0]) * g.double().abs()
-    ours = h.download(O, dtype)
+        ref = ref.to(torch_dtype(dtype))
+    atol = {"float32": 1e-6, "float64": 1e-13}.get(dtype, golden.rounding_tol(dtype)[0]) * g.double().abs()
+    ours = golden.download(O, dtype)
     check(ours, ref, dtype, atol=atol, what=f"{op} {dtype}")
     if dtype == "float32":
         # torch's fp32 derivative cancels for large |x|; compare where it is meaningful
@@ -131,53 +132,53 @@ def test_backward(L, isa, op, dtype):
         assert torch.allclose(ours[m], tf(g, x)[m], rtol=1e-4, atol=1e-5)
 
 
-def test_backward_broadcast(L):
+def test_backward_broadcast():
     g = torch.randn(4, 1, 9, dtype=torch.float64).float()
     x = torch.randn(5, 1, dtype=torch.float64).float()
-    O = L.empty([4, 5, 9], ct.ACL_FLOAT)
-    h.call(L, "aclnnSiluBackward", h.upload(L, g, "float32"), h.upload(L, x, "float32"), O)
+    O = golden.empty([4, 5, 9], "float32")
+    golden.call("aclnnSiluBackward", golden.upload(g, "float32"), golden.upload(x, "float32"), O)
     ref = SILU_BWD(g.double().expand(4, 5, 9), x.double().expand(4, 5, 9))
-    check(h.download(O, "float32"), ref, "float32", atol=1e-6 * g.double().abs().expand(4, 5, 9))
+    check(golden.download(O, "float32"), ref, "float32", atol=1e-6 * g.double().abs().expand(4, 5, 9))
 
 
-@pytest.mark.parametrize("dtype", h.FLOATS + ["int8", "int32", "int64", "uint8", "int16"])
-def test_relu_threshold(L, isa, dtype):
+@pytest.mark.parametrize("dtype", golden.FLOATS + ["int8", "int32", "int64", "uint8", "int16"])
+def test_relu_threshold(isa, dtype):
     gen = torch.Generator().manual_seed(3)
-    if dtype in h.FLOATS:
+    if dtype in golden.FLOATS:
         x = torch.cat([torch.randn(500, generator=gen, dtype=torch.float64),
                        torch.tensor([0.0, -0.0, float("nan"), float("inf"), -float("inf")], dtype=torch.float64)])
-        x = x.to(h.TORCH[dtype])
+        x = x.to(torch_dtype(dtype))
     else:
-        x = torch.randint(0 if dtype == "uint8" else -100, 100, (505,), generator=gen).to(h.TORCH[dtype])
-    O = L.empty([505], h.DT[dtype])
-    h.call(L, "aclnnRelu", h.upload(L, x, dtype, "strided"), O)
-    ours = h.download(O, dtype)
-    ref = torch.relu(x.double()).to(x.dtype) if dtype in h.FLOATS else (torch.relu(x) if dtype != "uint8" else x)
+        x = torch.randint(0 if dtype == "uint8" else -100, 100, (505,), generator=gen).to(torch_dtype(dtype))
+    O = golden.empty([505], dtype)
+    golden.call("aclnnRelu", golden.upload(x, dtype, "strided"), O)
+    ours = golden.download(O, dtype)
+    ref = torch.relu(x.double()).to(x.dtype) if dtype in golden.FLOATS else (torch.relu(x) if dtype != "uint8" else x)
     assert torch.equal(torch.isnan(ours.double()), torch.isnan(ref.double()))
     m = ~torch.isnan(ref.double())
     assert torch.equal(ours[m], ref[m])
-    S = h.upload(L, x, dtype)
-    h.call(L, "aclnnInplaceRelu", S)
-    assert torch.equal(h.download(S, dtype)[m], ref[m])
+    S = golden.upload(x, dtype)
+    golden.call("aclnnInplaceRelu", S)
+    assert torch.equal(golden.download(S, dtype)[m], ref[m])
     # threshold backward: 0 where self <= threshold (NaN self keeps the gradient, as torch)
-    g = torch.arange(505).to(h.TORCH[dtype]) if dtype in h.FLOATS else (torch.arange(505) % 100).to(h.TORCH[dtype])
-    thr = 0.25 if dtype in h.FLOATS else 3
-    O = L.empty([505], h.DT[dtype])
-    h.call(L, "aclnnThresholdBackward", h.upload(L, g, dtype), h.upload(L, x, dtype),
-           h.Scalar(L, thr, "float32" if dtype in h.FLOATS else "int64"), O)
+    g = (torch.arange(505) if dtype in golden.FLOATS else torch.arange(505) % 100).to(torch_dtype(dtype))
+    thr = 0.25 if dtype in golden.FLOATS else 3
+    O = golden.empty([505], dtype)
+    golden.call("aclnnThresholdBackward", golden.upload(g, dtype), golden.upload(x, dtype),
+                Scalar(thr, "float32" if dtype in golden.FLOATS else "int64"), O)
     ref = torch.ops.aten.threshold_backward(g.double(), x.double(), thr).to(g.dtype)
-    assert torch.equal(h.download(O, dtype), ref), dtype
+    assert torch.equal(golden.download(O, dtype), ref), dtype
 
 
-def test_errors(L):
-    f = lambda s, dt="float32": L.empty(list(s), h.DT[dt])
-    assert h.status(L, "aclnnGelu", f((3,), "int32"), f((3,))) == 161002
-    assert h.status(L, "aclnnGelu", f((3,)), f((4,))) == 161002
-    assert h.status(L, "aclnnGeluV2", f((3,)), 2, f((3,))) == 161002
-    assert h.status(L, "aclnnGeluV2", None, 0, f((3,))) == 161001
-    assert h.status(L, "aclnnSilu", f((3,)), None) == 161001
-    assert h.status(L, "aclnnRelu", f((3,)), f((3,), "float16")) == 161002
-    assert h.status(L, "aclnnRelu", f((3,), "bool"), f((3,), "bool")) == 161002
-    assert h.status(L, "aclnnGeluBackward", f((3,)), f((4,)), f((3,))) == 161002
-    assert h.status(L, "aclnnThresholdBackward", f((3,)), f((3,)), None, f((3,))) == 161001
-    assert h.status(L, "aclnnSiluBackward", f((3,)), f((3,)), f((3,), "int32")) == 161002
+def test_errors():
+    f = lambda s, dt="float32": golden.empty(list(s), dt)
+    assert golden.status("aclnnGelu", f((3,), "int32"), f((3,))) == 161002
+    assert golden.status("aclnnGelu", f((3,)), f((4,))) == 161002
+    assert golden.status("aclnnGeluV2", f((3,)), 2, f((3,))) == 161002
+    assert golden.status("aclnnGeluV2", None, 0, f((3,))) == 161001
+    assert golden.status("aclnnSilu", f((3,)), None) == 161001
+    assert golden.status("aclnnRelu", f((3,)), f((3,), "float16")) == 161002
+    assert golden.status("aclnnRelu", f((3,), "bool"), f((3,), "bool")) == 161002
+    assert golden.status("aclnnGeluBackward", f((3,)), f((4,)), f((3,))) == 161002
+    assert golden.status("aclnnThresholdBackward", f((3,)), f((3,)), None, f((3,))) == 161001
+    assert golden.status("aclnnSiluBackward", f((3,)), f((3,)), f((3,), "int32")) == 161002

@@ -4,7 +4,7 @@ aclnnCast against float64 references and torch (1.13), on every instruction-set 
 Pass criteria:
   float results: |ours - ref| <= rtol * scale + atol, scale = |ref| for Mul/Div and |a| + |alpha b|
   for Add/Sub (the size of the operands: cancellation is the inputs' rounding, not ours), with
-  rtol about one ulp of the output type (train_helpers_b.tol), ref computed in float64 from the
+  rtol about one ulp of the output type (golden.rounding_tol), ref computed in float64 from the
   exact input values (after promotion to the common type as torch does);
   integer and bool results, casts: bit-exact with torch.
 """
@@ -12,23 +12,24 @@ import numpy as np
 import pytest
 import torch
 
-import cannon_testlib as ct
-import train_helpers_b as h
+import golden
+from golden import torch_dtype
+from cannon.ops import Scalar
 
 
 def rnd(shape, dtype, gen, lo=-4.0, hi=4.0):
     if dtype == "bool":
         return torch.rand(shape, generator=gen) > 0.5
-    if dtype in h.INTS:
+    if dtype in golden.INTS:
         lo_i = 0 if dtype == "uint8" else -50
-        return torch.randint(lo_i, 50, shape, generator=gen).to(h.TORCH[dtype])
-    return (torch.rand(shape, generator=gen, dtype=torch.float64) * (hi - lo) + lo).to(h.TORCH[dtype])
+        return torch.randint(lo_i, 50, shape, generator=gen).to(torch_dtype(dtype))
+    return (torch.rand(shape, generator=gen, dtype=torch.float64) * (hi - lo) + lo).to(torch_dtype(dtype))
 
 
 def close(ours, ref, dtype, scale=None, what=""):
     ours = ours.to(torch.float64)
     ref = ref.to(torch.float64)
-    rtol, atol = h.tol(dtype)
+    rtol, atol = golden.rounding_tol(dtype)
     if scale is None:
         scale = ref.abs()
     fin = torch.isfinite(ref)
@@ -56,8 +57,8 @@ def ref_arith(op, a, b, alpha):
 
 
 @pytest.mark.parametrize("op", list(OPS))
-@pytest.mark.parametrize("dtype", h.FLOATS)
-def test_float_broadcast(L, isa, op, dtype):
+@pytest.mark.parametrize("dtype", golden.FLOATS)
+def test_float_broadcast(isa, op, dtype):
     gen = torch.Generator().manual_seed(1)
     name, has_alpha = OPS[op]
     for sa, sb in BCAST:
@@ -68,35 +69,36 @@ def test_float_broadcast(L, isa, op, dtype):
                 b = torch.where(b.abs() < 0.25, torch.full_like(b, 0.5), b)
             alpha = 1.5 if has_alpha else 1.0
             out_shape = torch.broadcast_shapes(sa, sb)
-            A, B = h.upload(L, a, dtype, layout), h.upload(L, b, dtype, "offset" if layout == "strided" else "contig")
-            O = L.empty(list(out_shape), h.DT[dtype])
-            args = [A, B] + ([h.Scalar(L, alpha, "float32")] if has_alpha else []) + [O]
-            h.call(L, name, *args)
+            A = golden.upload(a, dtype, layout)
+            B = golden.upload(b, dtype, "offset" if layout == "strided" else "contig")
+            O = golden.empty(list(out_shape), dtype)
+            args = [A, B] + ([Scalar(alpha, "float32")] if has_alpha else []) + [O]
+            golden.call(name, *args)
             ref, scale = ref_arith(op, a, b, alpha)
-            close(h.download(O, dtype), ref.to(h.TORCH[dtype]).to(torch.float64) if dtype != "float64" else ref,
+            close(golden.download(O, dtype), ref.to(torch_dtype(dtype)).double() if dtype != "float64" else ref,
                   dtype, None if scale is None else scale, f"{op} {dtype} {sa} {sb} {layout}")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
-def test_strided_output_and_inplace(L, isa, dtype):
+def test_strided_output_and_inplace(isa, dtype):
     gen = torch.Generator().manual_seed(2)
     a = rnd((7, 45), dtype, gen)
     b = rnd((45,), dtype, gen)
     # output written through a transposed view
-    A, B = h.upload(L, a, dtype), h.upload(L, b, dtype)
-    O = L.empty([7, 45], h.DT[dtype], strides=[1, 7])
-    h.call(L, "aclnnMul", A, B, O)
-    close(h.download(O, dtype), (a.double() * b.double()).to(h.TORCH[dtype]).double(), dtype)
+    A, B = golden.upload(a, dtype), golden.upload(b, dtype)
+    O = golden.empty([7, 45], dtype, strides=[1, 7])
+    golden.call("aclnnMul", A, B, O)
+    close(golden.download(O, dtype), (a.double() * b.double()).to(torch_dtype(dtype)).double(), dtype)
     # in-place forms
     for name, alpha, f in (("aclnnInplaceAdd", 2.0, lambda x, y: x + 2 * y), ("aclnnInplaceMul", None, lambda x, y: x * y),
                            ("aclnnInplaceSub", 0.5, lambda x, y: x - 0.5 * y),
                            ("aclnnInplaceDiv", None, lambda x, y: x / y)):
-        S = h.upload(L, a, dtype, "strided")
-        args = [S, B] + ([h.Scalar(L, alpha, "float32")] if alpha is not None else [])
-        h.call(L, name, *args)
+        S = golden.upload(a, dtype, "strided")
+        args = [S, B] + ([Scalar(alpha, "float32")] if alpha is not None else [])
+        golden.call(name, *args)
         ref = f(a.double(), b.double())
         scale = a.double().abs() + 2 * b.double().abs()
-        close(h.download(S, dtype), ref.to(h.TORCH[dtype]).double(), dtype, scale, name)
+        close(golden.download(S, dtype), ref.to(torch_dtype(dtype)).double(), dtype, scale, name)
 
 
 PAIRS = [("float16", "float32"), ("bfloat16", "float16"), ("int32", "float16"), ("int64", "float32"),
@@ -106,7 +108,7 @@ PAIRS = [("float16", "float32"), ("bfloat16", "float16"), ("int32", "float16"), 
 
 @pytest.mark.parametrize("ta,tb", PAIRS)
 @pytest.mark.parametrize("op", ["add", "mul", "div", "sub"])
-def test_promotion_vs_torch(L, op, ta, tb):
+def test_promotion_vs_torch(op, ta, tb):
     gen = torch.Generator().manual_seed(3)
     a, b = rnd((6, 11), ta, gen), rnd((11,), tb, gen)
     if op == "div" and tb != "bool":
@@ -115,29 +117,29 @@ def test_promotion_vs_torch(L, op, ta, tb):
     kw = {}
     if op == "sub" and "bool" in (ta, tb):
         # torch refuses subtraction with a bool tensor; so do we
-        assert h.status(L, name, h.upload(L, a, ta), h.upload(L, b, tb), h.Scalar(L, 1, "int64"),
-                        L.empty([6, 11], h.DT["int32"])) == 161002
+        assert golden.status(name, golden.upload(a, ta), golden.upload(b, tb), Scalar(1, "int64"),
+                             golden.empty([6, 11], "int32")) == 161002
         return
     alpha = 2 if has_alpha else None
     if has_alpha:
         kw["alpha"] = alpha if (ta, tb) != ("bool", "bool") else True
     tref = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div}[op](a, b, **kw)
-    rdt = [k for k, v in h.TORCH.items() if v == tref.dtype][0]
-    O = L.empty([6, 11], h.DT[rdt])
-    args = [h.upload(L, a, ta), h.upload(L, b, tb)]
+    rdt = str(tref.dtype).replace("torch.", "")
+    O = golden.empty([6, 11], rdt)
+    args = [golden.upload(a, ta), golden.upload(b, tb)]
     if has_alpha:
-        args.append(h.Scalar(L, kw["alpha"], "bool" if kw["alpha"] is True else "int64"))
-    h.call(L, name, *args, O)
-    ours = h.download(O, rdt)
-    if rdt in h.FLOATS:
-        rtol, atol = h.tol(rdt)
+        args.append(Scalar(kw["alpha"], "bool" if kw["alpha"] is True else "int64"))
+    golden.call(name, *args, O)
+    ours = golden.download(O, rdt)
+    if rdt in golden.FLOATS:
+        rtol, atol = golden.rounding_tol(rdt)
         assert torch.allclose(ours.double(), tref.double(), rtol=2 * rtol, atol=atol, equal_nan=True), (op, ta, tb)
     else:
         assert torch.equal(ours, tref), (op, ta, tb)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64", "int32", "int64", "int8", "uint8"])
-def test_scalar_forms(L, isa, dtype):
+def test_scalar_forms(isa, dtype):
     gen = torch.Generator().manual_seed(4)
     a = rnd((5, 23), dtype, gen)
     for name, sval, sdt, alpha, f in (
@@ -149,32 +151,33 @@ def test_scalar_forms(L, isa, dtype):
             ("aclnnDivs", 0.3, "float32", None, lambda x, s, al: torch.div(x, s))):
         # the reference uses the scalar's value as stored in its dtype
         tref = f(a, float(np.float32(sval)) if sdt == "float32" else sval, alpha)
-        rdt = [k for k, v in h.TORCH.items() if v == tref.dtype][0]
-        O = L.empty([5, 23], h.DT[rdt])
-        args = [h.upload(L, a, dtype), h.Scalar(L, sval, sdt)]
+        rdt = str(tref.dtype).replace("torch.", "")
+        O = golden.empty([5, 23], rdt)
+        args = [golden.upload(a, dtype), Scalar(sval, sdt)]
         if alpha is not None:
-            args.append(h.Scalar(L, alpha, "int64"))
-        h.call(L, name, *args, O)
-        ours = h.download(O, rdt)
-        if rdt in h.FLOATS:
-            rtol, atol = h.tol(rdt)
+            args.append(Scalar(alpha, "int64"))
+        golden.call(name, *args, O)
+        ours = golden.download(O, rdt)
+        if rdt in golden.FLOATS:
+            rtol, atol = golden.rounding_tol(rdt)
             assert torch.allclose(ours.double(), tref.double(), rtol=2 * rtol, atol=atol, equal_nan=True), (name, dtype, rdt)
         else:
             assert torch.equal(ours, tref), (name, dtype)
     # in-place scalar forms, through a strided view, against torch in the tensor's dtype
-    if dtype in h.FLOATS:
-        S = h.upload(L, a, dtype, "strided")
-        h.call(L, "aclnnInplaceMuls", S, h.Scalar(L, 2.0, "float32"))
-        assert torch.equal(h.download(S, dtype), a * 2)
+    if dtype in golden.FLOATS:
+        S = golden.upload(a, dtype, "strided")
+        golden.call("aclnnInplaceMuls", S, Scalar(2.0, "float32"))
+        assert torch.equal(golden.download(S, dtype), a * 2)
         for name, sval, alpha, f in (("aclnnInplaceAdds", 0.75, 2, lambda x: x + 2 * 0.75),
                                      ("aclnnInplaceSubs", 1.25, 2, lambda x: x - 2 * 1.25),
                                      ("aclnnInplaceDivs", 0.3, None, lambda x: x / float(np.float32(0.3)))):
-            S = h.upload(L, a, dtype, "strided")
-            args = [S, h.Scalar(L, sval, "float32")] + ([h.Scalar(L, alpha, "int64")] if alpha else [])
-            h.call(L, name, *args)
+            S = golden.upload(a, dtype, "strided")
+            args = [S, Scalar(sval, "float32")] + ([Scalar(alpha, "int64")] if alpha else [])
+            golden.call(name, *args)
             ref = f(a.double())
-            rtol, atol = h.tol(dtype)
-            assert torch.allclose(h.download(S, dtype).double(), ref.to(h.TORCH[dtype]).double(), rtol=2 * rtol,
+            rtol, atol = golden.rounding_tol(dtype)
+            assert torch.allclose(golden.download(S, dtype).double(), ref.to(torch_dtype(dtype)).double(),
+                                  rtol=2 * rtol,
                                   atol=atol), (name, dtype)
 
 
@@ -182,96 +185,95 @@ CAST_TYPES = ["float32", "float16", "bfloat16", "float64", "int8", "int16", "int
 
 
 @pytest.mark.parametrize("src", CAST_TYPES)
-def test_cast_all_pairs(L, isa, src):
+def test_cast_all_pairs(isa, src):
     gen = torch.Generator().manual_seed(5)
-    if src in h.FLOATS:
+    if src in golden.FLOATS:
         base = torch.cat([torch.randn(300, generator=gen, dtype=torch.float64) * 50,
                           torch.tensor([0.0, -0.0, 0.5, 1.5, 2.5, -2.5, 65504.0, 70000.0, 1e-6, 3.0e-8, 1e-40])])
-        x = base.to(h.TORCH[src])
+        x = base.to(torch_dtype(src))
     else:
         x = rnd((311,), src, gen)
     for dst in CAST_TYPES:
         xx = x
-        if src in h.FLOATS and dst in h.INTS + ["bool"]:
+        if src in golden.FLOATS and dst in golden.INTS + ["bool"]:
             # float -> integer outside the target's range is undefined in torch: stay inside it
             lim = {"int8": 127, "uint8": 255, "int16": 32767}.get(dst, 6e4)
-            xx = x.double().clamp(0 if dst == "uint8" else -lim, lim).to(h.TORCH[src])
-        if src in h.INTS and dst == "uint8":
+            xx = x.double().clamp(0 if dst == "uint8" else -lim, lim).to(torch_dtype(src))
+        if src in golden.INTS and dst == "uint8":
             xx = x.abs()
-        X = h.upload(L, xx, src, "strided")
-        O = L.empty([311], h.DT[dst])
-        h.call(L, "aclnnCast", X, ("i32", h.DT[dst]), O)
-        ours = h.download(O, dst)
-        tref = xx.to(h.TORCH[dst])
-        if dst in h.FLOATS:
+        X = golden.upload(xx, src, "strided")
+        O = golden.empty([311], dst)
+        golden.call("aclnnCast", X, dst, O)
+        ours = golden.download(O, dst)
+        tref = xx.to(torch_dtype(dst))
+        if dst in golden.FLOATS:
             assert torch.equal(torch.isnan(ours), torch.isnan(tref))
             assert torch.equal(ours[~torch.isnan(tref)], tref[~torch.isnan(tref)]), (src, dst)
         else:
             assert torch.equal(ours, tref), (src, dst)
 
 
-def test_cast_nan_inf(L):
+def test_cast_nan_inf():
     x = torch.tensor([float("nan"), float("inf"), -float("inf"), 1e30, -1e30, 3.4e38], dtype=torch.float64)
     for dst, exp in (("float16", x.to(torch.float16)), ("bfloat16", x.to(torch.bfloat16)),
                      ("float32", x.to(torch.float32)), ("bool", x.to(torch.bool))):
-        O = L.empty([6], h.DT[dst])
-        h.call(L, "aclnnCast", h.upload(L, x, "float64"), ("i32", h.DT[dst]), O)
-        ours = h.download(O, dst)
+        O = golden.empty([6], dst)
+        golden.call("aclnnCast", golden.upload(x, "float64"), dst, O)
+        ours = golden.download(O, dst)
         assert torch.equal(torch.isnan(ours.double()), torch.isnan(exp.double()))
         m = ~torch.isnan(exp.double())
         assert torch.equal(ours[m], exp[m]), dst
-    O = L.empty([6], h.DT["int32"])
-    h.call(L, "aclnnCast", h.upload(L, x, "float32"), ("i32", h.DT["int32"]), O)
-    assert h.download(O, "int32")[0].item() == 0  # NaN -> 0, as CANN documents
+    O = golden.empty([6], "int32")
+    golden.call("aclnnCast", golden.upload(x, "float32"), "int32", O)
+    assert golden.download(O, "int32")[0].item() == 0  # NaN -> 0, as CANN documents
 
 
-def test_large_streaming(L, isa):
+def test_large_streaming(isa):
     """Above the non-temporal threshold, with an unaligned output start (offset view)."""
     gen = torch.Generator().manual_seed(6)
     n = (5 << 20) + 13
     a = torch.rand(n, generator=gen)
     b = torch.rand(n, generator=gen)
-    A, B = h.upload(L, a, "float32"), h.upload(L, b, "float32")
-    store = np.zeros(n + 5, dtype=np.float32)
-    O = L.tensor_from(np.zeros(n, dtype=np.float32), ct.ACL_FLOAT, strides=[1], offset=5, storage=store)
-    h.call(L, "aclnnAdd", A, B, h.Scalar(L, 1.0, "float32"), O)
-    assert torch.equal(h.download(O, "float32"), a + b)
-    O2 = L.empty([n], ct.ACL_FLOAT16)
-    h.call(L, "aclnnMul", h.upload(L, a, "float16"), h.upload(L, b[:1], "float16"), O2)
-    assert torch.equal(h.download(O2, "float16"), (a.half().float() * b[:1].half().float()).half())
+    A, B = golden.upload(a, "float32"), golden.upload(b, "float32")
+    O = golden.empty([n], "float32", offset=5, fill=0)
+    golden.call("aclnnAdd", A, B, Scalar(1.0, "float32"), O)
+    assert torch.equal(golden.download(O, "float32"), a + b)
+    O2 = golden.empty([n], "float16")
+    golden.call("aclnnMul", golden.upload(a, "float16"), golden.upload(b[:1], "float16"), O2)
+    assert torch.equal(golden.download(O2, "float16"), (a.half().float() * b[:1].half().float()).half())
 
 
-def test_empty_and_0d(L):
-    E = L.empty([0, 3], ct.ACL_FLOAT)
-    h.call(L, "aclnnAdd", L.empty([0, 3], ct.ACL_FLOAT), L.empty([3], ct.ACL_FLOAT), h.Scalar(L, 1.0, "float32"), E)
+def test_empty_and_0d():
+    E = golden.empty([0, 3], "float32")
+    golden.call("aclnnAdd", golden.empty([0, 3], "float32"), golden.empty([3], "float32"), Scalar(1.0, "float32"), E)
     a = torch.tensor(2.5)
-    O = L.empty([], ct.ACL_FLOAT)
-    h.call(L, "aclnnMul", h.upload(L, a, "float32"), h.upload(L, a, "float32"), O)
-    assert h.download(O, "float32").item() == 6.25
+    O = golden.empty([], "float32")
+    golden.call("aclnnMul", golden.upload(a, "float32"), golden.upload(a, "float32"), O)
+    assert golden.download(O, "float32").item() == 6.25
 
 
-def test_errors(L):
-    f = lambda s, dt="float32": L.empty(list(s), h.DT[dt])
-    one = h.Scalar(L, 1.0, "float32")
-    ione = h.Scalar(L, 1, "int64")
+def test_errors():
+    f = lambda s, dt="float32": golden.empty(list(s), dt)
+    one = Scalar(1.0, "float32")
+    ione = Scalar(1, "int64")
     # shapes that do not broadcast, out of the wrong shape
-    assert h.status(L, "aclnnAdd", f((3, 4)), f((5,)), one, f((3, 4))) == 161002
-    assert h.status(L, "aclnnMul", f((3, 4)), f((4,)), f((3, 5))) == 161002
-    assert h.status(L, "aclnnInplaceMul", f((1, 4)), f((3, 4))) == 161002
+    assert golden.status("aclnnAdd", f((3, 4)), f((5,)), one, f((3, 4))) == 161002
+    assert golden.status("aclnnMul", f((3, 4)), f((4,)), f((3, 5))) == 161002
+    assert golden.status("aclnnInplaceMul", f((1, 4)), f((3, 4))) == 161002
     # NULL arguments
-    assert h.status(L, "aclnnAdd", None, f((3,)), one, f((3,))) == 161001
-    assert h.status(L, "aclnnAdd", f((3,)), f((3,)), None, f((3,))) == 161001
-    assert h.status(L, "aclnnMul", f((3,)), f((3,)), None) == 161001
-    assert L.phase1_status("aclnnDiv", f((3,)), f((3,)), f((3,)), null_ws=True) == 161001
+    assert golden.status("aclnnAdd", None, f((3,)), one, f((3,))) == 161001
+    assert golden.status("aclnnAdd", f((3,)), f((3,)), None, f((3,))) == 161001
+    assert golden.status("aclnnMul", f((3,)), f((3,)), None) == 161001
+    assert golden.phase1_status("aclnnDiv", f((3,)), f((3,)), f((3,)), null_workspace_size=True) == 161001
     # dtype rules
-    assert h.status(L, "aclnnAdd", f((3,), "int32"), f((3,), "int32"), one, f((3,), "int32")) == 161002  # float alpha
-    assert h.status(L, "aclnnAdd", f((3,)), f((3,)), ione, f((3,), "int32")) == 161002  # float -> int out
-    assert h.status(L, "aclnnDiv", f((3,), "int32"), f((3,), "int32"), f((3,), "int32")) == 161002
-    assert h.status(L, "aclnnSub", f((3,), "bool"), f((3,), "bool"), ione, f((3,), "bool")) == 161002
-    assert h.status(L, "aclnnMul", f((3,), "int32"), f((3,), "int32"), f((3,), "bool")) == 161002
-    assert h.status(L, "aclnnInplaceAdd", f((3,), "int32"), f((3,)), ione) == 161002
-    assert h.status(L, "aclnnCast", f((3,)), ("i32", h.DT["int32"]), f((3,), "int64")) == 161002
-    assert h.status(L, "aclnnAdd", f((1,) * 9), f((1,)), one, f((1,) * 9)) == 161002
-    with pytest.raises(ct.AclError) as ei:
-        h.call(L, "aclnnAdd", f((3, 4)), f((5,)), one, f((3, 4)))
-    assert ei.value.code == 161002 and "cannot broadcast" in ei.value.msg
+    assert golden.status("aclnnAdd", f((3,), "int32"), f((3,), "int32"), one, f((3,), "int32")) == 161002  # float alpha
+    assert golden.status("aclnnAdd", f((3,)), f((3,)), ione, f((3,), "int32")) == 161002  # float -> int out
+    assert golden.status("aclnnDiv", f((3,), "int32"), f((3,), "int32"), f((3,), "int32")) == 161002
+    assert golden.status("aclnnSub", f((3,), "bool"), f((3,), "bool"), ione, f((3,), "bool")) == 161002
+    assert golden.status("aclnnMul", f((3,), "int32"), f((3,), "int32"), f((3,), "bool")) == 161002
+    assert golden.status("aclnnInplaceAdd", f((3,), "int32"), f((3,)), ione) == 161002
+    assert golden.status("aclnnCast", f((3,)), "int32", f((3,), "int64")) == 161002
+    assert golden.status("aclnnAdd", f((1,) * 9), f((1,)), one, f((1,) * 9)) == 161002
+    with pytest.raises(golden.AclError) as ei:
+        golden.call("aclnnAdd", f((3, 4)), f((5,)), one, f((3, 4)))
+    assert ei.value.code == 161002 and "cannot broadcast" in ei.value.message

@@ -280,6 +280,47 @@ def test_call_checks_arguments_against_the_manifest():
     close(y.numpy(), x.sum(1))
 
 
+def test_phase1_status_and_recent_error():
+    x, o = cannon.from_numpy(r(2, 3)), cannon.empty((2, 3))
+    cannon.recent_error()  # start from an empty message
+    assert ops.phase1_status("aclnnSoftmax", x, 1, o) == 0
+    assert ops.phase1_status("aclnnSoftmax", x, 1, cannon.empty((3, 2))) == 161002
+    assert "aclnnSoftmax: out shape [3,2] differs from self shape [2,3]" in cannon.recent_error()
+    assert cannon.recent_error() == ""  # reading cleared it
+    assert ops.phase1_status("aclnnSoftmax", None, 1, o) == 161001
+    assert ops.phase1_status("aclnnSoftmax", x, 1, o, null_workspace_size=True) == 161001
+    assert ops.phase1_status("aclnnSoftmax", x, 1, o, null_executor=True) == 161001
+    assert "executor is NULL" in cannon.recent_error()
+    with pytest.raises(TypeError, match="takes 3 arguments"):
+        ops.phase1_status("aclnnSoftmax", x, 1)
+    with pytest.raises(OverflowError):
+        ops.phase1_status("aclnnSoftmax", x, 2**64, o)
+    # phase 1 alone wrote nothing: o is still what it was
+    o.copy_from_numpy(np.full((2, 3), 5.0))
+    assert ops.phase1_status("aclnnSoftmax", x, 1, o) == 0
+    assert np.all(o.numpy() == 5.0)
+
+
+def test_formats_reach_the_descriptor():
+    # the same memory as NCHW (channel axis 1) and as NHWC (channel axis 3) gives different statistics
+    x = r(2, 3, 4, 5)
+    for fmt, axes, C in ((cannon.FORMAT_NCHW, (0, 2, 3), 3), (cannon.FORMAT_NHWC, (0, 1, 2), 5)):
+        m, i = cannon.empty((C,)), cannon.empty((C,))
+        ops.call("aclnnBatchNormStats", cannon.from_numpy(x, format=fmt), 1e-5, m, i, sync=True)
+        close(m.numpy(), x.mean(axis=axes), 1e-5)
+        close(i.numpy(), 1 / np.sqrt(x.var(axis=axes) + 1e-5), 1e-4)
+
+
+def test_dtype_arguments_by_name():
+    x = r(3, 4)
+    for dt in ("float32", cannon.float32, np.float32, np.dtype(np.float32)):
+        y = cannon.empty((3,))
+        ops.call("aclnnReduceSum", cannon.from_numpy(x), [1], False, dt, y, sync=True)
+        close(y.numpy(), x.sum(1))
+    with pytest.raises(TypeError):
+        ops.call("aclnnReduceSum", cannon.from_numpy(x), [1], False, "float128x", cannon.empty((3,)))
+
+
 def test_streams_async_and_generic_call():
     with cannon.Stream() as s:
         x = cannon.from_numpy(r(8, 8))

@@ -140,6 +140,48 @@ def test_strided_views_and_reshape():
     assert s.shape == () and s.numpy() == 3.5
 
 
+def test_storage_views_and_formats():
+    # a view with gaps, an offset and a transposed order into an uploaded storage
+    store = np.arange(20, dtype=np.float32)
+    v = cannon.from_storage(store, (3, 2), strides=(1, 6), offset=4)
+    assert v.shape == (3, 2) and v.strides == (1, 6) and v.offset == 4 and v.format == cannon.FORMAT_ND
+    assert np.array_equal(v.numpy(copy=True), np.lib.stride_tricks.as_strided(store[4:], (3, 2), (4, 24)))
+    assert np.array_equal(v.storage(), store)  # the whole buffer, gaps included
+    # stride 0: a broadcast view of one row
+    row = cannon.from_storage(np.array([1, 2, 3], np.int64), (4, 3), strides=(0, 1))
+    assert np.array_equal(row.numpy(copy=True), np.tile([1, 2, 3], (4, 1)))
+    # contiguous default, dtype conversion (bf16 rounds floats, keeps uint16 bits), shape checks
+    b = cannon.from_storage([1.0, 2.5, 3.0, 4.0], (2, 2), dtype="bfloat16")
+    assert b.strides == (2, 1) and np.array_equal(b.to_float(), [[1.0, 2.5], [3.0, 4.0]])
+    assert np.array_equal(cannon.from_storage(b.storage(), (4,), dtype="bfloat16").storage(), b.storage())
+    with pytest.raises(ValueError):
+        cannon.from_storage(np.zeros(5, np.float32), (2, 3))  # the view needs 6 elements
+    with pytest.raises(ValueError):
+        cannon.from_storage(np.zeros(8, np.float32), (2, 2), offset=-1)
+    # storage() after an operator wrote through a view with gaps: the gaps keep their values
+    out = cannon.from_storage(np.full(9, -7.0, np.float32), (2, 2), strides=(4, 2), offset=1)
+    cannon.ops.relu(cannon.from_numpy(np.array([[-1.0, 2.0], [3.0, -4.0]], np.float32)), out=out)
+    assert np.array_equal(out.storage(), [-7, 0, -7, 2, -7, 3, -7, 0, -7])
+    # formats: carried by the array and its descriptor, ND for derived views unless given
+    n = cannon.from_numpy(np.ones((2, 3, 4, 5), np.float32), format=cannon.FORMAT_NCHW)
+    assert n.format == cannon.FORMAT_NCHW == 0 and "format=0" in repr(n)
+    assert cannon.empty((2, 3), format=cannon.FORMAT_NC).format == cannon.FORMAT_NC == 35
+    assert cannon.zeros((2, 3, 4), format=cannon.FORMAT_NCL).format == 47
+    assert n.reshape(6, 20).format == cannon.FORMAT_ND and n.T.format == cannon.FORMAT_ND
+    assert n.view((2, 3, 4, 5), format=cannon.FORMAT_NHWC).format == cannon.FORMAT_NHWC == 1
+    assert (cannon.FORMAT_ND, cannon.FORMAT_NDHWC, cannon.FORMAT_NCDHW) == (2, 27, 30)
+
+
+def test_bf16_conversions_keep_shape():
+    for x in (np.float32(1.7), np.array(2.5), np.array([[1.0, np.nan], [np.inf, -3e38]]), np.zeros((0, 2))):
+        b = cannon.float_to_bf16(x)
+        assert b.dtype == np.uint16 and b.shape == np.shape(x)
+        f = cannon.bf16_to_float(b)
+        assert f.dtype == np.float32 and f.shape == np.shape(x)
+    assert int(cannon.float_to_bf16(np.float32(1.0))) == 0x3F80 and cannon.bf16_to_float(np.uint16(0x4020)) == 2.5
+    assert np.isnan(cannon.bf16_to_float(cannon.float_to_bf16(np.float32("nan"))))
+
+
 def test_fp16_bf16():
     x = np.array([1.0, -2.5, 3.140625, 1e-3, 65504.0], np.float32)
     h = cannon.from_numpy(x, dtype="float16")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from test_softmax import check, decode, quantize, ref_forward, run_forward
+from softmax_helpers import check, decode, quantize, ref_forward, run_forward
 
 # Lengths around the vector widths, the 64-element bf16 pair blocks, the specialised 128 and 512,
 # and the first length past the short-row path.
@@ -19,14 +19,14 @@ ROWS = [1, 7, 15, 16, 17, 33, 40]
 
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
-def test_short_rows(L, isa, op, dtype):
+def test_short_rows(isa, op, dtype):
     rng = np.random.default_rng(11)
     for i, n in enumerate(LENGTHS):
         rows = ROWS[i % len(ROWS)]
         # Mostly rows on the fast path (spread <= 8), some wider (N(0, 9) reaches past 8 often).
         x = rng.uniform(-4, 4, size=(rows, n)) if i % 3 else rng.standard_normal((rows, n)) * 3
         xq, xv = quantize(x, dtype)
-        ours = decode(run_forward(L, op, xq, dtype, -1), dtype)
+        ours = decode(run_forward(op, xq, dtype, -1), dtype)
         check(ours, ref_forward(xv, -1, op), dtype, f"{op} {dtype} {rows}x{n} {isa}")
 
 
@@ -60,15 +60,15 @@ def _check_specials(ours, xv, op, dtype, what):
     check(ours[fin], ref_forward(xv, -1, op)[fin], dtype, what)
 
 
-def _check_independent(L, op, xq, dtype, n, starts, rows):
+def _check_independent(op, xq, dtype, n, starts, rows):
     """The bits of the rows from each of @p starts on, and of each of @p rows alone, equal the
     whole tensor's; returns the whole tensor's output."""
-    full = run_forward(L, op, xq, dtype, -1)
+    full = run_forward(op, xq, dtype, -1)
     for k in starts:
-        part = run_forward(L, op, np.ascontiguousarray(xq[k:]), dtype, -1)
+        part = run_forward(op, np.ascontiguousarray(xq[k:]), dtype, -1)
         assert np.array_equal(part.view(np.uint8), full[k:].view(np.uint8)), f"{op} {dtype} n={n} from row {k}"
     for r in rows:
-        one = run_forward(L, op, np.ascontiguousarray(xq[r:r + 1]), dtype, -1)
+        one = run_forward(op, np.ascontiguousarray(xq[r:r + 1]), dtype, -1)
         assert np.array_equal(one.view(np.uint8), full[r:r + 1].view(np.uint8)), f"{op} {dtype} n={n} row {r}"
     return full
 
@@ -76,23 +76,23 @@ def _check_independent(L, op, xq, dtype, n, starts, rows):
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 @pytest.mark.parametrize("n", [5, 128, 200, 256, 512])
-def test_short_rows_specials(L, isa, op, dtype, n):
+def test_short_rows_specials(isa, op, dtype, n):
     xq, xv = quantize(_special_rows(n, dtype), dtype)
-    _check_specials(decode(run_forward(L, op, xq, dtype, -1), dtype), xv, op, dtype, f"{op} {dtype} n={n} {isa}")
+    _check_specials(decode(run_forward(op, xq, dtype, -1), dtype), xv, op, dtype, f"{op} {dtype} n={n} {isa}")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
 @pytest.mark.parametrize("n", [7, 128, 256, 300, 512])
-def test_short_rows_independent(L, isa, dtype, n):
+def test_short_rows_independent(isa, dtype, n):
     """Each row's bits are the same alone, in a batch, and at any offset of the batch grid."""
     xq, _ = quantize(_special_rows(n, dtype), dtype)
     for op in ("softmax", "log_softmax"):
-        _check_independent(L, op, xq, dtype, n, (1, 5, 16, 21), (0, 3, 11, 36))
+        _check_independent(op, xq, dtype, n, (1, 5, 16, 21), (0, 3, 11, 36))
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float32", "float16"])
 @pytest.mark.parametrize("n", [64, 128, 200, 512])
-def test_short_rows_tiny_and_near_zero(L, isa, dtype, n):
+def test_short_rows_tiny_and_near_zero(isa, dtype, n):
     """Rows whose log-softmax outputs come near 0 or whose x - max is subnormal: the bf16 batch
     kernel stores its log-softmax outputs without a subnormal check (none can occur there)."""
     rng = np.random.default_rng(13)
@@ -106,13 +106,13 @@ def test_short_rows_tiny_and_near_zero(L, isa, dtype, n):
     x[4, ::7] = -2.0 + 1e-30  # x - max rounds to 0 or to -1e-30 (bf16: not representable)
     xq, xv = quantize(x, dtype)
     for op in ("softmax", "log_softmax"):
-        ours = decode(run_forward(L, op, xq, dtype, -1), dtype)
+        ours = decode(run_forward(op, xq, dtype, -1), dtype)
         check(ours, ref_forward(xv, -1, op), dtype, f"{op} {dtype} {n} {isa}")
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32"])
 @pytest.mark.parametrize("n", [513, 700, 1024, 2048, 4096, 4100])
-def test_long_rows_independent(L, isa, dtype, n):
+def test_long_rows_independent(isa, dtype, n):
     """Rows past the short-row path, one at a time (FN(fwd_row)): 16-bit rows of up to 8 KiB run
     the next row's fast test between their sum and their write pass and hand it on, so a row's
     bits must not depend on whether its predecessor was on the fast path (NaN, inf, -inf and wide
@@ -120,5 +120,5 @@ def test_long_rows_independent(L, isa, dtype, n):
     starts; and the special rows must still be right."""
     xq, xv = quantize(_special_rows(n, dtype), dtype)
     for op in ("softmax", "log_softmax"):
-        full = _check_independent(L, op, xq, dtype, n, (1, 6, 9, 30), (0, 4, 7, 9, 36))
+        full = _check_independent(op, xq, dtype, n, (1, 6, 9, 30), (0, 4, 7, 9, 36))
         _check_specials(decode(full, dtype), xv, op, dtype, f"{op} {dtype} n={n} {isa}")
