@@ -53,7 +53,8 @@ class Op:
     def dtype_names(self):
         names = []
         for part in self.dtypes.split("|"):
-            for n in DTYPE_NAMES.get(part.strip(), [part.strip()]):
+            m = re.fullmatch(r"CANNON_DT\(ACL_(\w+)\)", part.strip())  # a dtype without a CANNON_DT_* name
+            for n in [m.group(1)] if m else DTYPE_NAMES.get(part.strip(), [part.strip()]):
                 if n not in names:
                     names.append(n)
         return names
@@ -208,6 +209,9 @@ def _decls_in(path):
 
 def _normalise(decl):
     decl = " ".join(decl.replace("const aclrtStream", "aclrtStream").split())
+    # the executor's parameter name is the generated one (CANN's aclnnSqrt calls it opExecutor)
+    decl = decl.replace("aclOpExecutor **opExecutor", "aclOpExecutor **executor")
+    decl = decl.replace("aclOpExecutor *opExecutor", "aclOpExecutor *executor")
     return decl.replace("( ", "(").replace(" )", ")")
 
 

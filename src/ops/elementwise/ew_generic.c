@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "aclnn/opdev/cannon_access.h"
 #include "op_manifest.h"
 
 #include "ew_kernels.h"
@@ -22,7 +23,8 @@ aclnnStatus cannon_ew_unary(const char *api, int code, int same, cannon_dtype_se
     else
         cannonOpNotNulls(&op, in_name, in, out_name, out, NULL);
     cannonOpTensor(&op, in_name, in, dtypes, &vi);
-    cannonOpTensor(&op, out_name, out, same ? dtypes : CANNON_DTS_REAL, &vo);
+    /* a floating result: out is one of the operator's floating dtypes */
+    cannonOpTensor(&op, out_name, out, same ? dtypes : dtypes & CANNON_DTS_FLOAT, &vo);
     if (!cannonOpOk(&op))
         return cannonOpFinish(&op);
     /* the result type: the input's own, or FLOAT for an integral input of a floating function */
@@ -34,6 +36,61 @@ aclnnStatus cannon_ew_unary(const char *api, int code, int same, cannon_dtype_se
                      cannonDtypeName(ct), out_name, cannonDtypeName(vo.dtype));
     ew_args a;
     memset(&a, 0, sizeof a);
+    a.op = code;
+    a.ct = ct;
+    a.mode = cannon_ew_mode_of(ct);
+    cannon_ew_plan(&op, &a, out, in, NULL, out_name, in_name, NULL);
+    return cannonOpFinish(&op);
+}
+
+aclnnStatus cannon_ew_unary_param(const char *api, int code, cannon_dtype_set dtypes, const aclTensor *in,
+                                  const char *in_name, const aclTensor *out, const char *out_name,
+                                  const aclScalar *const *scalars, size_t nscalars, const char *scalar_names,
+                                  uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    cannon_op op;
+    cannon_tensor_view vi, vo;
+    /* the scalars' names, from the manifest's "a, b, c" */
+    char names[EW_PARAM_MAX][32];
+    const char *np = scalar_names;
+    for (size_t k = 0; k < nscalars; k++) {
+        size_t n = 0;
+        while (*np == ' ' || *np == ',')
+            np++;
+        while (*np && *np != ',' && n + 1 < sizeof names[k])
+            names[k][n++] = *np++;
+        names[k][n] = '\0';
+    }
+    cannonOpBegin(&op, api, workspaceSize, executor);
+    cannonOpNotNull(&op, in_name, in);
+    for (size_t k = 0; k < nscalars; k++)
+        cannonOpNotNull(&op, names[k], scalars[k]);
+    if (out != in)
+        cannonOpNotNull(&op, out_name, out);
+    cannonOpTensor(&op, in_name, in, dtypes, &vi);
+    cannonOpTensor(&op, out_name, out, dtypes & CANNON_DTS_FLOAT, &vo);
+    ew_args a;
+    memset(&a, 0, sizeof a);
+    for (size_t k = 0; k < nscalars && cannonOpOk(&op); k++) {
+        aclDataType t = ACL_DT_UNDEFINED;
+        if (!cannonScalarGet(scalars[k], &t, NULL))
+            cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "%s is not a live aclScalar", names[k]);
+        else if (!cannonDtypeIn(t, CANNON_DTS_REAL))
+            cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "%s dtype %s cannot be converted to FLOAT", names[k],
+                         cannonDtypeName(t));
+        else
+            a.prm.d[k] = cannonScalarToDouble(scalars[k]);
+    }
+    if (!cannonOpOk(&op))
+        return cannonOpFinish(&op);
+    const aclDataType ct = cannonDtypeIn(vi.dtype, CANNON_DTS_FLOAT) ? vi.dtype : ACL_FLOAT;
+    if (!cannonDtypeCanCast(ct, vo.dtype))
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "result type %s cannot be cast to %s dtype %s",
+                     cannonDtypeName(ct), out_name, cannonDtypeName(vo.dtype));
+    if (code == EW_ELU) /* alpha scale as one coefficient, formed in double as torch does */
+        a.prm.d[0] *= a.prm.d[1];
+    for (size_t k = 0; k < nscalars; k++)
+        a.prm.f[k] = (float)a.prm.d[k];
     a.op = code;
     a.ct = ct;
     a.mode = cannon_ew_mode_of(ct);
@@ -80,6 +137,15 @@ aclnnStatus cannon_ew_binary_bwd(const char *api, int code, cannon_dtype_set dty
     ACL_FUNC_VISIBILITY aclnnStatus aclnn##name##GetWorkspaceSize CN_WS_PARAMS params              \
     {                                                                                              \
         return cannon_ew_unary("aclnn" #name, code, same, dtypes, in, #in, out, #out, workspaceSize, executor); \
+    }
+#define CN_GEN_EW_UNARY_PARAM(name, dtypes, kind_args, params) CN_GEN_UPARAM_(name, dtypes, params, CN_UNPACK kind_args)
+#define CN_GEN_UPARAM_(...) CN_GEN_UPARAM(__VA_ARGS__)
+#define CN_GEN_UPARAM(name, dtypes, params, code, in, out, ...)                                   \
+    ACL_FUNC_VISIBILITY aclnnStatus aclnn##name##GetWorkspaceSize CN_WS_PARAMS params              \
+    {                                                                                              \
+        const aclScalar *const s_[] = {__VA_ARGS__};                                               \
+        return cannon_ew_unary_param("aclnn" #name, code, dtypes, in, #in, out, #out, s_, sizeof s_ / sizeof s_[0], \
+                                     #__VA_ARGS__, workspaceSize, executor);                       \
     }
 #define CN_GEN_EW_BINARY_BWD(name, dtypes, kind_args, params) CN_GEN_BWD_(name, dtypes, CN_UNPACK kind_args, params)
 #define CN_GEN_BWD_(...) CN_GEN_BWD(__VA_ARGS__)

@@ -21,7 +21,9 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "../kernels/vmath_ext.h"
 #include "ew_kernels.h"
 
 #define EW_ERFC_P 0.4f
@@ -69,6 +71,48 @@ VI vf ew_neg(vf a) { return -a; }
 VI vf ew_zero_le(vf a, vf b, vf t) { return b <= t ? 0.0f : a; }
 VI vf ew_sel_ge0(vf x, vf p, vf q) { return x >= 0.0f ? p : q; }
 #endif
+
+/* BOOL stores of 1.0 / 0.0 lanes (the comparisons' results) as bytes 1 / 0 */
+#if VW == 16
+VI void ew_st_u8(uint8_t *p, vf v) { _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(v))); }
+VI void ew_stn_u8(uint8_t *p, vf v, size_t n)
+{
+    _mm_mask_storeu_epi8(p, (__mmask16)((1u << n) - 1u), _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(v)));
+}
+#elif VW == 8
+VI __m128i ew_u8_bytes(vf v)
+{
+    const __m256i i = _mm256_cvttps_epi32(v);
+    const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
+    return _mm_packus_epi16(w, w);
+}
+VI void ew_st_u8(uint8_t *p, vf v) { _mm_storel_epi64((__m128i *)p, ew_u8_bytes(v)); }
+VI void ew_stn_u8(uint8_t *p, vf v, size_t n)
+{
+    uint8_t b[16];
+    _mm_storeu_si128((__m128i *)b, ew_u8_bytes(v));
+    memcpy(p, b, n);
+}
+#else
+VI void ew_st_u8(uint8_t *p, vf v) { *p = v != 0.0f; }
+VI void ew_stn_u8(uint8_t *p, vf v, size_t n)
+{
+    if (n)
+        *p = v != 0.0f;
+}
+#endif
+
+/* a ** b lane by lane in double (C's pow: pow(x, 0) = 1 and pow(1, y) = 1 even for NaN), rounded
+ * once to fp32: pow has no vector form here, its callers are not memory-bound hot paths */
+VI vf ew_pow(vf a, vf b)
+{
+    float xa[VW], xb[VW];
+    vf_to_array(xa, a);
+    vf_to_array(xb, b);
+    for (int i = 0; i < VW; i++)
+        xa[i] = (float)pow((double)xa[i], (double)xb[i]);
+    return vf_from_array(xa);
+}
 
 VI vf ew_sigmoid_parts(vf y, vf *oms)
 {
@@ -139,6 +183,58 @@ VI vf ew_compute(const int op, vf a, vf b, const ew_params *prm)
     }
     case EW_NEG:
         return ew_neg(a);
+    case EW_ABS:
+        return vf_abs(a);
+    case EW_SIGN: /* +0 for +-0 and NaN */
+        return vf_sub(vf_blend(vf_gt(a, vf_set1(0.0f)), vf_set1(1.0f), vf_set1(0.0f)),
+                      vf_blend(vf_lt(a, vf_set1(0.0f)), vf_set1(1.0f), vf_set1(0.0f)));
+    case EW_EXP:
+        return vf_exp(a);
+    case EW_LOG:
+        return vf_log(a);
+    case EW_SQRT:
+        return vf_sqrt(a);
+    case EW_SIN:
+        return vf_sincos(a, 0);
+    case EW_COS:
+        return vf_sincos(a, 1);
+    case EW_TANH:
+        return vf_tanh(a);
+    case EW_SIGMOID:
+        return vf_sigmoid(a);
+    case EW_SOFTPLUS: {
+        /* log(1 + exp(z)) = max(z, 0) + log1p(exp(-|z|)): no overflow, no cancellation */
+        const vf z = vf_mul(a, vf_set1(prm->f[0]));
+        const vf l = vf_log1p_01(vf_exp(vf_sub(vf_set1(0.0f), vf_abs(z))));
+        const vf y = vf_div(vf_add(vf_max(vf_set1(0.0f), z), l), vf_set1(prm->f[0]));
+        return vf_blend(vf_gt(z, vf_set1(prm->f[1])), a, y);
+    }
+    case EW_ELU: {
+        const vf e = vf_mul(vf_expm1(vf_mul(a, vf_set1(prm->f[2]))), vf_set1(prm->f[0]));
+        return vf_blend(vf_gt(a, vf_set1(0.0f)), vf_mul(a, vf_set1(prm->f[1])), e);
+    }
+    case EW_LEAKY_RELU:
+        return vf_blend(vf_gt(a, vf_set1(0.0f)), a, vf_mul(a, vf_set1(prm->f[0])));
+    case EW_HARDSIGMOID: /* NaN stays NaN: max/min return their second operand */
+        return vf_div(vf_min(vf_set1(6.0f), vf_max(vf_set1(0.0f), vf_add(a, vf_set1(3.0f)))), vf_set1(6.0f));
+    case EW_HARDSWISH: {
+        const vf t = vf_min(vf_set1(6.0f), vf_max(vf_set1(0.0f), vf_add(a, vf_set1(3.0f))));
+        return vf_blend(vf_ge(a, vf_set1(3.0f)), a, vf_div(vf_mul(a, t), vf_set1(6.0f)));
+    }
+    case EW_GT:
+        return vf_blend(vf_gt(a, b), vf_set1(1.0f), vf_set1(0.0f));
+    case EW_EQ:
+        return vf_blend(vf_eq(a, b), vf_set1(1.0f), vf_set1(0.0f));
+    case EW_CLAMP: /* the bounds are never NaN (phase 1); a NaN a passes as the second operand */
+        return vf_min(vf_set1(prm->f[1]), vf_max(vf_set1(prm->f[0]), a));
+    case EW_THRESHOLD:
+        return vf_blend(vf_le(a, vf_set1(prm->f[0])), vf_set1(prm->f[1]), a);
+    case EW_FILL:
+        return vf_set1(prm->f[0]);
+    case EW_POW:
+        return ew_pow(a, b);
+    case EW_RPOW:
+        return ew_pow(b, a);
     default: /* EW_COPY */
         return a;
     }
@@ -198,6 +294,25 @@ VI void ew_part(const int op, const int vdt, void *o, const void *a, int amode, 
     ew_stn(vdt, o, i, ew_compute(op, va, vb, prm), m);
 }
 
+/* The comparisons' loop: inputs of storage type vdt, BOOL output bytes. */
+VI void ew_loop_u8(const int op, const int vdt, uint8_t *o, const void *a, int amode, float as, const void *b,
+                   int bmode, float bs, int64_t n, const ew_params *prm)
+{
+    const vf ac = vf_set1(as), bc = vf_set1(bs);
+    int64_t i = 0;
+    for (; i + VW <= n; i += VW) {
+        vf va = amode ? ew_ld(vdt, a, i) : ac;
+        vf vb = bmode ? ew_ld(vdt, b, i) : bc;
+        ew_st_u8(o + i, ew_compute(op, va, vb, prm));
+    }
+    if (i < n) {
+        const size_t m = (size_t)(n - i);
+        vf va = amode ? ew_ldn(vdt, a, i, m) : ac;
+        vf vb = bmode ? ew_ldn(vdt, b, i, m) : bc;
+        ew_stn_u8(o + i, ew_compute(op, va, vb, prm), m);
+    }
+}
+
 VI void ew_loop(const int op, const int vdt, void *o, const void *a, int amode, float as, const void *b, int bmode,
                 float bs, int64_t n, const ew_params *prm, int nt)
 {
@@ -242,6 +357,22 @@ VI void ew_loop(const int op, const int vdt, void *o, const void *a, int amode, 
             ew_loop(OP, EW_VBF16, o, a, amode, as, b, bmode, bs, n, prm, nt);           \
         break;
 
+#define EW_CASE_CMP(OP)                                                                 \
+    case OP:                                                                            \
+        if (vdt == EW_VF32)                                                             \
+            ew_loop(OP, EW_VF32, o, a, amode, as, b, bmode, bs, n, prm, nt);            \
+        else if (vdt == EW_VF16)                                                        \
+            ew_loop(OP, EW_VF16, o, a, amode, as, b, bmode, bs, n, prm, nt);            \
+        else if (vdt == EW_VBF16)                                                       \
+            ew_loop(OP, EW_VBF16, o, a, amode, as, b, bmode, bs, n, prm, nt);           \
+        else if (vdt == EW_VF32_U8)                                                     \
+            ew_loop_u8(OP, EW_VF32, (uint8_t *)o, a, amode, as, b, bmode, bs, n, prm);  \
+        else if (vdt == EW_VF16_U8)                                                     \
+            ew_loop_u8(OP, EW_VF16, (uint8_t *)o, a, amode, as, b, bmode, bs, n, prm);  \
+        else                                                                            \
+            ew_loop_u8(OP, EW_VBF16, (uint8_t *)o, a, amode, as, b, bmode, bs, n, prm); \
+        break;
+
 void EW_VEC_FN(int op, int vdt, void *o, const void *a, int amode, float as, const void *b, int bmode, float bs,
                int64_t n, const ew_params *prm, int nt)
 {
@@ -257,6 +388,27 @@ void EW_VEC_FN(int op, int vdt, void *o, const void *a, int amode, float as, con
         EW_CASE_OP(EW_SILU)
         EW_CASE_OP(EW_SILU_BWD)
         EW_CASE_OP(EW_NEG)
+        EW_CASE_OP(EW_ABS)
+        EW_CASE_OP(EW_SIGN)
+        EW_CASE_OP(EW_EXP)
+        EW_CASE_OP(EW_LOG)
+        EW_CASE_OP(EW_SQRT)
+        EW_CASE_OP(EW_SIN)
+        EW_CASE_OP(EW_COS)
+        EW_CASE_OP(EW_TANH)
+        EW_CASE_OP(EW_SIGMOID)
+        EW_CASE_OP(EW_SOFTPLUS)
+        EW_CASE_OP(EW_ELU)
+        EW_CASE_OP(EW_LEAKY_RELU)
+        EW_CASE_OP(EW_HARDSIGMOID)
+        EW_CASE_OP(EW_HARDSWISH)
+        EW_CASE_CMP(EW_GT)
+        EW_CASE_CMP(EW_EQ)
+        EW_CASE_OP(EW_CLAMP)
+        EW_CASE_OP(EW_THRESHOLD)
+        EW_CASE_OP(EW_FILL)
+        EW_CASE_OP(EW_POW)
+        EW_CASE_OP(EW_RPOW)
     default:
         EW_CASE_OP(EW_COPY)
     }

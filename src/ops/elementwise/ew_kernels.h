@@ -41,14 +41,39 @@ enum ew_op {
     EW_SILU,          /* out = a * sigmoid(a) */
     EW_SILU_BWD,      /* out = a * d/dx silu(b) */
     EW_NEG,           /* out = -a (the sign bit flipped) */
+    EW_ABS,           /* out = |a| (the sign bit cleared; integers wrap: |INT_MIN| = INT_MIN) */
+    EW_SIGN,          /* out = (a > 0) - (a < 0): 0 for +-0 and NaN */
+    EW_EXP,           /* out = exp(a) */
+    EW_LOG,           /* out = log(a) */
+    EW_SQRT,          /* out = sqrt(a) */
+    EW_SIN,           /* out = sin(a) */
+    EW_COS,           /* out = cos(a) */
+    EW_TANH,          /* out = tanh(a) */
+    EW_SIGMOID,       /* out = 1 / (1 + exp(-a)) */
+    EW_SOFTPLUS,      /* out = beta a > thr ? a : log(1 + exp(beta a)) / beta  (f[0] beta, f[1] thr) */
+    EW_ELU,           /* out = a > 0 ? scale a : alpha scale expm1(inputScale a)
+                         (f[0] alpha scale, f[1] scale, f[2] inputScale) */
+    EW_LEAKY_RELU,    /* out = a > 0 ? a : slope a  (f[0] slope) */
+    EW_HARDSIGMOID,   /* out = min(max(a + 3, 0), 6) / 6; integers: a >= 3 */
+    EW_HARDSWISH,     /* out = a >= 3 ? a : a min(max(a + 3, 0), 6) / 6 */
+    EW_GT,            /* out = a > b (1 or 0) */
+    EW_EQ,            /* out = a == b (1 or 0) */
+    EW_CLAMP,         /* out = min(max(a, lo), hi)  (f[0]/d[0]/i[0] lo, f[1]/d[1]/i[1] hi; NaN a stays NaN) */
+    EW_THRESHOLD,     /* out = a <= thr ? value : a  (f[0] thr, f[1] value; NaN a stays NaN) */
+    EW_FILL,          /* out = the value in f[0] / d[0] / i[0] (a is not read) */
+    EW_POW,           /* out = a ** b */
+    EW_RPOW,          /* out = b ** a (PowScalarTensor: b the scalar base) */
     EW_OP_COUNT
 };
 
-/* How the computation is carried out (the promoted type's family). */
-enum ew_mode { EW_MODE_F32 = 0, EW_MODE_F64 = 1, EW_MODE_I64 = 2, EW_MODE_BOOL = 3 };
+/* How the computation is carried out (the promoted type's family). EW_MODE_RAW moves bytes:
+ * EW_COPY between views of one dtype (any dtype with a byte size) and EW_FILL with the value's
+ * bytes in sval. */
+enum ew_mode { EW_MODE_F32 = 0, EW_MODE_F64 = 1, EW_MODE_I64 = 2, EW_MODE_BOOL = 3, EW_MODE_RAW = 4 };
 
-/* Storage type of the vector loops. */
-enum ew_vdt { EW_VF32 = 0, EW_VF16 = 1, EW_VBF16 = 2 };
+/* Storage type of the vector loops: the output's and the inputs' (fp32 / fp16 / bf16), or for the
+ * comparisons EW_GT and EW_EQ an fp32 / fp16 / bf16 input with a BOOL output (EW_V*_U8). */
+enum ew_vdt { EW_VF32 = 0, EW_VF16 = 1, EW_VBF16 = 2, EW_VF32_U8 = 3, EW_VF16_U8 = 4, EW_VBF16_U8 = 5 };
 
 #define EW_MAX_DIMS 8
 
@@ -57,6 +82,9 @@ typedef struct ew_params {
     float alpha, thr;   /* EW_MODE_F32 */
     double alpha_d, thr_d;
     int64_t alpha_i, thr_i;
+    float f[3];         /* the operators' further parameters (see enum ew_op), in each mode's type */
+    double d[3];
+    int64_t i[3];
 } ew_params;
 
 typedef struct ew_args {
@@ -70,6 +98,7 @@ typedef struct ew_args {
     int32_t isa, nt;
     int32_t scalar_b;              /* in1 is the value in sval (dtype dt[2]) */
     int32_t ct;                    /* the promoted (compute) dtype: results are rounded to it */
+    int32_t bcast_out;             /* plan only: the inputs broadcast to out's shape (InplaceCopy) */
     ew_params prm;
     unsigned char sval[16];
 } ew_args;
@@ -108,8 +137,8 @@ bool cannon_ew_plan(cannon_op *op, ew_args *tmpl, const aclTensor *out, const ac
 /*
  * Phase 1 of the manifest's generic elementwise kinds (ew_generic.c generates the entry points):
  *   EW_UNARY(code, in, out)         out = f(in): in of the operator's dtypes, computed in its own
- *                                   floating type (FLOAT for an integral one), out any dtype that
- *                                   result casts to;
+ *                                   floating type (FLOAT for an integral one), out one of the
+ *                                   operator's floating dtypes that result casts to;
  *   EW_UNARY_SAME(code, in, out)    the same computed in in's own dtype, out of in's dtype (out may
  *                                   be in: the in-place forms);
  *   EW_BINARY_BWD(code, grad, x, out) out = grad * f'(x): floating grad and x broadcast, computed
@@ -118,9 +147,29 @@ bool cannon_ew_plan(cannon_op *op, ew_args *tmpl, const aclTensor *out, const ac
 aclnnStatus cannon_ew_unary(const char *api, int code, int same, cannon_dtype_set dtypes, const aclTensor *in,
                             const char *in_name, const aclTensor *out, const char *out_name, uint64_t *workspaceSize,
                             aclOpExecutor **executor);
+/*
+ *   EW_UNARY_PARAM(code, in, out, s...) out = f(in; s...): a floating function with aclScalar
+ *                                   parameters (1 to EW_PARAM_MAX, each of a real dtype, never
+ *                                   NULL), passed in prm.f / prm.d in their order; in of the
+ *                                   operator's dtypes, computed in its floating type, out one of
+ *                                   the operator's floating dtypes that result casts to.
+ */
+#define EW_PARAM_MAX 3
+aclnnStatus cannon_ew_unary_param(const char *api, int code, cannon_dtype_set dtypes, const aclTensor *in,
+                                  const char *in_name, const aclTensor *out, const char *out_name,
+                                  const aclScalar *const *scalars, size_t nscalars, const char *scalar_names,
+                                  uint64_t *workspaceSize, aclOpExecutor **executor);
 aclnnStatus cannon_ew_binary_bwd(const char *api, int code, cannon_dtype_set dtypes, const aclTensor *grad,
                                  const char *grad_name, const aclTensor *x, const char *x_name, const aclTensor *out,
                                  const char *out_name, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/*
+ * The value of scalar @p s converted to dtype @p t as a cast would: rounded to a floating t,
+ * truncated and wrapped to an integral t, 0 or 1 for BOOL; as double (@p d) and int64 (@p i).
+ * With @p check_range, false when an integral t cannot hold the value (the operators that
+ * compare against or clamp to it reject that).
+ */
+bool cannon_ew_scalar_to(aclDataType t, const aclScalar *s, bool check_range, double *d, int64_t *i);
 
 /* Store @p v converted to dtype @p t into @p dst (for scalar operands). */
 void cannon_ew_store_scalar(aclDataType t, int mode, double vd, int64_t vi, unsigned char *dst);

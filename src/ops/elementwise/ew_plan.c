@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aclnn/opdev/cannon_access.h"
 #include "cannon/opdev.h"
 
 #include "env.h"
@@ -77,6 +78,9 @@ static void put_int(aclDataType t, char *p, int64_t v)
     case ACL_INT16: { uint16_t x = (uint16_t)(uint64_t)v; memcpy(p, &x, 2); break; }
     case ACL_INT32: { uint32_t x = (uint32_t)(uint64_t)v; memcpy(p, &x, 4); break; }
     case ACL_INT64: memcpy(p, &v, 8); break;
+    case ACL_UINT16: { uint16_t x = (uint16_t)(uint64_t)v; memcpy(p, &x, 2); break; }
+    case ACL_UINT32: { uint32_t x = (uint32_t)(uint64_t)v; memcpy(p, &x, 4); break; }
+    case ACL_UINT64: memcpy(p, &v, 8); break;
     case ACL_BOOL: { uint8_t x = v != 0; memcpy(p, &x, 1); break; }
     default: break;
     }
@@ -90,6 +94,9 @@ static int64_t get_int(aclDataType t, const char *p)
     case ACL_INT16: { int16_t x; memcpy(&x, p, 2); return x; }
     case ACL_INT32: { int32_t x; memcpy(&x, p, 4); return x; }
     case ACL_INT64: { int64_t x; memcpy(&x, p, 8); return x; }
+    case ACL_UINT16: { uint16_t x; memcpy(&x, p, 2); return x; }
+    case ACL_UINT32: { uint32_t x; memcpy(&x, p, 4); return x; }
+    case ACL_UINT64: { int64_t x; memcpy(&x, p, 8); return x; } /* values above INT64_MAX wrap */
     case ACL_BOOL: return *(const uint8_t *)p != 0;
     default: return 0;
     }
@@ -102,6 +109,7 @@ static double get_d(aclDataType t, const char *p)
     case ACL_FLOAT16: { uint16_t h; memcpy(&h, p, 2); return cannon_f16_to_f32(h); }
     case ACL_BF16: { uint16_t h; memcpy(&h, p, 2); return cannon_bf16_to_f32(h); }
     case ACL_DOUBLE: { double x; memcpy(&x, p, 8); return x; }
+    case ACL_UINT64: { uint64_t x; memcpy(&x, p, 8); return (double)x; }
     default: return (double)get_int(t, p);
     }
 }
@@ -155,6 +163,27 @@ void cannon_ew_store_scalar(aclDataType t, int mode, double vd, int64_t vi, unsi
         put_i(t, (char *)dst, vi);
     else
         put_d(t, (char *)dst, vd);
+}
+
+bool cannon_ew_scalar_to(aclDataType t, const aclScalar *s, bool check_range, double *d, int64_t *i)
+{
+    char buf[16] = {0};
+    if (cannonDtypeIn(t, CANNON_DTS_FLOAT)) {
+        put_d(t, buf, cannonScalarToDouble(s));
+        *d = get_d(t, buf);
+        *i = f2i(*d);
+        return true;
+    }
+    aclDataType st = ACL_DT_UNDEFINED;
+    cannonScalarGet(s, &st, NULL);
+    if (cannonDtypeIn(st, CANNON_DTS_FLOAT) && cannonScalarToDouble(s) != (double)cannonScalarToInt64(s) &&
+        check_range)
+        return false; /* a fractional or out-of-range float for an integral type */
+    const int64_t v = cannonScalarToInt64(s);
+    put_int(t, buf, v);
+    *i = get_int(t, buf);
+    *d = (double)*i;
+    return !check_range || *i == v || t == ACL_BOOL;
 }
 
 /* ---- bulk loads and stores of one run ---- */
@@ -227,9 +256,75 @@ double cannon_ew_apply_f64(int op, double a, double b, const ew_params *prm)
     }
     case EW_NEG:
         return -a;
+    case EW_ABS:
+        return fabs(a);
+    case EW_SIGN:
+        return (double)(a > 0.0) - (double)(a < 0.0);
+    case EW_EXP:
+        return exp(a);
+    case EW_LOG:
+        return log(a);
+    case EW_SQRT:
+        return sqrt(a);
+    case EW_SIN:
+        return sin(a);
+    case EW_COS:
+        return cos(a);
+    case EW_TANH:
+        return tanh(a);
+    case EW_SIGMOID: {
+        const double e = exp(-fabs(a));
+        return (a >= 0.0 ? 1.0 : e) / (1.0 + e);
+    }
+    case EW_SOFTPLUS: {
+        const double z = a * prm->d[0];
+        return z > prm->d[1] ? a : ((z > 0.0 ? z : 0.0) + log1p(exp(-fabs(z)))) / prm->d[0];
+    }
+    case EW_ELU:
+        return a > 0.0 ? a * prm->d[1] : expm1(a * prm->d[2]) * prm->d[0];
+    case EW_LEAKY_RELU:
+        return a > 0.0 ? a : a * prm->d[0];
+    case EW_HARDSIGMOID:
+    case EW_HARDSWISH: {
+        double t = a + 3.0; /* NaN stays NaN through both comparisons */
+        t = t < 0.0 ? 0.0 : t;
+        t = t > 6.0 ? 6.0 : t;
+        return op == EW_HARDSIGMOID ? t / 6.0 : a >= 3.0 ? a : a * t / 6.0;
+    }
+    case EW_GT:
+        return a > b ? 1.0 : 0.0;
+    case EW_EQ:
+        return a == b ? 1.0 : 0.0;
+    case EW_CLAMP: {
+        const double t = a < prm->d[0] ? prm->d[0] : a;
+        return t > prm->d[1] ? prm->d[1] : t;
+    }
+    case EW_THRESHOLD:
+        return a <= prm->d[0] ? prm->d[1] : a;
+    case EW_FILL:
+        return prm->d[0];
+    case EW_POW:
+        return pow(a, b);
+    case EW_RPOW:
+        return pow(b, a);
     default:
         return a;
     }
+}
+
+/* b ** e in wrapping integer arithmetic, as torch: a negative exponent gives 0 except for the
+ * bases 1 and -1 */
+static int64_t pow_i64(int64_t b, int64_t e)
+{
+    if (e < 0)
+        return b == 1 ? 1 : b == -1 ? ((e & 1) ? -1 : 1) : 0;
+    uint64_t r = 1, x = (uint64_t)b;
+    for (; e; e >>= 1) {
+        if (e & 1)
+            r *= x;
+        x *= x;
+    }
+    return (int64_t)r;
 }
 
 static int64_t apply_i64(int op, int64_t a, int64_t b, const ew_params *prm)
@@ -248,6 +343,28 @@ static int64_t apply_i64(int op, int64_t a, int64_t b, const ew_params *prm)
         return b <= prm->thr_i ? 0 : a;
     case EW_NEG:
         return (int64_t)(0 - (uint64_t)a);
+    case EW_ABS:
+        return a < 0 ? (int64_t)(0 - (uint64_t)a) : a;
+    case EW_SIGN:
+        return (a > 0) - (a < 0);
+    case EW_HARDSIGMOID: /* min(max(a/6 + 1/2, 0), 1) truncated */
+        return a >= 3;
+    case EW_GT:
+        return a > b;
+    case EW_EQ:
+        return a == b;
+    case EW_CLAMP: {
+        const int64_t t = a < prm->i[0] ? prm->i[0] : a;
+        return t > prm->i[1] ? prm->i[1] : t;
+    }
+    case EW_THRESHOLD:
+        return a <= prm->i[0] ? prm->i[1] : a;
+    case EW_FILL:
+        return prm->i[0];
+    case EW_POW:
+        return pow_i64(a, b);
+    case EW_RPOW:
+        return pow_i64(b, a);
     default:
         return a;
     }
@@ -260,6 +377,12 @@ static int64_t apply_bool(int op, int64_t a, int64_t b, const ew_params *prm)
         return a || (prm->alpha_i && b);
     case EW_MUL:
         return a && b;
+    case EW_GT:
+        return a > b;
+    case EW_EQ:
+        return a == b;
+    case EW_FILL:
+        return prm->i[0] != 0;
     default:
         return a != 0;
     }
@@ -275,7 +398,49 @@ typedef struct ew_ctx {
     int round16; /* F32 mode with a 16-bit common type */
     int vdt;   /* storage type of out and in0 when both are the same fp32/fp16/bf16, else -1 */
     int64_t es; /* its element size */
+    int vcmp;  /* EW_V*_U8 for a comparison of fp32/fp16/bf16 inputs of the common type into BOOL, else -1 */
+    int64_t esi; /* the inputs' element size there */
+    int64_t esr; /* EW_MODE_RAW: the element size */
 } ew_ctx;
+
+/* EW_MODE_RAW: n elements of esr bytes, copied from pa (EW_COPY) or the value in sval (EW_FILL).
+ * One loop per element size, so each step is a fixed-size move. */
+#define EW_RAW_LOOP(ES)                                                                            \
+    for (int64_t i = 0; i < n; i++) {                                                              \
+        unsigned char t_[ES];                                                                      \
+        memcpy(t_, pa + i * sa, ES);                                                               \
+        memcpy(po + i * so, t_, ES);                                                               \
+    }                                                                                              \
+    break;
+static void ew_raw(const ew_ctx *c, char *po, const char *pa, int64_t so, int64_t sa, int64_t n)
+{
+    const int64_t es = c->esr;
+    if (c->a->op == EW_FILL) {
+        pa = (const char *)c->a->sval;
+        sa = 0;
+    }
+    if (so == es && sa == es) { /* memmove: InplaceCopy of a view onto itself */
+        memmove(po, pa, (size_t)(n * es));
+        return;
+    }
+    if (so == es && sa == 0) {
+        int uniform = 1;
+        for (int64_t k = 1; k < es; k++)
+            uniform &= pa[k] == pa[0];
+        if (uniform) { /* zeros, and any value whose bytes are all alike */
+            memset(po, pa[0], (size_t)(n * es));
+            return;
+        }
+    }
+    switch (es) {
+    case 1: EW_RAW_LOOP(1)
+    case 2: EW_RAW_LOOP(2)
+    case 4: EW_RAW_LOOP(4)
+    case 8: EW_RAW_LOOP(8)
+    default: EW_RAW_LOOP(16)
+    }
+}
+#undef EW_RAW_LOOP
 
 /* One run of n elements with byte strides so, sa, sb. */
 static void ew_segment(const ew_ctx *c, char *po, const char *pa, const char *pb, int64_t so, int64_t sa,
@@ -284,6 +449,15 @@ static void ew_segment(const ew_ctx *c, char *po, const char *pa, const char *pb
     const ew_args *a = c->a;
     const aclDataType t0 = (aclDataType)a->dt[0], t1 = (aclDataType)a->dt[1], t2 = (aclDataType)a->dt[2];
     const int binary = a->nin == 2;
+    if (a->mode == EW_MODE_RAW) {
+        ew_raw(c, po, pa, so, sa, n);
+        return;
+    }
+    if (c->vcmp >= 0 && so == 1 && (sa == c->esi || sa == 0) && (!binary || sb == 0 || sb == c->esi)) {
+        const float as = sa == 0 ? get_f(t1, pa) : 0.0f, bs = binary && sb == 0 ? get_f(t2, pb) : 0.0f;
+        c->vec(a->op, c->vcmp, po, pa, sa != 0, as, pb, binary && sb != 0, bs, n, &a->prm, 0);
+        return;
+    }
     if (c->vdt >= 0 && so == c->es && (sa == c->es || sa == 0) &&
         (!binary || sb == 0 || (sb == c->es && t2 == t0))) {
         const float as = sa == 0 ? get_f(t1, pa) : 0.0f;
@@ -372,6 +546,12 @@ static int ew_kernel(const cannon_kernel_ctx *kctx, void *args)
     c.vdt = a->mode == EW_MODE_F32 && a->dt[0] == a->dt[1] ? vdt_of((aclDataType)a->dt[0]) : -1;
     c.es = c.vdt == EW_VF32 ? 4 : 2;
     c.round16 = a->mode == EW_MODE_F32 && (a->ct == ACL_FLOAT16 || a->ct == ACL_BF16);
+    c.vcmp = -1;
+    if ((a->op == EW_GT || a->op == EW_EQ) && a->mode == EW_MODE_F32 && a->dt[0] == ACL_BOOL && a->dt[1] == a->ct &&
+        vdt_of((aclDataType)a->dt[1]) >= 0 && (a->nin == 1 || a->scalar_b || a->dt[2] == a->dt[1]))
+        c.vcmp = vdt_of((aclDataType)a->dt[1]) + EW_VF32_U8;
+    c.esi = (int64_t)cannonDtypeSize((aclDataType)a->dt[1]);
+    c.esr = (int64_t)cannonDtypeSize((aclDataType)a->dt[0]);
 
     const int nops = a->nin + 1;
     const int64_t nd = a->nd, L = nd - 1;
@@ -441,6 +621,26 @@ bool cannon_ew_plan(cannon_op *op, ew_args *tmpl, const aclTensor *out, const ac
     int same = brank == vo.ndim;
     for (int64_t i = 0; same && i < brank; i++)
         same = bshape[i] == vo.shape[i];
+    if (tmpl->bcast_out) {
+        /* every input broadcasts to out's own shape */
+        const cannon_tensor_view *vin[2] = {&v0, in1 ? &v1 : NULL};
+        const char *nin[2] = {in0_name, in1_name};
+        for (int k = 0; k < 2 && vin[k]; k++) {
+            int ok = vin[k]->ndim <= vo.ndim;
+            for (int64_t i = 0; ok && i < vin[k]->ndim; i++) {
+                const int64_t d = vin[k]->shape[i], o = vo.shape[i + vo.ndim - vin[k]->ndim];
+                ok = d == o || d == 1;
+            }
+            if (!ok) {
+                char so[160], si[160];
+                cannonShapeFormat(&vo, so, sizeof so);
+                cannonShapeFormat(vin[k], si, sizeof si);
+                return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "%s shape %s cannot broadcast to %s shape %s",
+                                    nin[k], si, out_name, so);
+            }
+        }
+        same = 1;
+    }
     if (!same) {
         char so[160], s0[160], s1[160] = "";
         cannonShapeFormat(&vo, so, sizeof so);

@@ -43,6 +43,79 @@ VI vf vf_zero_nan(vf v) { return _mm256_and_ps(v, _mm256_cmp_ps(v, v, _CMP_ORD_Q
 /* v where a != b (or either is NaN), 0 where a == b. */
 VI vf vf_zero_eq(vf v, vf a, vf b) { return _mm256_and_ps(v, _mm256_cmp_ps(a, b, _CMP_NEQ_UQ)); }
 
+/* ---- lane masks, selects and bit operations (see vec_avx512.h) ---- */
+typedef __m256 vmask; /* all-ones lanes */
+VI vmask vf_lt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+VI vmask vf_le(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
+VI vmask vf_gt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
+VI vmask vf_ge(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GE_OQ); }
+VI vmask vf_eq(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
+VI vf vf_blend(vmask m, vf t, vf f) { return _mm256_blendv_ps(f, t, m); }
+VI int vmask_any(vmask m) { return _mm256_movemask_ps(m) != 0; }
+VI vmask vmask_not(vmask m) { return _mm256_xor_ps(m, _mm256_castsi256_ps(_mm256_set1_epi32(-1))); }
+VI vf vf_abs(vf a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+VI vf vf_div(vf a, vf b) { return _mm256_div_ps(a, b); }
+VI vf vf_sqrt(vf a) { return _mm256_sqrt_ps(a); }
+VI vf vf_rint(vf a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+VI vf vf_orsign(vf y, vf x) { return _mm256_or_ps(y, _mm256_and_ps(x, _mm256_set1_ps(-0.0f))); }
+VI vf vf_pow2i(vf n)
+{
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+}
+VI void vf_to_array(float *d, vf v) { _mm256_storeu_ps(d, v); }
+VI vf vf_from_array(const float *s) { return _mm256_loadu_ps(s); }
+
+/* ---- fp64 pairs (see vec_avx512.h) ---- */
+typedef struct vw2 {
+    __m256d lo, hi;
+} vw2;
+VI vw2 vw2_from(vf x)
+{
+    vw2 r = {_mm256_cvtps_pd(_mm256_castps256_ps128(x)), _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1))};
+    return r;
+}
+VI vf vw2_to(vw2 a) { return _mm256_set_m128(_mm256_cvtpd_ps(a.hi), _mm256_cvtpd_ps(a.lo)); }
+VI vw2 vw2_set1(double v)
+{
+    vw2 r = {_mm256_set1_pd(v), _mm256_set1_pd(v)};
+    return r;
+}
+#define VW2_OP2(name, intr)                                                                        \
+    VI vw2 name(vw2 a, vw2 b)                                                                      \
+    {                                                                                              \
+        vw2 r = {intr(a.lo, b.lo), intr(a.hi, b.hi)};                                              \
+        return r;                                                                                  \
+    }
+VW2_OP2(vw2_add, _mm256_add_pd)
+VW2_OP2(vw2_sub, _mm256_sub_pd)
+VW2_OP2(vw2_mul, _mm256_mul_pd)
+#undef VW2_OP2
+/* a * b + c, one rounding */
+VI vw2 vw2_fma(vw2 a, vw2 b, vw2 c)
+{
+    vw2 r = {_mm256_fmadd_pd(a.lo, b.lo, c.lo), _mm256_fmadd_pd(a.hi, b.hi, c.hi)};
+    return r;
+}
+VI vw2 vw2_rint(vw2 a)
+{
+    vw2 r = {_mm256_round_pd(a.lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+             _mm256_round_pd(a.hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)};
+    return r;
+}
+VI vw2 vw2_floor(vw2 a)
+{
+    vw2 r = {_mm256_round_pd(a.lo, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC),
+             _mm256_round_pd(a.hi, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)};
+    return r;
+}
+VI vw2 vw2_sel_gt(vw2 x, double c, vw2 t, vw2 f)
+{
+    const __m256d cc = _mm256_set1_pd(c);
+    vw2 r = {_mm256_blendv_pd(f.lo, t.lo, _mm256_cmp_pd(x.lo, cc, _CMP_GT_OQ)),
+             _mm256_blendv_pd(f.hi, t.hi, _mm256_cmp_pd(x.hi, cc, _CMP_GT_OQ))};
+    return r;
+}
+
 VI vf vf_load_f32(const float *p) { return _mm256_loadu_ps(p); }
 VI vf vf_loadn_f32(const float *p, size_t n, float fill)
 {

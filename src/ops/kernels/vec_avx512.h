@@ -48,6 +48,97 @@ VI vf vf_zero_nan(vf v) { return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, v, _C
 /* v where a != b (or either is NaN), 0 where a == b. */
 VI vf vf_zero_eq(vf v, vf a, vf b) { return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ), v); }
 
+/* ---- lane masks, selects and bit operations (the elementwise math of vmath_ext.h) ----
+ * Comparisons are ordered (false when either operand is NaN), as C's. */
+typedef __mmask16 vmask;
+VI vmask vf_lt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
+VI vmask vf_le(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }
+VI vmask vf_gt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
+VI vmask vf_ge(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ); }
+VI vmask vf_eq(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
+/* m ? t : f, lane by lane */
+VI vf vf_blend(vmask m, vf t, vf f) { return _mm512_mask_blend_ps(m, f, t); }
+VI int vmask_any(vmask m) { return m != 0; }
+VI vmask vmask_not(vmask m) { return (vmask)~m; }
+VI vf vf_abs(vf a) { return _mm512_abs_ps(a); }
+VI vf vf_div(vf a, vf b) { return _mm512_div_ps(a, b); }
+VI vf vf_sqrt(vf a) { return _mm512_sqrt_ps(a); }
+/* nearest integer, ties to even (as rintf) */
+VI vf vf_rint(vf a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+/* y with the sign bit of x or-ed in (y >= 0 or y already carrying x's sign: y with x's sign) */
+VI vf vf_orsign(vf y, vf x)
+{
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(y), _mm512_and_si512(_mm512_castps_si512(x),
+                                                                                     _mm512_set1_epi32(INT32_MIN))));
+}
+/* 2^n for integral n in [-126, 127] (exact) */
+VI vf vf_pow2i(vf n)
+{
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
+}
+/* Lanes to and from memory, for the per-lane paths of rare inputs. */
+VI void vf_to_array(float *d, vf v) { _mm512_storeu_ps(d, v); }
+VI vf vf_from_array(const float *s) { return _mm512_loadu_ps(s); }
+
+/* ---- fp64 pairs: VW lanes widened to double (two __m512d), for math that needs more than fp32
+ * in its intermediate steps (the range reduction of sin/cos) ---- */
+typedef struct vw2 {
+    __m512d lo, hi;
+} vw2;
+VI vw2 vw2_from(vf x)
+{
+    vw2 r = {_mm512_cvtps_pd(_mm512_castps512_ps256(x)),
+             _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1)))};
+    return r;
+}
+/* rounded to fp32 (once, to nearest even) */
+VI vf vw2_to(vw2 a)
+{
+    __m256 lo = _mm512_cvtpd_ps(a.lo), hi = _mm512_cvtpd_ps(a.hi);
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
+}
+VI vw2 vw2_set1(double v)
+{
+    vw2 r = {_mm512_set1_pd(v), _mm512_set1_pd(v)};
+    return r;
+}
+#define VW2_OP2(name, intr)                                                                        \
+    VI vw2 name(vw2 a, vw2 b)                                                                      \
+    {                                                                                              \
+        vw2 r = {intr(a.lo, b.lo), intr(a.hi, b.hi)};                                              \
+        return r;                                                                                  \
+    }
+VW2_OP2(vw2_add, _mm512_add_pd)
+VW2_OP2(vw2_sub, _mm512_sub_pd)
+VW2_OP2(vw2_mul, _mm512_mul_pd)
+#undef VW2_OP2
+/* a * b + c, one rounding */
+VI vw2 vw2_fma(vw2 a, vw2 b, vw2 c)
+{
+    vw2 r = {_mm512_fmadd_pd(a.lo, b.lo, c.lo), _mm512_fmadd_pd(a.hi, b.hi, c.hi)};
+    return r;
+}
+VI vw2 vw2_rint(vw2 a)
+{
+    vw2 r = {_mm512_roundscale_pd(a.lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+             _mm512_roundscale_pd(a.hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)};
+    return r;
+}
+VI vw2 vw2_floor(vw2 a)
+{
+    vw2 r = {_mm512_roundscale_pd(a.lo, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC),
+             _mm512_roundscale_pd(a.hi, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)};
+    return r;
+}
+/* x > c ? t : f */
+VI vw2 vw2_sel_gt(vw2 x, double c, vw2 t, vw2 f)
+{
+    const __m512d cc = _mm512_set1_pd(c);
+    vw2 r = {_mm512_mask_blend_pd(_mm512_cmp_pd_mask(x.lo, cc, _CMP_GT_OQ), f.lo, t.lo),
+             _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x.hi, cc, _CMP_GT_OQ), f.hi, t.hi)};
+    return r;
+}
+
 /* ---- loads (widen to fp32) and stores (narrow with round-to-nearest-even) ---- */
 VI vf vf_load_f32(const float *p) { return _mm512_loadu_ps(p); }
 VI vf vf_loadn_f32(const float *p, size_t n, float fill)

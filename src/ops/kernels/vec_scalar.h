@@ -33,6 +33,41 @@ VI vf vf_zero_nan(vf v) { return v == v ? v : 0.0f; }
 /* v where a != b (or either is NaN), 0 where a == b. */
 VI vf vf_zero_eq(vf v, vf a, vf b) { return a == b ? 0.0f : v; }
 
+/* ---- lane masks, selects and bit operations (see vec_avx512.h) ---- */
+typedef int vmask;
+VI vmask vf_lt(vf a, vf b) { return a < b; }
+VI vmask vf_le(vf a, vf b) { return a <= b; }
+VI vmask vf_gt(vf a, vf b) { return a > b; }
+VI vmask vf_ge(vf a, vf b) { return a >= b; }
+VI vmask vf_eq(vf a, vf b) { return a == b; }
+VI vf vf_blend(vmask m, vf t, vf f) { return m ? t : f; }
+VI int vmask_any(vmask m) { return m; }
+VI vmask vmask_not(vmask m) { return !m; }
+VI vf vf_abs(vf a) { return cannon_bits_f32(cannon_f32_bits(a) & 0x7fffffffu); }
+VI vf vf_div(vf a, vf b) { return a / b; }
+VI vf vf_sqrt(vf a) { return __builtin_sqrtf(a); }
+VI vf vf_rint(vf a) { return __builtin_rintf(a); }
+VI vf vf_orsign(vf y, vf x) { return cannon_bits_f32(cannon_f32_bits(y) | (cannon_f32_bits(x) & 0x80000000u)); }
+VI vf vf_pow2i(vf n) { return n == n ? cannon_bits_f32((uint32_t)((int32_t)n + 127) << 23) : n; }
+VI void vf_to_array(float *d, vf v) { *d = v; }
+VI vf vf_from_array(const float *s) { return *s; }
+
+/* ---- fp64 "pairs": one double (see vec_avx512.h) ---- */
+typedef struct vw2 {
+    double v;
+} vw2;
+VI vw2 vw2_from(vf x) { vw2 r = {(double)x}; return r; }
+VI vf vw2_to(vw2 a) { return (float)a.v; }
+VI vw2 vw2_set1(double v) { vw2 r = {v}; return r; }
+VI vw2 vw2_add(vw2 a, vw2 b) { vw2 r = {a.v + b.v}; return r; }
+VI vw2 vw2_sub(vw2 a, vw2 b) { vw2 r = {a.v - b.v}; return r; }
+VI vw2 vw2_mul(vw2 a, vw2 b) { vw2 r = {a.v * b.v}; return r; }
+/* a * b + c with two roundings (no FMA assumed, as vf_fma) */
+VI vw2 vw2_fma(vw2 a, vw2 b, vw2 c) { vw2 r = {a.v * b.v + c.v}; return r; }
+VI vw2 vw2_rint(vw2 a) { vw2 r = {__builtin_rint(a.v)}; return r; }
+VI vw2 vw2_floor(vw2 a) { vw2 r = {__builtin_floor(a.v)}; return r; }
+VI vw2 vw2_sel_gt(vw2 x, double c, vw2 t, vw2 f) { return x.v > c ? t : f; }
+
 VI vf vf_load_f32(const float *p) { return *p; }
 VI vf vf_loadn_f32(const float *p, size_t n, float fill) { return n ? *p : fill; }
 VI void vf_store_f32(float *p, vf v) { *p = v; }

@@ -46,4 +46,38 @@
 #define CANNON_LOG_C5 (-0x1.2432d6p-3f)
 #define CANNON_LOG_C6 0x1.645da4p-4f
 
+/* ---- the elementwise math of vmath_ext.h ----
+ * expm1(r) ~ r + r^2 (1/2 + r/3! + ... + r^6/8!) on |r| <= ln2/2: the Taylor coefficients
+ * rounded to fp32 (truncation error 6e-10 relative). */
+#define CANNON_EXPM1_E2 0.5f
+#define CANNON_EXPM1_E3 ((float)(1.0 / 6.0))
+#define CANNON_EXPM1_E4 ((float)(1.0 / 24.0))
+#define CANNON_EXPM1_E5 ((float)(1.0 / 120.0))
+#define CANNON_EXPM1_E6 ((float)(1.0 / 720.0))
+#define CANNON_EXPM1_E7 ((float)(1.0 / 5040.0))
+#define CANNON_EXPM1_E8 ((float)(1.0 / 40320.0))
+/* expm1's argument range: below -18 the result rounds to -1, above 88 exp's own path (overflow). */
+#define CANNON_EXPM1_LO (-18.0f)
+#define CANNON_EXPM1_HI 88.0f
+
+/* sin and cos, computed in double: x = q pi/2 + r with pi/2 = P1 + P2 + P3, P1 and P2 of 29
+ * significant bits (so q P1 and q P2 are exact for q < 2^24) and P3 the next 53 bits (residual
+ * 4e-35); then Taylor polynomials on |r| <= pi/4 (truncation below 7e-12 relative). Lanes with
+ * |x| > CANNON_SINCOS_FAST (or not finite) are reduced by cannon_vm_sincos_big (vmath_big.c). */
+#define CANNON_2_PI 0x1.45f306dc9c883p-1
+#define CANNON_PIO2_1 0x1.921fb54p+0
+#define CANNON_PIO2_2 0x1.10b4612p-30
+#define CANNON_PIO2_3 (-0x1.676733ae8fe48p-60)
+#define CANNON_SINCOS_FAST 0x1p24f
+#define CANNON_SIN_S3 (-1.0 / 6.0)
+#define CANNON_SIN_S5 (1.0 / 120.0)
+#define CANNON_SIN_S7 (-1.0 / 5040.0)
+#define CANNON_SIN_S9 (1.0 / 362880.0)
+#define CANNON_SIN_S11 (-1.0 / 39916800.0)
+#define CANNON_COS_C4 (1.0 / 24.0)
+#define CANNON_COS_C6 (-1.0 / 720.0)
+#define CANNON_COS_C8 (1.0 / 40320.0)
+#define CANNON_COS_C10 (-1.0 / 3628800.0)
+#define CANNON_COS_C12 (1.0 / 479001600.0)
+
 #endif /* CANNON_OPS_KERNELS_VMATH_CONSTS_H_ */
