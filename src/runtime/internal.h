@@ -240,6 +240,7 @@ const cannon_driver_iface *cn_drv(void);
 
 /* ---- memory (memory.c) ---- */
 void cn_host_mem_release_all(cn_leak_stats *leaks);
+/* The aclrtMallocHost allocation containing ptr (anywhere inside it): its start and size. */
 bool cn_host_mem_lookup(const void *ptr, void **start, size_t *size);
 
 #endif /* CANNON_RT_INTERNAL_H_ */
