@@ -94,7 +94,7 @@ for t in "${targets[@]}"; do
   else
     "$bin" "${common[@]}" -max_total_time="$secs" "$work/corpus" "$corpus" >"$log" 2>&1 || true
     rc=0
-    ls "$work"/crash-* "$work"/leak-* "$work"/timeout-* >/dev/null 2>&1 && rc=1
+    for f in "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-*; do [ -e "$f" ] && rc=1; done
   fi
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
   rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)

@@ -107,12 +107,15 @@ static int slurm_tasks_on_node(const char *s, int node)
         if (*s == '(') {
             if (s[1] != 'x')
                 return -1;
+            errno = 0;
             reps = strtol(s + 2, &end, 10);
-            if (end == s + 2 || *end != ')' || reps <= 0)
+            if (end == s + 2 || *end != ')' || reps <= 0 || errno == ERANGE)
                 return -1;
             s = end + 1;
         }
-        if (node < seen + reps)
+        /* seen <= node always (a group is passed only when the node lies beyond it), so neither
+         * node - seen nor seen + reps below can overflow, however large reps is. */
+        if (reps > node - seen)
             return (int)tasks;
         seen += (int)reps;
         if (*s == ',')

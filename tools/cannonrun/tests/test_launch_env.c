@@ -140,6 +140,17 @@ int main(void)
         expect_ok("slurm repeat tail", w, 6, 7, 0, 1, 0, CANNON_LAUNCH_SOURCE_SLURM);
     }
     {
+        /* A repetition count as large as a long: node 4 lies inside it (seen + count must not
+         * overflow on the way). A count beyond a long is malformed. */
+        const char *v[] = {"SLURM_PROCID=7", "SLURM_NTASKS=8", "SLURM_LOCALID=0", "SLURM_NODEID=4",
+                           "SLURM_TASKS_PER_NODE=4(x3),8(x9223372036854775807),1", NULL};
+        expect_ok("slurm huge repeat", v, 7, 8, 0, 8, 0, CANNON_LAUNCH_SOURCE_SLURM);
+        const char *w[] = {"SLURM_PROCID=7", "SLURM_NTASKS=8", "SLURM_LOCALID=0", "SLURM_NODEID=4",
+                           "SLURM_TASKS_PER_NODE=4(x3),8(x9223372036854775808),1", NULL};
+        expect_err("slurm repeat beyond a long", w, CANNON_LAUNCH_E_INVALID, "SLURM_TASKS_PER_NODE",
+                   NULL);
+    }
+    {
         const char *v[] = {"SLURM_PROCID=0", "SLURM_NTASKS=8", "SLURM_LOCALID=0",
                            "SLURM_NODEID=4", "SLURM_TASKS_PER_NODE=2(x3),1", NULL};
         expect_err("slurm layout short", v, CANNON_LAUNCH_E_INVALID, "SLURM_TASKS_PER_NODE",
