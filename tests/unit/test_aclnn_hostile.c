@@ -180,41 +180,43 @@ static void test_limit_boundary(void **state)
 }
 
 /* [4,0] @ [0,5] with NULL storage for the empty inputs: a zero-filled [4,5], as torch returns,
- * through aclnnMatmul, aclnnMm and aclnnBatchMatMul. */
+ * through aclnnMatmul, aclnnMm and aclnnBatchMatMul, in every dtype (each has its own path: the
+ * 16-bit ones widen or pack their operands, and must not form addresses from the NULL storage). */
 static void test_matmul_empty_k_null_storage(void **state)
 {
     (void)state;
     const int64_t da[2] = {4, 0}, db[2] = {0, 5}, dout[2] = {4, 5};
     const int64_t ba[3] = {2, 4, 0}, bb[3] = {2, 0, 5}, bout[3] = {2, 4, 5};
-    for (int which = 0; which < 3; which++) {
-        float junk[40];
-        for (int i = 0; i < 40; i++)
-            junk[i] = 7.0f;
+    const aclDataType dts[3] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+    for (int which = 0; which < 9; which++) {
+        const aclDataType dt = dts[which / 3];
+        const size_t es = dt == ACL_FLOAT ? 4 : 2;
+        uint8_t junk[160], r[160];
+        memset(junk, 0x7f, sizeof junk);
         assert_int_equal(aclrtMemcpy(g_dev, sizeof junk, junk, sizeof junk, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
-        const bool batched = which == 2;
-        aclTensor *a = tensor(batched ? 3 : 2, batched ? ba : da, NULL, 0, ACL_FLOAT, NULL);
-        aclTensor *b = tensor(batched ? 3 : 2, batched ? bb : db, NULL, 0, ACL_FLOAT, NULL);
-        aclTensor *o = tensor(batched ? 3 : 2, batched ? bout : dout, NULL, 0, ACL_FLOAT, g_dev);
+        const bool batched = which % 3 == 2;
+        aclTensor *a = tensor(batched ? 3 : 2, batched ? ba : da, NULL, 0, dt, NULL);
+        aclTensor *b = tensor(batched ? 3 : 2, batched ? bb : db, NULL, 0, dt, NULL);
+        aclTensor *o = tensor(batched ? 3 : 2, batched ? bout : dout, NULL, 0, dt, g_dev);
         uint64_t ws = 0;
         aclOpExecutor *e = NULL;
-        aclnnStatus rc = which == 0   ? aclnnMatmulGetWorkspaceSize(a, b, o, 0, &ws, &e)
-                         : which == 1 ? aclnnMmGetWorkspaceSize(a, b, o, 0, &ws, &e)
-                                      : aclnnBatchMatMulGetWorkspaceSize(a, b, o, 0, &ws, &e);
+        aclnnStatus rc = which % 3 == 0   ? aclnnMatmulGetWorkspaceSize(a, b, o, 0, &ws, &e)
+                         : which % 3 == 1 ? aclnnMmGetWorkspaceSize(a, b, o, 0, &ws, &e)
+                                          : aclnnBatchMatMulGetWorkspaceSize(a, b, o, 0, &ws, &e);
         assert_int_equal(rc, ACLNN_SUCCESS);
         void *w = NULL;
         if (ws)
             assert_int_equal(aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
-        rc = which == 0 ? aclnnMatmul(w, ws, e, g_stream) : which == 1 ? aclnnMm(w, ws, e, g_stream)
-                                                                   : aclnnBatchMatMul(w, ws, e, g_stream);
+        rc = which % 3 == 0 ? aclnnMatmul(w, ws, e, g_stream) : which % 3 == 1 ? aclnnMm(w, ws, e, g_stream)
+                                                                           : aclnnBatchMatMul(w, ws, e, g_stream);
         assert_int_equal(rc, ACLNN_SUCCESS);
         assert_int_equal(aclrtSynchronizeStream(g_stream), ACL_SUCCESS);
-        float r[40];
         assert_int_equal(aclrtMemcpy(r, sizeof r, g_dev, sizeof r, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
-        const int n = batched ? 40 : 20;
-        for (int i = 0; i < n; i++)
-            assert_true(r[i] == 0.0f);
-        for (int i = n; i < 40; i++)
-            assert_true(r[i] == 7.0f); /* nothing written past the output */
+        const size_t n = (batched ? 40 : 20) * es;
+        for (size_t i = 0; i < n; i++)
+            assert_int_equal(r[i], 0); /* +0.0 in every dtype */
+        for (size_t i = n; i < sizeof r; i++)
+            assert_int_equal(r[i], 0x7f); /* nothing written past the output */
         if (w)
             aclrtFree(w);
         aclDestroyTensor(a);
