@@ -226,13 +226,19 @@ static void drop_block(ctx *c, int i)
 
 /* ---- fuzzed values --------------------------------------------------------------------- */
 
+static unsigned fz_u16(fz *f)
+{
+    const unsigned hi = fz_u8(f);
+    return hi << 8 | fz_u8(f);
+}
+
 static size_t fz_count(ctx *c)
 {
     const uint8_t sel = fz_u8(&c->in);
     if (sel < 150)
         return fz_u8(&c->in) % 200u;
     if (sel < 200)
-        return (size_t)((fz_u8(&c->in) << 8 | fz_u8(&c->in)) % (BLOCK_MAX + 128));
+        return (size_t)(fz_u16(&c->in) % (BLOCK_MAX + 128));
     return (size_t)fz_i64(&c->in);
 }
 
@@ -339,7 +345,7 @@ static void op_malloc(ctx *c)
     const uint8_t which = fz_u8(&c->in);
     const uint8_t ssel = fz_u8(&c->in);
     const size_t nbig = sizeof big / sizeof big[0] - (which % 4 == 3 ? 2 : 0); /* the last two: device only */
-    const size_t size = ssel < 200 ? 1 + (size_t)((fz_u8(&c->in) << 8 | fz_u8(&c->in)) % BLOCK_MAX) : big[ssel % nbig];
+    const size_t size = ssel < 200 ? 1 + (size_t)(fz_u16(&c->in) % BLOCK_MAX) : big[ssel % nbig];
     void *p = NULL;
     aclError rc;
     if (which % 4 == 3) {
@@ -384,7 +390,7 @@ static void op_page(ctx *c)
 {
     if (c->nb == MAX_BLOCKS)
         return;
-    const size_t size = 1 + (size_t)((fz_u8(&c->in) << 8 | fz_u8(&c->in)) % BLOCK_MAX);
+    const size_t size = 1 + (size_t)(fz_u16(&c->in) % BLOCK_MAX);
     block *b = &c->b[c->nb];
     b->raw = malloc(size + 2 * GUARD);
     b->model = malloc(size);
@@ -562,16 +568,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     c.in.n = size;
     /* A device, a pinned and a pageable block to start with. */
     void *p;
-    size_t n = 1 + (size_t)((fz_u8(&c.in) << 8 | fz_u8(&c.in)) % BLOCK_MAX);
+    size_t n = 1 + (size_t)(fz_u16(&c.in) % BLOCK_MAX);
     if (aclrtMalloc(&p, n, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
         die("aclrtMalloc of a first block", (long long)n, 0);
     track(&c, p, n, true);
-    n = 1 + (size_t)((fz_u8(&c.in) << 8 | fz_u8(&c.in)) % BLOCK_MAX);
+    n = 1 + (size_t)(fz_u16(&c.in) % BLOCK_MAX);
     if (aclrtMallocHost(&p, n) != ACL_SUCCESS)
         die("aclrtMallocHost of a first block", (long long)n, 0);
     track(&c, p, n, false);
     op_page(&c);
-    for (int n = 0; n < MAX_OPS && c.in.n; n++) {
+    for (int k = 0; k < MAX_OPS && c.in.n; k++) {
         switch (fz_u8(&c.in) % 10) {
         case 0: op_malloc(&c); break;
         case 1: op_page(&c); break;
