@@ -331,7 +331,10 @@ def driver(args):
     log = os.path.join(out, "child.log")
     cmd = [sys.executable, os.path.abspath(__file__), "--child", "--seed", str(seed), "--seconds",
            str(args.seconds), "--case", case, "--out", out]
+    if os.path.exists(case):
+        os.remove(case)  # a previous run's: its age says nothing about this one
     t0 = time.monotonic()
+    started = time.time()
     with open(log, "w") as lf:
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=lf, text=True)
         finding = None
@@ -341,7 +344,8 @@ def driver(args):
                 break
             except subprocess.TimeoutExpired:
                 pass
-            if os.path.exists(case) and time.time() - os.path.getmtime(case) > args.hang:
+            last = os.path.getmtime(case) if os.path.exists(case) else started
+            if time.time() - max(last, started) > args.hang:
                 p.kill()
                 stdout, _ = p.communicate()
                 finding = "hang"
