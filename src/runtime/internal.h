@@ -336,6 +336,7 @@ size_t cn_capture_release_all(void);
 
 /* ---- memory (memory.c) ---- */
 void cn_host_mem_release_all(cn_leak_stats *leaks);
+/* The aclrtMallocHost allocation containing ptr (anywhere inside it): its start and size. */
 bool cn_host_mem_lookup(const void *ptr, void **start, size_t *size);
 /* The device's stream list (stream creation and release). */
 void cn_mem_stream_added(cn_stream *s);

@@ -5,52 +5,43 @@
 #include <string.h>
 
 /* ------------------------------------------------------------------------------------------ */
-/* Host (pinned) allocations: a small hash map start → size, so FreeHost and the memcpy checks  */
-/* can tell runtime-allocated host memory from anything else.                                  */
+/* Host (pinned) allocations: an array of [start, start + size) sorted by start, so FreeHost and */
+/* the copy and fill checks can resolve any pointer into runtime-allocated host memory (a      */
+/* buffer plus an offset is as common as the buffer itself) with a binary search. Insertion    */
+/* and removal move the tail: cheap for the thousands of pinned buffers a process may hold.    */
 /* ------------------------------------------------------------------------------------------ */
 
 typedef struct host_entry {
-    void *ptr;
+    uintptr_t start;
     size_t size;
 } host_entry;
 
 static pthread_mutex_t g_host_lock = PTHREAD_MUTEX_INITIALIZER;
-static host_entry *g_host;      /* open addressing; ptr NULL = empty, (void*)1 = deleted */
-static size_t g_host_cap, g_host_used, g_host_live;
-#define HOST_TOMB ((void *)(uintptr_t)1)
+static host_entry *g_host;
+static size_t g_host_n, g_host_cap;
 
-static size_t host_hash(const void *p) { return (size_t)(((uintptr_t)p >> 6) * 0x9e3779b97f4a7c15ull); }
-
-static bool host_grow_locked(void)
+/* The number of allocations starting at or below p. */
+static size_t host_rank_locked(uintptr_t p)
 {
-    size_t ncap = g_host_cap ? g_host_cap * 2 : 64;
-    host_entry *n = cn_calloc(ncap, sizeof(*n));
-    if (!n)
-        return false;
-    for (size_t i = 0; i < g_host_cap; i++) {
-        if (!g_host[i].ptr || g_host[i].ptr == HOST_TOMB)
-            continue;
-        size_t j = host_hash(g_host[i].ptr) & (ncap - 1);
-        while (n[j].ptr)
-            j = (j + 1) & (ncap - 1);
-        n[j] = g_host[i];
+    size_t lo = 0, hi = g_host_n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g_host[mid].start <= p)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    cn_free(g_host);
-    g_host = n;
-    g_host_cap = ncap;
-    g_host_used = g_host_live;
-    return true;
+    return lo;
 }
 
-static size_t host_find_locked(const void *p)
+/* Index of the allocation containing p, or SIZE_MAX. */
+static size_t host_find_locked(const void *ptr)
 {
-    if (!g_host_cap)
+    uintptr_t p = (uintptr_t)ptr;
+    size_t i = host_rank_locked(p);
+    if (i == 0 || p - g_host[i - 1].start >= g_host[i - 1].size)
         return SIZE_MAX;
-    size_t j = host_hash(p) & (g_host_cap - 1);
-    for (size_t n = 0; n < g_host_cap && g_host[j].ptr; n++, j = (j + 1) & (g_host_cap - 1))
-        if (g_host[j].ptr == p)
-            return j;
-    return SIZE_MAX;
+    return i - 1;
 }
 
 bool cn_host_mem_lookup(const void *ptr, void **start, size_t *size)
@@ -59,7 +50,7 @@ bool cn_host_mem_lookup(const void *ptr, void **start, size_t *size)
     size_t j = host_find_locked(ptr);
     bool ok = j != SIZE_MAX;
     if (ok) {
-        *start = g_host[j].ptr;
+        *start = (void *)g_host[j].start;
         *size = g_host[j].size;
     }
     pthread_mutex_unlock(&g_host_lock);
@@ -69,16 +60,14 @@ bool cn_host_mem_lookup(const void *ptr, void **start, size_t *size)
 void cn_host_mem_release_all(cn_leak_stats *leaks)
 {
     pthread_mutex_lock(&g_host_lock);
-    for (size_t i = 0; i < g_host_cap; i++) {
-        if (!g_host[i].ptr || g_host[i].ptr == HOST_TOMB)
-            continue;
+    for (size_t i = 0; i < g_host_n; i++) {
         leaks->host_allocs++;
         leaks->host_bytes += g_host[i].size;
-        free(g_host[i].ptr);
+        free((void *)g_host[i].start);
     }
     cn_free(g_host);
     g_host = NULL;
-    g_host_cap = g_host_used = g_host_live = 0;
+    g_host_n = g_host_cap = 0;
     pthread_mutex_unlock(&g_host_lock);
 }
 
@@ -91,19 +80,22 @@ ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size)
         return cn_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMallocHost: cannot allocate %zu bytes of host memory",
                         size);
     pthread_mutex_lock(&g_host_lock);
-    if ((g_host_used + 1) * 2 > g_host_cap && !host_grow_locked()) {
-        pthread_mutex_unlock(&g_host_lock);
-        free(p);
-        return cn_error(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: out of memory for bookkeeping");
+    if (g_host_n == g_host_cap) {
+        size_t ncap = g_host_cap ? g_host_cap * 2 : 64;
+        host_entry *n = cn_realloc(g_host, ncap * sizeof(*n));
+        if (!n) {
+            pthread_mutex_unlock(&g_host_lock);
+            free(p);
+            return cn_error(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: out of memory for bookkeeping");
+        }
+        g_host = n;
+        g_host_cap = ncap;
     }
-    size_t j = host_hash(p) & (g_host_cap - 1);
-    while (g_host[j].ptr && g_host[j].ptr != HOST_TOMB)
-        j = (j + 1) & (g_host_cap - 1);
-    if (!g_host[j].ptr)
-        g_host_used++;
-    g_host[j].ptr = p;
-    g_host[j].size = size;
-    g_host_live++;
+    size_t i = host_rank_locked((uintptr_t)p);
+    memmove(&g_host[i + 1], &g_host[i], (g_host_n - i) * sizeof(*g_host));
+    g_host[i].start = (uintptr_t)p;
+    g_host[i].size = size;
+    g_host_n++;
     pthread_mutex_unlock(&g_host_lock);
     *hostPtr = p;
     return ACL_SUCCESS;
@@ -115,11 +107,15 @@ ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr)
         return cn_error(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost: hostPtr is NULL");
     pthread_mutex_lock(&g_host_lock);
     size_t j = host_find_locked(hostPtr);
-    if (j != SIZE_MAX) {
-        g_host[j].ptr = HOST_TOMB;
-        g_host_live--;
+    bool start = j != SIZE_MAX && g_host[j].start == (uintptr_t)hostPtr;
+    if (start) {
+        memmove(&g_host[j], &g_host[j + 1], (g_host_n - j - 1) * sizeof(*g_host));
+        g_host_n--;
     }
     pthread_mutex_unlock(&g_host_lock);
+    if (j != SIZE_MAX && !start)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost: %p points inside an aclrtMallocHost allocation, not "
+                        "at its start", hostPtr);
     if (j == SIZE_MAX) {
         if (cn_device_of_ptr(hostPtr))
             return cn_error(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost: %p is device memory; use aclrtFree", hostPtr);
@@ -555,9 +551,10 @@ static aclError classify(const char *api, const char *what, const void *p, size_
                         "aclrtReserveMemAddress", api, what, p, n);
     if (cn_host_mem_lookup(p, &start, &size)) {
         info->pinned = true;
-        if (n > size)
+        size_t off = (size_t)((const char *)p - (const char *)start);
+        if (n > size - off)
             return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %s range [%p, +%zu) runs past the end of its "
-                            "aclrtMallocHost allocation (%zu bytes)", api, what, p, n, size);
+                            "aclrtMallocHost allocation (%zu bytes from %p)", api, what, p, n, size, start);
     }
     return ACL_SUCCESS;
 }
@@ -787,12 +784,17 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int
     ptr_info info;
     bool noop;
     aclError rc = check_fill("aclrtMemsetAsync", devPtr, maxCount, count, &info, &noop);
-    if (rc != ACL_SUCCESS || noop)
+    if (rc != ACL_SUCCESS)
         return rc;
+    /* The stream is checked even when there is nothing to fill, as aclrtMemcpyAsync does. */
     cn_stream *s = NULL;
     rc = cn_stream_resolve(stream, "aclrtMemsetAsync", &s);
     if (rc != ACL_SUCCESS)
         return rc;
+    if (noop) {
+        cn_obj_put(&s->obj);
+        return ACL_SUCCESS;
+    }
     cn_ctask t = {.kind = CN_CT_FILL, .u.fill = {.dst = devPtr, .value = (uint8_t)value, .n = count}};
     if (cn_stream_capturing(s) && cn_capture_record(s, &t, &rc)) {
         cn_obj_put(&s->obj);

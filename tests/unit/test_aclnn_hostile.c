@@ -249,6 +249,31 @@ static void test_matmul_empty_k_null_storage(void **state)
     }
 }
 
+/* An empty view bounds its sizes and strides only one by one: [0, 2^40] with a 2^41-element
+ * stride is valid, and the elementwise planner must not multiply them (2^43 bytes x 2^40 overflows)
+ * while coalescing dims it will never walk. */
+static void test_elementwise_empty_huge_strides(void **state)
+{
+    (void)state;
+    const int64_t dims[2] = {0, (int64_t)1 << 40}, st[2] = {1, (int64_t)1 << 41};
+    aclTensor *a = tensor(2, dims, st, 0, ACL_FLOAT, NULL);
+    aclTensor *b = tensor(2, dims, st, 0, ACL_FLOAT, NULL);
+    aclTensor *o = tensor(2, dims, st, 0, ACL_FLOAT, NULL);
+    const float one = 1.0f;
+    aclScalar *alpha = aclCreateScalar((void *)&one, ACL_FLOAT);
+    assert_non_null(alpha);
+    uint64_t ws = 1;
+    aclOpExecutor *e = NULL;
+    assert_int_equal(aclnnAddGetWorkspaceSize(a, b, alpha, o, &ws, &e), ACLNN_SUCCESS);
+    assert_int_equal(ws, 0);
+    assert_int_equal(aclnnAdd(NULL, 0, e, g_stream), ACLNN_SUCCESS);
+    assert_int_equal(aclrtSynchronizeStream(g_stream), ACL_SUCCESS);
+    aclDestroyScalar(alpha);
+    aclDestroyTensor(a);
+    aclDestroyTensor(b);
+    aclDestroyTensor(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -259,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_empty_views_with_huge_stride_products),
         cmocka_unit_test(test_limit_boundary),
         cmocka_unit_test(test_matmul_empty_k_null_storage),
+        cmocka_unit_test(test_elementwise_empty_huge_strides),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
