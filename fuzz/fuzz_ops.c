@@ -240,15 +240,15 @@ static bool view_range(const nn_slot *s, int64_t *lo, int64_t *hi, int64_t *nume
 {
     const int64_t es = (int64_t)cannonDtypeSize(s->dtype);
     int64_t n = 1, last = s->offset;
-    for (int64_t i = 0; i < s->ndim; i++) {
+    for (int64_t i = 0; i < s->ndim; i++)
         n *= s->shape[i];
-        last += (s->shape[i] - 1) * s->strides[i];
-    }
     *numel = n;
-    if (n == 0) {
+    if (n == 0) { /* an empty view's strides and dims are unrelated: its extent is nothing */
         *lo = *hi = 0;
         return true;
     }
+    for (int64_t i = 0; i < s->ndim; i++)
+        last += (s->shape[i] - 1) * s->strides[i]; /* within the size limit phase 1 checked */
     if (!s->addr || es == 0)
         return false;
     const int64_t base = (const uint8_t *)s->addr - g_pool;

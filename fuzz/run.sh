@@ -10,10 +10,16 @@
 #                                               the committed fuzz/corpus/<target>.tar.xz
 #
 # The seed corpora are committed as one archive per target (fuzz/corpus/<target>.tar.xz: thousands
-# of small inputs), unpacked into fuzz/work/<target>/seed before a run.
+# of small inputs), unpacked into fuzz/work/<target>/seed before a run; fuzz/seeds.py writes the
+# hand-written seeds a new corpus starts from. fuzz/dict/<target>.dict, where present, is the
+# target's dictionary.
+#
+# A target whose name ends in .py is a Python campaign (fuzz_ops_call.py: no corpus, a random
+# seed that it prints): it runs against the fuzz build's shared libraries under ASan when they
+# were built (cmake --build build-fuzz --target ascendcl nnopbase opapi), else against build/.
 #
 # A finding (crash, sanitizer report, leak, timeout over 10 s) stops the target, leaves the input
-# in fuzz/work/<target>/ (crash-*, leak-*, timeout-*) and makes the script exit 1.
+# in fuzz/work/<target>/ (crash-*, leak-*, timeout-*, failure-*, hang-*) and makes the script exit 1.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="${CANNON_FUZZ_BUILD:-$here/../build-fuzz}"
@@ -22,15 +28,41 @@ shift || true
 secs="${1:-}"
 if [[ "$secs" =~ ^[0-9]+$ ]]; then shift; else secs=""; fi
 [ -n "$secs" ] || { [ "$mode" = campaign ] && secs=3600 || secs=30; }
-case "$mode" in smoke|campaign|pack) ;; *) sed -n '2,15p' "$0"; exit 2 ;; esac
+case "$mode" in smoke|campaign|pack) ;; *) sed -n '2,22p' "$0"; exit 2 ;; esac
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   for f in "$here"/fuzz_*.c; do targets+=("$(basename "$f" .c)"); done
+  for f in "$here"/fuzz_*.py; do targets+=("$(basename "$f")"); done
 fi
 
 status=0
 [ "$mode" = pack ] || printf '%-18s %12s %10s %8s %s\n' target executions exec/s cov result
 for t in "${targets[@]}"; do
+  if [[ "$t" == *.py ]]; then
+    [ "$mode" = pack ] && { echo "$t: a Python campaign has no corpus"; continue; }
+    work="$here/work/$t"
+    log="$work/last.log"
+    mkdir -p "$work"
+    pyenv=()
+    libs="build/ libraries"
+    if [ -f "$build/lib/libopapi.so" ]; then
+      asan="$(clang -print-file-name=libclang_rt.asan-x86_64.so 2>/dev/null)"
+      if [ -f "$asan" ]; then
+        pyenv=(CANNON_LIB_DIR="$build/lib" LD_PRELOAD="$asan"
+               ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1")
+        libs="ASan libraries of $(basename "$build")"
+      fi
+    fi
+    env "${pyenv[@]}" /usr/bin/python3 "$here/$t" --seconds "$secs" --out "$work" >"$log" 2>&1
+    rc=$?
+    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+    rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+    cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*')
+    if [ $rc -eq 0 ]; then res="clean ($(head -1 "$log"), $libs)"; else res="FINDING (see $work, log $log)"; status=1; fi
+    printf '%-18s %12s %10s %8s %s\n' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$res"
+    [ $rc -eq 0 ] || grep -m1 -B2 -A30 'FINDING\|ERROR' "$log" | head -40
+    continue
+  fi
   bin="$build/bin/$t"
   if [ ! -x "$bin" ]; then echo "$t: $bin not built (make fuzz-build)"; status=1; continue; fi
   work="$here/work/$t"

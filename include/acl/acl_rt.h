@@ -124,6 +124,49 @@ typedef enum aclrtMemAttr {
     ACL_MEM_P2P_HUGE1G
 } aclrtMemAttr;
 
+/** Handle types of physical memory (aclrtPhysicalMemProp.handleType). */
+typedef enum aclrtMemHandleType {
+    ACL_MEM_HANDLE_TYPE_NONE = 0,
+    ACL_MEM_HANDLE_TYPE_POSIX = 2
+} aclrtMemHandleType;
+
+/** Allocation types of physical memory (aclrtPhysicalMemProp.allocationType). */
+typedef enum aclrtMemAllocationType {
+    ACL_MEM_ALLOCATION_TYPE_PINNED = 0
+} aclrtMemAllocationType;
+
+/** Where physical memory lives (aclrtMemLocation.type). */
+typedef enum aclrtMemLocationType {
+    ACL_MEM_LOCATION_TYPE_HOST = 0,
+    ACL_MEM_LOCATION_TYPE_DEVICE,
+    ACL_MEM_LOCATION_TYPE_UNREGISTERED,
+    ACL_MEM_LOCATION_TYPE_MANAGED,
+    ACL_MEM_LOCATION_TYPE_HOST_NUMA = 4
+} aclrtMemLocationType;
+
+typedef struct aclrtMemLocation {
+    uint32_t id;               /**< device id for ACL_MEM_LOCATION_TYPE_DEVICE */
+    aclrtMemLocationType type;
+} aclrtMemLocation;
+
+/** What aclrtMallocPhysical allocates (zero-initialise, then set the members). */
+typedef struct aclrtPhysicalMemProp {
+    aclrtMemHandleType handleType;         /**< ACL_MEM_HANDLE_TYPE_NONE */
+    aclrtMemAllocationType allocationType; /**< ACL_MEM_ALLOCATION_TYPE_PINNED */
+    aclrtMemAttr memAttr;                  /**< page kind, e.g. ACL_HBM_MEM_HUGE */
+    aclrtMemLocation location;             /**< ACL_MEM_LOCATION_TYPE_DEVICE and the device id */
+    uint64_t reserve;
+} aclrtPhysicalMemProp;
+
+typedef enum aclrtMemGranularityOptions {
+    ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM,
+    ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
+    ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF = 0xFFFF
+} aclrtMemGranularityOptions;
+
+/** A physical memory allocation (aclrtMallocPhysical). */
+typedef void *aclrtDrvMemHandle;
+
 typedef enum aclrtLastErrLevel {
     ACL_RT_THREAD_LEVEL = 0
 } aclrtLastErrLevel;
@@ -382,9 +425,11 @@ ACL_FUNC_VISIBILITY aclError aclrtMallocAlign32(void **devPtr, size_t size, aclr
 ACL_FUNC_VISIBILITY aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
 
 /**
- * Free device memory immediately (no implicit synchronisation). NULL → ACL_ERROR_INVALID_PARAM;
- * a pointer that is not the start of a live device allocation (host memory, interior pointer,
- * double free) → ACL_ERROR_INVALID_PARAM with a message saying which.
+ * Free device memory without waiting. Work queued before the call (on any stream of the device)
+ * may still use the block: it is handed out again only once that work has finished. NULL →
+ * ACL_ERROR_INVALID_PARAM; a pointer that is not the start of a live device allocation (host
+ * memory, interior pointer, double free, memory mapped with aclrtMapMem) →
+ * ACL_ERROR_INVALID_PARAM with a message saying which.
  */
 ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr);
 /** Synchronise the device, then free. */
@@ -400,7 +445,11 @@ ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr);
  * ACL_ERROR_INVALID_PARAM; count > destMax → ACL_ERROR_RT_PARAM_INVALID (107000); a pointer on
  * the wrong side of the declared kind, or a range that runs past its allocation (its size being
  * the requested size rounded up to 64 bytes) →
- * ACL_ERROR_RT_PARAM_INVALID. ACL_MEMCPY_DEFAULT infers the direction.
+ * ACL_ERROR_RT_PARAM_INVALID. ACL_MEMCPY_DEFAULT infers the direction. A copy between two devices
+ * needs peer access enabled in both directions (aclrtDeviceEnablePeerAccess), else
+ * ACL_ERROR_RT_PARAM_INVALID. While a stream of the current context captures in
+ * ACL_MODEL_RI_CAPTURE_MODE_GLOBAL (acl_mdl.h), synchronous copies and fills fail with
+ * ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT (107030).
  */
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
                                          aclrtMemcpyKind kind);
@@ -419,6 +468,85 @@ ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t 
 /** aclrtMemset enqueued on @p stream. */
 ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
                                               aclrtStream stream);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Peer access between devices                                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * Whether @p deviceId can exchange data with @p peerDeviceId (1: yes, 0: no). Needs no current
+ * device. Same id for both → ACL_ERROR_INVALID_PARAM; an id out of range →
+ * ACL_ERROR_RT_INVALID_DEVICEID (107001); NULL @p canAccessPeer → ACL_ERROR_RT_PARAM_INVALID.
+ * Every pair of CPU devices can (they share the host's memory).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId);
+
+/**
+ * Enable data exchange from the current device to @p peerDeviceId (one direction; a copy between
+ * two devices needs both directions enabled, as on CANN's 910-class parts). Enabling again is a
+ * success. @p flags must be 0 (else ACL_ERROR_FEATURE_UNSUPPORTED, 200006); no current device →
+ * ACL_ERROR_RT_CONTEXT_NULL; the current device itself → ACL_ERROR_INVALID_PARAM; a bad id →
+ * ACL_ERROR_RT_INVALID_DEVICEID. The setting lasts until disabled or the device is closed.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
+
+/** Undo aclrtDeviceEnablePeerAccess (disabling a direction never enabled is a success); errors as enable. */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Virtual memory management                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * Allocation granularity for @p prop: 2 MiB (both options). Sizes, addresses and offsets of the
+ * calls below are multiples of it. NULL arguments or an unsupported @p prop →
+ * ACL_ERROR_INVALID_PARAM; host location, 1 GiB pages, or a driver without virtual memory →
+ * ACL_ERROR_RT_FEATURE_NOT_SUPPORT (207000); a bad option → ACL_ERROR_RT_PARAM_INVALID.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop,
+                                                              aclrtMemGranularityOptions option,
+                                                              size_t *granularity);
+
+/**
+ * Reserve @p size bytes of address space (rounded up to the granularity), not backed by memory
+ * until aclrtMapMem maps physical memory into it. @p alignment must be 0; @p expectPtr NULL or a
+ * 1 GiB-aligned address wanted (taken → ACL_ERROR_RT_MEMORY_ALLOCATION); @p flags 0 (normal
+ * pages) or 1 (huge pages). Release with aclrtReleaseMemAddress.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr,
+                                                    uint64_t flags);
+
+/** Release a reservation (its start address) with no mapping left in it (else ACL_ERROR_RT_PARAM_INVALID). */
+ACL_FUNC_VISIBILITY aclError aclrtReleaseMemAddress(void *virPtr);
+
+/**
+ * Allocate @p size bytes (a multiple of the granularity) of physical memory on the device of
+ * @p prop->location.id, counted in its memory (aclrtGetMemInfo). The device must be set (else
+ * ACL_ERROR_RT_CONTEXT_NULL); exhausted → ACL_ERROR_RT_MEMORY_ALLOCATION; @p flags must be 0.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size,
+                                                 const aclrtPhysicalMemProp *prop, uint64_t flags);
+
+/**
+ * Free physical memory. While mapped, the memory goes back to the device when its last mapping is
+ * unmapped. Not a live handle → ACL_ERROR_RT_INVALID_HANDLE (107017).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtFreePhysical(aclrtDrvMemHandle handle);
+
+/**
+ * Map [@p offset, @p offset + @p size) of @p handle at @p virPtr, inside a reservation and not
+ * over an existing mapping; all three multiples of the granularity (else
+ * ACL_ERROR_RT_PARAM_INVALID). The mapped range is device memory of the handle's device for every
+ * API (copies, fills, operators). @p flags must be 0.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle,
+                                         uint64_t flags);
+
+/**
+ * Unmap the mapping that starts at @p virPtr, once the work queued before the call on its device's
+ * streams has finished. Not the start of a mapping → ACL_ERROR_RT_PARAM_INVALID.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtUnmapMem(void *virPtr);
 
 #ifdef __cplusplus
 }

@@ -32,8 +32,9 @@
      CANNON_CPU_ISA_AVX512VL)
 #define CANNON_CPU_ISA_TIER_AVX512BF16 (CANNON_CPU_ISA_TIER_AVX512 | CANNON_CPU_ISA_AVX512BF16)
 
-/** What every CPU device reports as its SoC name (aclrtGetSocName). */
-#define CANNON_CPU_SOC_NAME "CannonCPU"
+/** What every CPU device reports as its SoC name (aclrtGetSocName): a 910B-class part, the class
+ * whose code paths CANN clients take for cannon (npu-smi prints it without "Ascend"). */
+#define CANNON_CPU_SOC_NAME "Ascend910B3"
 
 /* Environment variables read by the CPU driver when the runtime initialises it. */
 /** Number of virtual devices, 1..64 (default 8). */

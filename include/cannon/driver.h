@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define CANNON_DRIVER_ABI_VERSION 1u
+#define CANNON_DRIVER_ABI_VERSION 2u
 #define CANNON_DRIVER_ENTRY_SYMBOL "cannon_driver_entry"
 
 typedef struct cannon_drv_device cannon_drv_device; /* opaque, owned by the driver */
@@ -69,6 +69,26 @@ typedef struct cannon_memory_iface {
     int (*copy)(cannon_drv_device *dev, void *dst, const void *src, size_t n);
     /** Synchronous byte fill. */
     int (*fill)(cannon_drv_device *dev, void *dst, int value, size_t n);
+
+    /* Virtual memory (aclrtReserveMemAddress / aclrtMapMem). Optional: a driver that leaves these
+     * NULL has none, and the runtime reports the feature as not supported. Physical memory is
+     * always a block of a device's arena (the runtime's allocator hands it out); these functions
+     * only manage addresses. Reservations and unmaps need no device: they must keep working after
+     * the device that backed a mapping was closed. */
+    /** The granularity of vm_map: sizes, offsets and addresses are multiples of it. */
+    size_t (*vm_granularity)(cannon_drv_device *dev);
+    /**
+     * Reserve @p size bytes (a multiple of the granularity) of inaccessible address space,
+     * aligned to the granularity. @p hint: NULL, or the address wanted (then only that address;
+     * taken → ACL_ERROR_RT_MEMORY_ALLOCATION).
+     */
+    int (*vm_reserve)(size_t size, void *hint, void **va);
+    /** Give a reservation (and whatever is still mapped in it) back. */
+    int (*vm_release)(void *va, size_t size);
+    /** Map the arena's [@p arena_ptr, +@p size) read-write at @p va, inside a reservation. */
+    int (*vm_map)(cannon_drv_device *dev, void *va, size_t size, void *arena_ptr);
+    /** Make [@p va, +@p size) reserved and inaccessible again. */
+    int (*vm_unmap)(void *va, size_t size);
 } cannon_memory_iface;
 
 /** Event flags understood by drivers (a subset of ACL_EVENT_*). */
@@ -119,6 +139,17 @@ typedef struct cannon_stream_iface {
      * hints that never change results).
      */
     int (*enqueue_host_ex)(cannon_drv_stream *s, cannon_host_task_fn fn, void *arg, uint32_t flags);
+
+    /** Tasks enqueued so far: a position in the stream that only grows. */
+    uint64_t (*position)(cannon_drv_stream *s);
+    /** Tasks that have finished or been discarded: the work before position p is done once
+     *  completed(s) >= p. */
+    uint64_t (*completed)(cannon_drv_stream *s);
+    /**
+     * Wait until completed(s) >= @p pos (timeout_ms < 0: forever), leaving the stream's recorded
+     * error alone. Returns 0 or ACL_ERROR_RT_STREAM_SYNC_TIMEOUT.
+     */
+    int (*wait_position)(cannon_drv_stream *s, uint64_t pos, int32_t timeout_ms);
 } cannon_stream_iface;
 
 /** A device. */

@@ -25,6 +25,9 @@
  * Device: DEVICE_ID, else ASCEND_DEVICE_ID (both set must agree), else the local rank, else
  * the rank.
  *
+ * Strings (job id, file paths) are copied whole: a value longer than its field is an error,
+ * never cut short.
+ *
  * All functions report failure by return code and an error text; none of them exits.
  */
 #ifndef CANNON_LAUNCH_ENV_H
@@ -55,7 +58,7 @@ typedef enum cannon_launch_source {
 enum {
     CANNON_LAUNCH_OK = 0,
     CANNON_LAUNCH_E_MISSING = 1,      /* a variable the others imply is not set */
-    CANNON_LAUNCH_E_INVALID = 2,      /* a variable is not a number in range */
+    CANNON_LAUNCH_E_INVALID = 2,      /* a variable is not a number in range, or too long */
     CANNON_LAUNCH_E_INCONSISTENT = 3, /* two variables disagree (or rank >= size) */
     CANNON_LAUNCH_E_IO = 4,           /* file publish / wait failed */
     CANNON_LAUNCH_E_TIMEOUT = 5       /* waited too long for a file */

@@ -4,10 +4,12 @@
 then ``<name>(workspace, ws, exec, stream)``. Arguments convert as:
 each operator's parameter types, as libopapi's manifest declares them (``manifest()``):
 DeviceArray → aclTensor descriptor (with the array's format), None → NULL, IntArray/BoolArray/Scalar
-(or a list, a tuple, a Python number) → their handles, int → the integer type (OverflowError when
-out of its range), bool, float → double/float, DType (or its name, or a numpy dtype) → aclDataType;
-ctypes values are taken by value. A wrong argument count or type raises TypeError before anything
-runs.
+(or a list, a tuple, a real Python or numpy number) → their handles, int → the integer type
+(OverflowError when out of its range), bool, float → double/float, DType (or its name, or a numpy
+dtype) → aclDataType; ctypes values are taken by value. List items must be integers for an
+IntArray, bools or integers for a BoolArray: nothing is rounded or parsed into one, and an integer
+beyond int64 (or a Scalar's integer type) is an OverflowError. A wrong argument count or type
+raises TypeError before anything runs.
 
 Work is asynchronous on @stream (default: this thread's stream); descriptors and the workspace are
 released at the stream's next synchronize() (DeviceArray.numpy() synchronises). @sync=True waits.
@@ -40,11 +42,22 @@ class _Handle:
                 getattr(_lib.nnop(), self._destroy)(h)
 
 
+def _int64(v, what):
+    """@v as an int64 value: an integer only (a float, a bool, a string is not rounded or parsed
+    into one: TypeError), in range (OverflowError)."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{what}: {type(v).__name__} {v!r:.40} is not an integer")
+    v = int(v)
+    if not -2**63 <= v < 2**63:
+        raise OverflowError(f"{what}: {v} does not fit int64")
+    return v
+
+
 class IntArray:
     """An aclIntArray argument (list of int64)."""
 
     def __init__(self, values):
-        self.values = [int(v) for v in values]
+        self.values = [_int64(v, "IntArray") for v in values]
 
     def _make(self):
         n = len(self.values)
@@ -59,6 +72,10 @@ class BoolArray:
     """An aclBoolArray argument."""
 
     def __init__(self, values):
+        for v in values:
+            if isinstance(v, (bool, np.bool_)) or (isinstance(v, (int, np.integer))):
+                continue
+            raise TypeError(f"BoolArray: {type(v).__name__} {v!r:.40} is not a bool")
         self.values = [bool(v) for v in values]
 
     def _make(self):
@@ -75,10 +92,19 @@ class Scalar:
     bool for bools)."""
 
     def __init__(self, value, dtype=None):
-        if dtype is None:
-            dtype = "bool" if isinstance(value, (bool, np.bool_)) else (
-                "int64" if isinstance(value, (int, np.integer)) else "float32")
-        self.value, self.dtype = value, as_dtype(dtype)
+        if isinstance(value, (bool, np.bool_)):
+            kind = "bool"
+        elif isinstance(value, (int, np.integer)):
+            kind = "int64"
+        elif isinstance(value, (float, np.floating)):
+            kind = "float32"
+        else:  # complex, datetime, strings...: no silent conversion to a real number
+            raise TypeError(f"Scalar: {type(value).__name__} {value!r:.40} is not a real number")
+        self.value, self.dtype = value, as_dtype(dtype if dtype is not None else kind)
+        if kind == "int64" and self.dtype is not bfloat16 and self.dtype.np.kind in "iu":
+            info = np.iinfo(self.dtype.np)
+            if not info.min <= int(value) <= info.max:
+                raise OverflowError(f"Scalar: {int(value)} does not fit {self.dtype.name}")
 
     def _make(self):
         if self.dtype is bfloat16:
@@ -198,7 +224,7 @@ def _convert(a, spec, op, owned):
             a = IntArray(a)
         if kind == "boolarray" and isinstance(a, (list, tuple)):
             a = BoolArray(a)
-        if kind == "scalar" and isinstance(a, (bool, int, float, np.generic)):
+        if kind == "scalar" and isinstance(a, (bool, int, float, np.bool_, np.integer, np.floating)):
             a = Scalar(a)
         want = {"scalar": Scalar, "intarray": IntArray, "boolarray": BoolArray}.get(kind)
         if want is not None and isinstance(a, want):

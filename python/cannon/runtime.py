@@ -165,9 +165,38 @@ def host_addressable():
     v = os.environ.get("CANNON_PY_ZERO_COPY")
     if v is not None:
         return v not in ("0", "", "false", "no")
+    global _host_addressable
+    if _host_addressable is None:
+        _host_addressable = _probe_host_addressable()
+    return _host_addressable
+
+
+_host_addressable = None
+
+
+class _ShareInfo(ctypes.Structure):
+    _fields_ = [("fd", ctypes.c_int), ("device_id", ctypes.c_int32), ("offset", ctypes.c_uint64),
+                ("alloc_offset", ctypes.c_uint64), ("alloc_size", ctypes.c_uint64), ("arena_size", ctypes.c_uint64)]
+
+
+def _probe_host_addressable():
+    """Device memory is host memory when the driver's arena is a memfd this process maps (the CPU
+    driver): cannonMemGetShareInfo describes a small allocation. A driver whose memory is not
+    host memory cannot share it that way."""
     ensure_initialized()
-    name = soc_name().lower()
-    return name == "" or "cpu" in name or "cannon" in name
+    lib = _acl()
+    f = getattr(lib, "cannonMemGetShareInfo", None)
+    if f is None:
+        return False
+    p = ctypes.c_void_p()
+    if lib.aclrtMalloc(ctypes.byref(p), ctypes.c_size_t(64), 0) != 0:
+        return False
+    try:
+        info = _ShareInfo()
+        f.argtypes = [ctypes.c_void_p, ctypes.POINTER(_ShareInfo)]
+        return f(p, ctypes.byref(info)) == 0 and info.fd >= 0
+    finally:
+        lib.aclrtFree(p)
 
 
 # ---- streams ---------------------------------------------------------------------------------

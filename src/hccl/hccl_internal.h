@@ -306,6 +306,19 @@ int hc_boot_finish(int fd, int status);
 uint64_t hc_host_id(void);
 int hc_comm_create(uint32_t nranks, uint32_t rank, const HcclRootInfo *ri, hc_comm **out);
 
+/* ---- rank tables (ranktable.c) ---- */
+/* What a valid rank table tells one rank: the job size and where rank 0 serves the rendezvous. */
+typedef struct hc_ranktable {
+    uint32_t nranks;
+    char r0_ip[64];   /* IPv4 text; "127.0.0.1" when the table gives none */
+    uint16_t r0_port; /* 1..65535 */
+    uint64_t nonce;   /* hash of the table's text */
+} hc_ranktable;
+/* Parse and validate the rank table @p text (@p n bytes, NUL-terminated) for @p rank. No I/O and
+ * no network: HCCL_SUCCESS with @p out filled, or HCCL_E_PARA / HCCL_E_MEMORY with the reason,
+ * naming the field, in @p why. */
+int hc_ranktable_parse(const char *text, size_t n, uint32_t rank, hc_ranktable *out, char *why, size_t wn);
+
 /* ---- environment ---- */
 int64_t hc_env_int(const char *name, int64_t def, int64_t lo, int64_t hi);
 int64_t hc_now_ns(void);

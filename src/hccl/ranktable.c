@@ -9,8 +9,9 @@
  * The file is hostile input: only a regular file is read (opening never blocks, so a FIFO cannot
  * hang the caller), at most MAX_TABLE_BYTES of it, and every field is checked against the
  * documented format before anything is used — integers integral and in range, addresses with
- * inet_pton, ports in 1..65535, required fields present, strings without an escaped NUL — with
- * HCCL_E_PARA and a message naming the field.
+ * inet_pton, ports in 1..65535, required fields present, no NUL byte in the file and no escaped
+ * NUL in a string — with HCCL_E_PARA and a message naming the field. hc_ranktable_parse does the
+ * validation alone (no file, no socket), so it can be tested and fuzzed on its own.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -228,66 +229,59 @@ static int check_device(const cJSON *dev, long nranks, const char *where, long *
     return 0;
 }
 
-HCCL_API HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclComm *comm)
+int hc_ranktable_parse(const char *text, size_t n, uint32_t rank, hc_ranktable *out, char *why, size_t wn)
 {
-    const char *api = "HcclCommInitClusterInfo";
-    if (clusterInfo == NULL || comm == NULL)
-        return (HcclResult)hc_arg_error(HCCL_E_PTR, "%s: %s is NULL", api, clusterInfo ? "comm" : "clusterInfo");
-    if (strlen(clusterInfo) >= 4096)
-        return (HcclResult)hc_arg_error(HCCL_E_PARA, "%s: the path is longer than 4095 bytes", api);
-    char *text = NULL;
-    size_t n = 0;
-    int rc = read_table(api, clusterInfo, &text, &n);
-    if (rc != HCCL_SUCCESS)
-        return (HcclResult)rc;
-    uint64_t nonce = fnv(text, n);
+    /* cJSON reads up to the first NUL byte: whatever follows one would be ignored unseen. */
+    const char *nul = memchr(text, '\0', n);
+    if (nul != NULL) {
+        snprintf(why, wn, "the file holds a NUL byte at offset %zu", (size_t)(nul - text));
+        return HCCL_E_PARA;
+    }
     cJSON *root = cJSON_ParseWithOpts(text, NULL, 1); /* nothing but whitespace after the value */
-    char why[320] = "";
+    if (root == NULL) {
+        snprintf(why, wn, "not valid JSON");
+        return HCCL_E_PARA;
+    }
     char nul_key[80];
-    int has_nul = root != NULL && find_nul(text, n, nul_key, sizeof nul_key);
-    free(text);
-    if (root == NULL)
-        return (HcclResult)hc_arg_error(HCCL_E_PARA, "%s: %s is not valid JSON", api, clusterInfo);
-
-    rc = HCCL_E_PARA;
+    int rc = HCCL_E_PARA;
     long nranks = 0, nservers = 0, r0_dev = -1, r0_port = -1, count;
     const char *r0_ip = NULL;
     int found = 0;
     unsigned char *seen = NULL;
-    if (has_nul) {
-        snprintf(why, sizeof why, "%s: a string holds an escaped NUL (\\u0000), which would cut it short", nul_key);
+    if (find_nul(text, n, nul_key, sizeof nul_key)) {
+        snprintf(why, wn, "%s: a string holds an escaped NUL (\\u0000), which would cut it short", nul_key);
         goto out;
     }
     if (!cJSON_IsObject(root)) {
-        snprintf(why, sizeof why, "the top level must be a JSON object");
+        snprintf(why, wn, "the top level must be a JSON object");
         goto out;
     }
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(root, "status");
     const cJSON *servers = cJSON_GetObjectItemCaseSensitive(root, "server_list");
     if (!cJSON_IsString(ver) || (strcmp(ver->valuestring, "1.0") != 0 && strcmp(ver->valuestring, "1.2") != 0)) {
-        snprintf(why, sizeof why, "version must be the string \"1.0\" or \"1.2\"");
+        snprintf(why, wn, "version must be the string \"1.0\" or \"1.2\"");
         goto out;
     }
     if (status == NULL) {
-        snprintf(why, sizeof why, "status is missing (\"completed\" is expected)");
+        snprintf(why, wn, "status is missing (\"completed\" is expected)");
         goto out;
     }
     if (!cJSON_IsString(status)) {
-        snprintf(why, sizeof why, "status must be the string \"completed\"");
+        snprintf(why, wn, "status must be the string \"completed\"");
         goto out;
     }
     if (strcmp(status->valuestring, "completed") != 0) {
-        snprintf(why, sizeof why, "status is \"%.40s\", not \"completed\"", status->valuestring);
+        snprintf(why, wn, "status is \"%.40s\", not \"completed\"", status->valuestring);
         goto out;
     }
     if (!cJSON_IsArray(servers) || cJSON_GetArraySize(servers) == 0) {
-        snprintf(why, sizeof why, "server_list is missing, empty or not an array");
+        snprintf(why, wn, "server_list is missing, empty or not an array");
         goto out;
     }
     const cJSON *pods = cJSON_GetObjectItemCaseSensitive(root, "super_pod_list");
     if (pods != NULL && !cJSON_IsArray(pods)) {
-        snprintf(why, sizeof why, "super_pod_list must be an array");
+        snprintf(why, wn, "super_pod_list must be an array");
         goto out;
     }
     const cJSON *srv;
@@ -295,35 +289,35 @@ HCCL_API HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t ra
     {
         const cJSON *devs = cJSON_IsObject(srv) ? cJSON_GetObjectItemCaseSensitive(srv, "device") : NULL;
         if (!cJSON_IsObject(srv)) {
-            snprintf(why, sizeof why, "server_list entry %ld is not an object", nservers);
+            snprintf(why, wn, "server_list entry %ld is not an object", nservers);
             goto out;
         }
         if (!cJSON_IsArray(devs)) {
-            snprintf(why, sizeof why, "server_list[%ld].device is missing or not an array", nservers);
+            snprintf(why, wn, "server_list[%ld].device is missing or not an array", nservers);
             goto out;
         }
         nranks += cJSON_GetArraySize(devs);
         nservers++;
     }
-    int r = get_int(root, "server_count", 1, HC_MAX_RANKS, "", &count, why, sizeof why);
+    int r = get_int(root, "server_count", 1, HC_MAX_RANKS, "", &count, why, wn);
     if (r < 0)
         goto out;
     if (r == 0 && strcmp(ver->valuestring, "1.0") == 0) {
-        snprintf(why, sizeof why, "server_count is missing (required by version 1.0)");
+        snprintf(why, wn, "server_count is missing (required by version 1.0)");
         goto out;
     }
     if (r > 0 && count != nservers) {
-        snprintf(why, sizeof why, "server_count %ld does not match the %ld server(s) listed", count, nservers);
+        snprintf(why, wn, "server_count %ld does not match the %ld server(s) listed", count, nservers);
         goto out;
     }
     if (nranks <= 0 || nranks > HC_MAX_RANKS) {
-        snprintf(why, sizeof why, "%ld ranks is out of range [1, %d]", nranks, HC_MAX_RANKS);
+        snprintf(why, wn, "%ld ranks is out of range [1, %d]", nranks, HC_MAX_RANKS);
         goto out;
     }
     seen = calloc((size_t)nranks, 1);
     if (seen == NULL) {
         rc = HCCL_E_MEMORY;
-        snprintf(why, sizeof why, "out of memory");
+        snprintf(why, wn, "out of memory");
         goto out;
     }
     long si = 0;
@@ -333,12 +327,12 @@ HCCL_API HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t ra
         snprintf(where, sizeof where, "server_list[%ld].", si);
         const cJSON *sid = cJSON_GetObjectItemCaseSensitive(srv, "server_id");
         if (!cJSON_IsString(sid) || sid->valuestring[0] == '\0' || strlen(sid->valuestring) > MAX_SERVER_ID) {
-            snprintf(why, sizeof why, "%sserver_id %s", where,
+            snprintf(why, wn, "%sserver_id %s", where,
                      sid == NULL ? "is missing" : "must be a non-empty string of at most 64 characters");
             goto out;
         }
         const char *hip = NULL;
-        if (get_ip(srv, "host_ip", 0, where, &hip, why, sizeof why) < 0)
+        if (get_ip(srv, "host_ip", 0, where, &hip, why, wn) < 0)
             goto out;
         const cJSON *dev;
         long di = 0;
@@ -347,10 +341,10 @@ HCCL_API HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t ra
             char dwhere[80];
             snprintf(dwhere, sizeof dwhere, "%sdevice[%ld].", where, di++);
             long rid, did, hport;
-            if (check_device(dev, nranks, dwhere, &rid, &did, &hport, why, sizeof why) != 0)
+            if (check_device(dev, nranks, dwhere, &rid, &did, &hport, why, wn) != 0)
                 goto out;
             if (seen[rid]) {
-                snprintf(why, sizeof why, "%srank_id %ld is listed twice", dwhere, rid);
+                snprintf(why, wn, "%srank_id %ld is listed twice", dwhere, rid);
                 goto out;
             }
             seen[rid] = 1;
@@ -365,37 +359,57 @@ HCCL_API HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t ra
         si++;
     }
     if (!found) {
-        snprintf(why, sizeof why, "rank %u is not in the table (%ld ranks)", rank, nranks);
+        snprintf(why, wn, "rank %u is not in the table (%ld ranks)", rank, nranks);
         goto out;
     }
     if (r0_port < 0) {
         long base = (long)hc_env_int("HCCL_IF_BASE_PORT", 60000, 1024, 65520);
         if (r0_dev > 65535 - base) {
-            snprintf(why, sizeof why, "no usable port for rank 0: HCCL_IF_BASE_PORT %ld + device_id %ld exceeds 65535 "
+            snprintf(why, wn, "no usable port for rank 0: HCCL_IF_BASE_PORT %ld + device_id %ld exceeds 65535 "
                      "(give rank 0 a host_port)", base, r0_dev);
             goto out;
         }
         r0_port = base + r0_dev;
     }
-    HcclRootInfo ri;
-    char ip[64];
-    snprintf(ip, sizeof ip, "%s", r0_ip ? r0_ip : "127.0.0.1");
+    out->nranks = (uint32_t)nranks;
+    snprintf(out->r0_ip, sizeof out->r0_ip, "%s", r0_ip ? r0_ip : "127.0.0.1");
+    out->r0_port = (uint16_t)r0_port;
+    out->nonce = fnv(text, n);
+    rc = HCCL_SUCCESS;
+out:
     cJSON_Delete(root);
-    root = NULL;
     free(seen);
-    seen = NULL;
+    return rc;
+}
+
+HCCL_API HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclComm *comm)
+{
+    const char *api = "HcclCommInitClusterInfo";
+    if (clusterInfo == NULL || comm == NULL)
+        return (HcclResult)hc_arg_error(HCCL_E_PTR, "%s: %s is NULL", api, clusterInfo ? "comm" : "clusterInfo");
+    if (strlen(clusterInfo) >= 4096)
+        return (HcclResult)hc_arg_error(HCCL_E_PARA, "%s: the path is longer than 4095 bytes", api);
+    char *text = NULL;
+    size_t n = 0;
+    int rc = read_table(api, clusterInfo, &text, &n);
+    if (rc != HCCL_SUCCESS)
+        return (HcclResult)rc;
+    hc_ranktable rt;
+    char why[320] = "";
+    rc = hc_ranktable_parse(text, n, rank, &rt, why, sizeof why);
+    free(text);
+    if (rc != HCCL_SUCCESS)
+        return (HcclResult)hc_arg_error(rc, "%s: %s: %s", api, clusterInfo, why);
     /* Rank 0 serves the rendezvous; the others describe the same address without listening. */
-    rc = hc_root_info_create(&ri, ip, (uint16_t)r0_port, nonce, rank == 0);
+    HcclRootInfo ri;
+    rc = hc_root_info_create(&ri, rt.r0_ip, rt.r0_port, rt.nonce, rank == 0);
     if (rc != 0)
-        return (HcclResult)hc_arg_error(rc, "%s: cannot listen on %s:%ld for the rendezvous", api, ip, r0_port);
+        return (HcclResult)hc_arg_error(rc, "%s: cannot listen on %s:%u for the rendezvous", api, rt.r0_ip,
+                                        (unsigned)rt.r0_port);
     hc_comm *c = NULL;
-    rc = hc_comm_create((uint32_t)nranks, rank, &ri, &c);
+    rc = hc_comm_create(rt.nranks, rank, &ri, &c);
     if (rc != 0)
         return (HcclResult)rc;
     *comm = c;
     return HCCL_SUCCESS;
-out:
-    cJSON_Delete(root);
-    free(seen);
-    return (HcclResult)hc_arg_error(rc, "%s: %s: %s", api, clusterInfo, why);
 }

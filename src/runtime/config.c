@@ -667,6 +667,15 @@ aclError cn_config_load(const char *path, cn_config *out)
     if (rc != ACL_SUCCESS)
         return rc;
 
+    /* JSON text never holds a NUL byte (in a string it must be escaped), and cJSON would end a
+     * string at one: "1<NUL>x" would read as "1". */
+    const char *nul = memchr(data, '\0', size);
+    if (nul) {
+        size_t off = (size_t)(nul - data);
+        cn_free(data);
+        return fail(&ctx, ACL_ERROR_PARSE_FILE, "a NUL byte at offset %zu", off);
+    }
+
     cn_config cfg;
     cn_config_defaults(&cfg);
     cfg.content_hash = fnv1a64((const unsigned char *)data, size);

@@ -106,6 +106,7 @@ static void device_clear(cn_device *d, int32_t id)
     d->alloc = NULL;
     memset(&d->props, 0, sizeof(d->props));
     d->primary = NULL;
+    atomic_store(&d->peer_mask, 0);
 }
 
 static int alloc_commit(void *ctx, void *p, size_t n, int huge)
@@ -126,6 +127,10 @@ aclError cn_device_open_locked(int32_t id)
     if (d->open)
         return ACL_SUCCESS;
     const cannon_driver_iface *drv = g_rt.driver.iface;
+    if (!d->free_lock_ready) {
+        pthread_mutex_init(&d->free_lock, NULL);
+        d->free_lock_ready = true;
+    }
     device_clear(d, id);
     int rc = drv->device_open((uint32_t)id, &d->drv);
     if (rc != 0 || !d->drv)
@@ -193,6 +198,13 @@ static void device_close_locked(cn_device *d, cn_leak_stats *leaks)
     cn_lock_wait_begin();
     device_wait_objs_locked(d);
     cn_lock_wait_end();
+    /* Its streams are gone: deferred frees are due; physical allocations go back (their handles
+     * and mappings become orphans); peer access from and to it ends. */
+    cn_mem_device_closing(d);
+    cn_vmm_device_closing(d);
+    for (uint32_t i = 0; i < g_rt.device_count && i < CN_MAX_DEVICES; i++)
+        atomic_fetch_and(&g_rt.devices[i].peer_mask, ~(UINT64_C(1) << d->id));
+    atomic_store(&d->peer_mask, 0);
     __atomic_store_n(&d->arena_base, NULL, __ATOMIC_RELEASE);
     __atomic_store_n(&d->arena_size, 0, __ATOMIC_RELAXED);
     size_t n = 0, bytes = 0;
@@ -545,6 +557,11 @@ static aclError sync_device(const char *api, int32_t timeout)
     for (cn_obj *o = g_rt.objects_head; o; o = o->next) {
         if (o->kind != CN_KIND_STREAM || ((cn_stream *)o)->ctx->dev != c->dev)
             continue;
+        if (cn_stream_capturing((cn_stream *)o)) {
+            rc = cn_error(ACL_ERROR_RT_STREAM_CAPTURED, "%s: stream %p of the device is capturing "
+                          "(aclmdlRICaptureBegin); synchronize after aclmdlRICaptureEnd", api, (void *)o);
+            break;
+        }
         if (cn_callback_holds_stream((cn_stream *)o)) {
             rc = cn_callback_refuse(api, "the device's streams include the one running the callback");
             break;
@@ -605,6 +622,7 @@ ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, si
         /* No 1 GiB pages on the CPU device: the attribute does not apply. */
         *free = *total = 0;
     } else {
+        cn_mem_pending_reclaim(c->dev, false);
         cn_devalloc_stats st;
         cn_devalloc_get_stats(c->dev->alloc, &st);
         *total = st.capacity;
@@ -712,4 +730,68 @@ ACL_FUNC_VISIBILITY aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream
     *stream = c->default_stream;
     cn_obj_put(&c->obj);
     return ACL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Peer access                                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+bool cn_peer_allowed(const cn_device *a, const cn_device *b)
+{
+    uint64_t ab = atomic_load(&((cn_device *)a)->peer_mask) >> b->id & 1u;
+    uint64_t ba = atomic_load(&((cn_device *)b)->peer_mask) >> a->id & 1u;
+    return ab && ba;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId)
+{
+    const char *api = "aclrtDeviceCanAccessPeer";
+    if (deviceId == peerDeviceId)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "%s: deviceId %d cannot be equal to peerDeviceId %d", api, deviceId,
+                        peerDeviceId);
+    aclError rc = check_device_id(api, peerDeviceId);
+    if (rc == ACL_SUCCESS)
+        rc = check_device_id(api, deviceId);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (!canAccessPeer)
+        return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: canAccessPeer is NULL", api);
+    /* Devices of one driver share the host's memory: every pair can exchange data. */
+    *canAccessPeer = 1;
+    return ACL_SUCCESS;
+}
+
+static aclError peer_access(const char *api, int32_t peerDeviceId, bool enable)
+{
+    cn_context *c = NULL;
+    aclError rc = cn_require_context(api, &c);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    cn_device *d = c->dev;
+    cn_obj_put(&c->obj);
+    if (d->id == peerDeviceId)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "%s: deviceId %d cannot be equal to peerDeviceId %d", api, d->id,
+                        peerDeviceId);
+    rc = check_device_id(api, peerDeviceId);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    uint64_t bit = UINT64_C(1) << peerDeviceId;
+    if (enable)
+        atomic_fetch_or(&d->peer_mask, bit);
+    else
+        atomic_fetch_and(&d->peer_mask, ~bit);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags)
+{
+    if (flags != 0)
+        return cn_error(ACL_ERROR_FEATURE_UNSUPPORTED, "aclrtDeviceEnablePeerAccess: flags is a reserved parameter "
+                        "and must be 0 (got %u)", flags);
+    return peer_access("aclrtDeviceEnablePeerAccess", peerDeviceId, true);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)
+{
+    return peer_access("aclrtDeviceDisablePeerAccess", peerDeviceId, false);
 }

@@ -51,6 +51,8 @@ typedef struct cn_context cn_context;
 typedef struct cn_stream cn_stream;
 typedef struct cn_event cn_event;
 typedef struct cn_report_queue cn_report_queue;
+typedef struct cn_pending_free cn_pending_free;
+typedef struct cn_capture cn_capture;
 
 struct cn_device {
     int32_t id;
@@ -67,6 +69,16 @@ struct cn_device {
     /* Streams and events of the device registered and not yet released (device.c's live lock):
      * closing the device waits for them, so no driver object outlives its device. */
     int live_objs;
+    /* Peer access enabled from this device (bit j: to device j), aclrtDeviceEnablePeerAccess. */
+    _Atomic uint64_t peer_mask;
+    /* Deferred frees (memory.c): the device's streams, and the blocks freed while work queued
+     * before their free may still use them. Both under free_lock (initialised once, kept across
+     * closes); n_pending is read without it as a hint. */
+    pthread_mutex_t free_lock;
+    bool free_lock_ready;
+    cn_stream *streams;
+    cn_pending_free *pending;
+    _Atomic size_t n_pending;
 };
 
 struct cn_context {
@@ -97,6 +109,12 @@ struct cn_stream {
     int running;
     bool dropping;             /* destroyed by force: calls not started are dropped */
     size_t dropped;            /* calls dropped that way */
+    /* The device's stream list (memory.c's deferred frees), under dev->free_lock. */
+    cn_stream *dnext, *dprev;
+    /* Graph capture (capture.c): non-NULL while the stream records instead of running. Enqueues
+     * read it without a lock; setting, clearing and recording take cap_lock. */
+    pthread_mutex_t cap_lock;
+    _Atomic(cn_capture *) capture;
 };
 
 struct cn_event {
@@ -105,6 +123,7 @@ struct cn_event {
     cn_device *dev;            /* ctx->dev, kept: the context may go before the last reference */
     cannon_drv_event *drv;
     uint32_t flags;
+    atomic_int captured;       /* records of it in captures still active (capture.c) */
 };
 
 /* A driver found by the loader. */
@@ -125,6 +144,7 @@ typedef struct cn_leak_stats {
     size_t device_allocs, device_bytes;
     size_t host_allocs, host_bytes;
     size_t device_refs;
+    size_t graphs, vm_reservations, vm_handles;
 } cn_leak_stats;
 
 typedef struct cn_runtime {
@@ -147,6 +167,8 @@ typedef struct cn_runtime {
     cn_leak_stats last_leaks;  /* what the last finalize released on the user's behalf */
     /* Holders of g_rt.lock now waiting for stream work (callbacks among it); see cn_lock. */
     atomic_int lock_waits;
+    /* Streams capturing now, all contexts (capture.c): 0 makes the capture checks free. */
+    atomic_int captures;
 } cn_runtime;
 
 extern cn_runtime g_rt;
@@ -161,6 +183,15 @@ void cn_obj_unregister(cn_obj *o);
 /* Look a handle up: a referenced object of that kind, or NULL. */
 cn_obj *cn_obj_get(const void *handle, cn_kind kind);
 static inline void cn_obj_ref(cn_obj *o) { atomic_fetch_add_explicit(&o->refs, 1, memory_order_relaxed); }
+/* Take a reference only while the object still has one (not being released). */
+static inline bool cn_obj_tryref(cn_obj *o)
+{
+    int n = atomic_load_explicit(&o->refs, memory_order_relaxed);
+    while (n > 0)
+        if (atomic_compare_exchange_weak_explicit(&o->refs, &n, n + 1, memory_order_acquire, memory_order_relaxed))
+            return true;
+    return false;
+}
 void cn_obj_put(cn_obj *o);
 /* Whether @p o (which the caller holds a reference to) is still registered, i.e. not destroyed. */
 bool cn_obj_is_registered(const cn_obj *o);
@@ -238,8 +269,109 @@ void cn_event_destroy_locked(cn_event *e);
 aclError cn_stream_sync(cn_stream *s, int32_t timeout_ms, const char *api);
 const cannon_driver_iface *cn_drv(void);
 
+/* Host calls a stream runs (stream.c). */
+typedef enum { CN_CALL_TASK, CN_CALL_HOST_FUNC, CN_CALL_REPORT } cn_call_kind;
+/* Enqueue on the driver directly (no capture): a host call, a callback for the stream's
+ * subscriber, an event operation (which: 0 record, 1 wait, 2 reset). Used by graph replay. */
+aclError cn_stream_enqueue_host(cn_stream *s, cn_call_kind kind, cannon_host_task_fn task, aclrtHostFunc func,
+                                void *arg, uint32_t flags, const char *api);
+aclError cn_stream_enqueue_callback(cn_stream *s, aclrtCallback fn, void *data, bool block, const char *api);
+aclError cn_stream_enqueue_event(cn_stream *s, cn_event *e, int which, const char *api);
+
+/* ---- graph capture (capture.c) ---- */
+typedef enum { CN_CT_LAUNCH, CN_CT_COPY, CN_CT_FILL, CN_CT_HOST, CN_CT_EVENT } cn_ct_kind;
+/* A recorded stream task. */
+typedef struct cn_ctask {
+    cn_ct_kind kind;
+    union {
+        struct {
+            cannon_kernel_fn fn;
+            const char *name;
+            void *args;        /* owned copy when args_size > 0, else the pointer given */
+            size_t args_size;
+            uint32_t block_dim;
+        } launch;
+        struct {
+            void *dst;
+            const void *src;
+            size_t n;
+        } copy;
+        struct {
+            void *dst;
+            int value;
+            size_t n;
+        } fill;
+        struct {
+            cn_call_kind kind;
+            cannon_host_task_fn task;
+            aclrtHostFunc func;
+            aclrtCallback cb;
+            void *arg;
+            uint32_t flags;
+            bool block;
+        } host;
+        struct {
+            int which;         /* 0 record, 1 wait, 2 reset */
+            aclrtEvent handle;
+            uint64_t id;
+        } ev;
+    } u;
+} cn_ctask;
+static inline bool cn_stream_capturing(cn_stream *s)
+{
+    return atomic_load_explicit(&s->capture, memory_order_acquire) != NULL;
+}
+/* If s captures, record t (a launch's blob is copied) and return true with *rc the result; else
+ * return false and the caller enqueues on the driver. An event record marks the event. */
+bool cn_capture_record(cn_stream *s, const cn_ctask *t, aclError *rc);
+/* ACL_SUCCESS, or ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT (with a message naming api) when the
+ * capture mode forbids a synchronous call on this thread. */
+aclError cn_capture_check_sync(const char *api);
+/* The same decision, without a message. */
+bool cn_capture_blocks_sync(void);
+/* A stream being destroyed while it captures: the capture ends with no instance. */
+void cn_capture_stream_destroyed(cn_stream *s);
+/* aclFinalize: free every instance still alive; returns how many. */
+size_t cn_capture_release_all(void);
+
 /* ---- memory (memory.c) ---- */
 void cn_host_mem_release_all(cn_leak_stats *leaks);
+/* The aclrtMallocHost allocation containing ptr (anywhere inside it): its start and size. */
 bool cn_host_mem_lookup(const void *ptr, void **start, size_t *size);
+/* The device's stream list (stream creation and release). */
+void cn_mem_stream_added(cn_stream *s);
+void cn_mem_stream_gone(cn_stream *s);
+/* Hand back the blocks whose deferred free is due; wait: first wait for the work they wait for. */
+void cn_mem_pending_reclaim(cn_device *d, bool wait);
+/* The device is closing (its streams are gone): every pending block goes back. */
+void cn_mem_device_closing(cn_device *d);
+/* Wait until the work queued so far on the device's streams has finished (the stream errors are
+ * left alone; streams held by a callback of this thread are skipped). */
+void cn_mem_wait_device_work(cn_device *d);
+/* Whether the copy peer access allows a copy between devices a and b (both directions enabled). */
+bool cn_peer_allowed(const cn_device *a, const cn_device *b);
+
+/* ---- virtual memory (vmm.c) ---- */
+typedef struct cn_vmm_hit {
+    cn_device *dev;            /* the device of the mapping holding the pointer */
+    char *run;                 /* start of the run of adjacent mappings of that device around it */
+    size_t run_size;
+    char *map;                 /* the mapping holding the pointer: its address, size, and the */
+    size_t map_size;           /*   arena block bytes it shows */
+    char *backing;
+} cn_vmm_hit;
+enum { CN_VMM_NONE = 0, CN_VMM_MAPPED = 1, CN_VMM_UNMAPPED = 2 };
+/* Whether any reservation exists (a cheap check before the lookups). */
+bool cn_vmm_active(void);
+/* Resolve p: CN_VMM_NONE (in no reservation), CN_VMM_MAPPED (*hit filled), CN_VMM_UNMAPPED (in
+ * a reservation, not mapped, or mapped to memory of a closed device). */
+int cn_vmm_lookup(const void *p, cn_vmm_hit *hit);
+/* Whether [p, p + n) intersects a reservation (the range must not wrap). */
+bool cn_vmm_overlaps(const void *p, size_t n);
+/* A device is closing: its physical allocations go back to its allocator and their handles and
+ * mappings stop counting as device memory (unmap, free and release still succeed). */
+void cn_vmm_device_closing(cn_device *d);
+/* aclFinalize: unmap and release everything, free every handle; adds to the leak counts. */
+void cn_vmm_release_all(size_t *reservations, size_t *handles);
 
 #endif /* CANNON_RT_INTERNAL_H_ */

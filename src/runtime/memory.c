@@ -5,52 +5,43 @@
 #include <string.h>
 
 /* ------------------------------------------------------------------------------------------ */
-/* Host (pinned) allocations: a small hash map start → size, so FreeHost and the memcpy checks  */
-/* can tell runtime-allocated host memory from anything else.                                  */
+/* Host (pinned) allocations: an array of [start, start + size) sorted by start, so FreeHost and */
+/* the copy and fill checks can resolve any pointer into runtime-allocated host memory (a      */
+/* buffer plus an offset is as common as the buffer itself) with a binary search. Insertion    */
+/* and removal move the tail: cheap for the thousands of pinned buffers a process may hold.    */
 /* ------------------------------------------------------------------------------------------ */
 
 typedef struct host_entry {
-    void *ptr;
+    uintptr_t start;
     size_t size;
 } host_entry;
 
 static pthread_mutex_t g_host_lock = PTHREAD_MUTEX_INITIALIZER;
-static host_entry *g_host;      /* open addressing; ptr NULL = empty, (void*)1 = deleted */
-static size_t g_host_cap, g_host_used, g_host_live;
-#define HOST_TOMB ((void *)(uintptr_t)1)
+static host_entry *g_host;
+static size_t g_host_n, g_host_cap;
 
-static size_t host_hash(const void *p) { return (size_t)(((uintptr_t)p >> 6) * 0x9e3779b97f4a7c15ull); }
-
-static bool host_grow_locked(void)
+/* The number of allocations starting at or below p. */
+static size_t host_rank_locked(uintptr_t p)
 {
-    size_t ncap = g_host_cap ? g_host_cap * 2 : 64;
-    host_entry *n = cn_calloc(ncap, sizeof(*n));
-    if (!n)
-        return false;
-    for (size_t i = 0; i < g_host_cap; i++) {
-        if (!g_host[i].ptr || g_host[i].ptr == HOST_TOMB)
-            continue;
-        size_t j = host_hash(g_host[i].ptr) & (ncap - 1);
-        while (n[j].ptr)
-            j = (j + 1) & (ncap - 1);
-        n[j] = g_host[i];
+    size_t lo = 0, hi = g_host_n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g_host[mid].start <= p)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    cn_free(g_host);
-    g_host = n;
-    g_host_cap = ncap;
-    g_host_used = g_host_live;
-    return true;
+    return lo;
 }
 
-static size_t host_find_locked(const void *p)
+/* Index of the allocation containing p, or SIZE_MAX. */
+static size_t host_find_locked(const void *ptr)
 {
-    if (!g_host_cap)
+    uintptr_t p = (uintptr_t)ptr;
+    size_t i = host_rank_locked(p);
+    if (i == 0 || p - g_host[i - 1].start >= g_host[i - 1].size)
         return SIZE_MAX;
-    size_t j = host_hash(p) & (g_host_cap - 1);
-    for (size_t n = 0; n < g_host_cap && g_host[j].ptr; n++, j = (j + 1) & (g_host_cap - 1))
-        if (g_host[j].ptr == p)
-            return j;
-    return SIZE_MAX;
+    return i - 1;
 }
 
 bool cn_host_mem_lookup(const void *ptr, void **start, size_t *size)
@@ -59,7 +50,7 @@ bool cn_host_mem_lookup(const void *ptr, void **start, size_t *size)
     size_t j = host_find_locked(ptr);
     bool ok = j != SIZE_MAX;
     if (ok) {
-        *start = g_host[j].ptr;
+        *start = (void *)g_host[j].start;
         *size = g_host[j].size;
     }
     pthread_mutex_unlock(&g_host_lock);
@@ -69,16 +60,14 @@ bool cn_host_mem_lookup(const void *ptr, void **start, size_t *size)
 void cn_host_mem_release_all(cn_leak_stats *leaks)
 {
     pthread_mutex_lock(&g_host_lock);
-    for (size_t i = 0; i < g_host_cap; i++) {
-        if (!g_host[i].ptr || g_host[i].ptr == HOST_TOMB)
-            continue;
+    for (size_t i = 0; i < g_host_n; i++) {
         leaks->host_allocs++;
         leaks->host_bytes += g_host[i].size;
-        free(g_host[i].ptr);
+        free((void *)g_host[i].start);
     }
     cn_free(g_host);
     g_host = NULL;
-    g_host_cap = g_host_used = g_host_live = 0;
+    g_host_n = g_host_cap = 0;
     pthread_mutex_unlock(&g_host_lock);
 }
 
@@ -91,19 +80,22 @@ ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size)
         return cn_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMallocHost: cannot allocate %zu bytes of host memory",
                         size);
     pthread_mutex_lock(&g_host_lock);
-    if ((g_host_used + 1) * 2 > g_host_cap && !host_grow_locked()) {
-        pthread_mutex_unlock(&g_host_lock);
-        free(p);
-        return cn_error(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: out of memory for bookkeeping");
+    if (g_host_n == g_host_cap) {
+        size_t ncap = g_host_cap ? g_host_cap * 2 : 64;
+        host_entry *n = cn_realloc(g_host, ncap * sizeof(*n));
+        if (!n) {
+            pthread_mutex_unlock(&g_host_lock);
+            free(p);
+            return cn_error(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: out of memory for bookkeeping");
+        }
+        g_host = n;
+        g_host_cap = ncap;
     }
-    size_t j = host_hash(p) & (g_host_cap - 1);
-    while (g_host[j].ptr && g_host[j].ptr != HOST_TOMB)
-        j = (j + 1) & (g_host_cap - 1);
-    if (!g_host[j].ptr)
-        g_host_used++;
-    g_host[j].ptr = p;
-    g_host[j].size = size;
-    g_host_live++;
+    size_t i = host_rank_locked((uintptr_t)p);
+    memmove(&g_host[i + 1], &g_host[i], (g_host_n - i) * sizeof(*g_host));
+    g_host[i].start = (uintptr_t)p;
+    g_host[i].size = size;
+    g_host_n++;
     pthread_mutex_unlock(&g_host_lock);
     *hostPtr = p;
     return ACL_SUCCESS;
@@ -115,11 +107,15 @@ ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr)
         return cn_error(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost: hostPtr is NULL");
     pthread_mutex_lock(&g_host_lock);
     size_t j = host_find_locked(hostPtr);
-    if (j != SIZE_MAX) {
-        g_host[j].ptr = HOST_TOMB;
-        g_host_live--;
+    bool start = j != SIZE_MAX && g_host[j].start == (uintptr_t)hostPtr;
+    if (start) {
+        memmove(&g_host[j], &g_host[j + 1], (g_host_n - j - 1) * sizeof(*g_host));
+        g_host_n--;
     }
     pthread_mutex_unlock(&g_host_lock);
+    if (j != SIZE_MAX && !start)
+        return cn_error(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost: %p points inside an aclrtMallocHost allocation, not "
+                        "at its start", hostPtr);
     if (j == SIZE_MAX) {
         if (cn_device_of_ptr(hostPtr))
             return cn_error(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost: %p is device memory; use aclrtFree", hostPtr);
@@ -155,7 +151,15 @@ static aclError device_malloc(const char *api, void **devPtr, size_t size, aclrt
         return rc;
     int base = (int)policy & 0xff;
     int huge = (base != ACL_MEM_MALLOC_NORMAL_ONLY && base != ACL_MEM_MALLOC_NORMAL_ONLY_P2P && size > (1u << 20));
-    rc = cn_devalloc_alloc(c->dev->alloc, size, huge, devPtr);
+    cn_device *d = c->dev;
+    if (atomic_load_explicit(&d->n_pending, memory_order_relaxed) > 0)
+        cn_mem_pending_reclaim(d, false);
+    rc = cn_devalloc_alloc(d->alloc, size, huge, devPtr);
+    if (rc == ACL_ERROR_RT_MEMORY_ALLOCATION && atomic_load(&d->n_pending) > 0) {
+        /* Blocks freed while work still used them: wait for that work, then try again. */
+        cn_mem_pending_reclaim(d, true);
+        rc = cn_devalloc_alloc(d->alloc, size, huge, devPtr);
+    }
     if (rc == ACL_ERROR_RT_MEMORY_ALLOCATION) {
         cn_devalloc_stats st;
         cn_devalloc_get_stats(c->dev->alloc, &st);
@@ -180,7 +184,252 @@ ACL_FUNC_VISIBILITY aclError aclrtMallocAlign32(void **devPtr, size_t size, aclr
 
 ACL_FUNC_VISIBILITY aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
+    if (devPtr && size) {
+        aclError rc = cn_capture_check_sync("aclrtMallocCached");
+        if (rc != ACL_SUCCESS)
+            return rc;
+    }
     return device_malloc("aclrtMallocCached", devPtr, size, policy);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Deferred frees                                                                              */
+/*                                                                                             */
+/* aclrtFree returns at once, but the block may still be read or written by work queued before  */
+/* the free (a pool that frees its idle blocks while the stream runs). So a free looks at the    */
+/* device's streams: if none has work pending, the block goes back to the allocator at once     */
+/* (the usual case: frees after a synchronize). Otherwise the free records, for each busy       */
+/* stream, its position (tasks enqueued so far); the block stays out of the allocator until     */
+/* every such stream has completed up to its position. Pending blocks are handed back by later  */
+/* allocations and frees (a check of a few atomic counters), and an allocation that would fail  */
+/* first waits for them. A pending block does not count as live memory for any pointer check.  */
+/* The cost of a free is one uncontended mutex and two atomic loads per stream of the device.   */
+/* ------------------------------------------------------------------------------------------ */
+
+struct cn_pending_free {
+    void *ptr;
+    cn_pending_free *next;
+    uint32_t n;
+    struct {
+        cn_stream *s;       /* NULL once the stream is gone (its work finished or was dropped) */
+        uint64_t pos;
+    } w[];
+};
+
+static const cannon_stream_iface *stream_positions(void)
+{
+    const cannon_stream_iface *si = cn_drv()->stream;
+    return si->position && si->completed && si->wait_position ? si : NULL;
+}
+
+void cn_mem_stream_added(cn_stream *s)
+{
+    cn_device *d = s->dev;
+    pthread_mutex_lock(&d->free_lock);
+    s->dprev = NULL;
+    s->dnext = d->streams;
+    if (d->streams)
+        d->streams->dprev = s;
+    d->streams = s;
+    pthread_mutex_unlock(&d->free_lock);
+}
+
+void cn_mem_stream_gone(cn_stream *s)
+{
+    cn_device *d = s->dev;
+    pthread_mutex_lock(&d->free_lock);
+    if (s->dprev)
+        s->dprev->dnext = s->dnext;
+    else if (d->streams == s)
+        d->streams = s->dnext;
+    if (s->dnext)
+        s->dnext->dprev = s->dprev;
+    s->dnext = s->dprev = NULL;
+    for (cn_pending_free *p = d->pending; p; p = p->next)
+        for (uint32_t i = 0; i < p->n; i++)
+            if (p->w[i].s == s)
+                p->w[i].s = NULL;
+    pthread_mutex_unlock(&d->free_lock);
+}
+
+static bool pending_due_locked(const cannon_stream_iface *si, const cn_pending_free *p)
+{
+    for (uint32_t i = 0; i < p->n; i++)
+        if (p->w[i].s && si->completed(p->w[i].s->drv) < p->w[i].pos)
+            return false;
+    return true;
+}
+
+static bool pending_has_locked(const cn_device *d, const void *ptr)
+{
+    for (const cn_pending_free *p = d->pending; p; p = p->next)
+        if (p->ptr == ptr)
+            return true;
+    return false;
+}
+
+static void reclaim_locked(cn_device *d, bool all)
+{
+    const cannon_stream_iface *si = stream_positions();
+    for (cn_pending_free **pp = &d->pending; *pp;) {
+        cn_pending_free *p = *pp;
+        if (all || !si || pending_due_locked(si, p)) {
+            *pp = p->next;
+            (void)cn_devalloc_free(d->alloc, p->ptr);
+            cn_free(p);
+            atomic_fetch_sub(&d->n_pending, 1);
+        } else {
+            pp = &p->next;
+        }
+    }
+}
+
+typedef struct stream_pos {
+    cn_stream *s;
+    uint64_t pos;
+} stream_pos;
+
+/* Wait until each stream reached its position; drops the references in the list. Streams held
+ * by a callback running on this thread are not waited for (they wait for the callback). */
+static void wait_positions(stream_pos *l, size_t n)
+{
+    const cannon_stream_iface *si = cn_drv()->stream;
+    for (size_t i = 0; i < n; i++) {
+        if (!cn_callback_holds_stream(l[i].s))
+            (void)si->wait_position(l[i].s->drv, l[i].pos, -1);
+        cn_obj_put(&l[i].s->obj);
+    }
+}
+
+void cn_mem_pending_reclaim(cn_device *d, bool wait)
+{
+    if (atomic_load(&d->n_pending) == 0)
+        return;
+    const cannon_stream_iface *si = stream_positions();
+    if (wait && si) {
+        stream_pos *l = NULL;
+        size_t n = 0, cap = 0;
+        pthread_mutex_lock(&d->free_lock);
+        for (cn_pending_free *p = d->pending; p; p = p->next) {
+            for (uint32_t i = 0; i < p->n; i++) {
+                cn_stream *s = p->w[i].s;
+                if (!s || si->completed(s->drv) >= p->w[i].pos)
+                    continue;
+                size_t k = 0;
+                while (k < n && l[k].s != s)
+                    k++;
+                if (k < n) {
+                    if (l[k].pos < p->w[i].pos)
+                        l[k].pos = p->w[i].pos;
+                    continue;
+                }
+                if (n == cap) {
+                    size_t ncap = cap ? cap * 2 : 8;
+                    stream_pos *nl = cn_realloc(l, ncap * sizeof(*nl));
+                    if (!nl)
+                        continue; /* not waited for: the block stays pending */
+                    l = nl;
+                    cap = ncap;
+                }
+                /* A stream whose last reference is going is being released: its work is over. */
+                if (cn_obj_tryref(&s->obj))
+                    l[n++] = (stream_pos){.s = s, .pos = p->w[i].pos};
+            }
+        }
+        pthread_mutex_unlock(&d->free_lock);
+        wait_positions(l, n);
+        cn_free(l);
+    }
+    pthread_mutex_lock(&d->free_lock);
+    reclaim_locked(d, false);
+    pthread_mutex_unlock(&d->free_lock);
+}
+
+void cn_mem_device_closing(cn_device *d)
+{
+    pthread_mutex_lock(&d->free_lock);
+    reclaim_locked(d, true);
+    pthread_mutex_unlock(&d->free_lock);
+}
+
+void cn_mem_wait_device_work(cn_device *d)
+{
+    const cannon_stream_iface *si = stream_positions();
+    if (!si)
+        return;
+    stream_pos *l = NULL;
+    size_t n = 0, cap = 0;
+    pthread_mutex_lock(&d->free_lock);
+    for (cn_stream *s = d->streams; s; s = s->dnext) {
+        uint64_t pos = si->position(s->drv);
+        if (si->completed(s->drv) >= pos)
+            continue;
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 8;
+            stream_pos *nl = cn_realloc(l, ncap * sizeof(*nl));
+            if (!nl)
+                break;
+            l = nl;
+            cap = ncap;
+        }
+        if (cn_obj_tryref(&s->obj))
+            l[n++] = (stream_pos){.s = s, .pos = pos};
+    }
+    pthread_mutex_unlock(&d->free_lock);
+    wait_positions(l, n);
+    cn_free(l);
+}
+
+/* Free ptr on d (deferred when work queued before may still use it). */
+static aclError free_on_device(const char *api, cn_device *d, void *ptr)
+{
+    const cannon_stream_iface *si = stream_positions();
+    pthread_mutex_lock(&d->free_lock);
+    void *start;
+    size_t size;
+    int r = cn_devalloc_find(d->alloc, ptr, &start, &size);
+    if (r == CN_DEVALLOC_OK && start != ptr)
+        r = CN_DEVALLOC_INTERIOR;
+    if (r == CN_DEVALLOC_OK && atomic_load(&d->n_pending) > 0 && pending_has_locked(d, ptr))
+        r = CN_DEVALLOC_NOT_LIVE;
+    if (r != CN_DEVALLOC_OK) {
+        pthread_mutex_unlock(&d->free_lock);
+        if (r == CN_DEVALLOC_INTERIOR)
+            return cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p points inside an allocation of device %d, not at its "
+                            "start", api, ptr, d->id);
+        return cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p is not a live allocation of device %d (double free?)", api,
+                        ptr, d->id);
+    }
+    uint32_t busy = 0;
+    if (si)
+        for (cn_stream *s = d->streams; s; s = s->dnext)
+            busy += si->completed(s->drv) < si->position(s->drv);
+    cn_pending_free *p = busy ? cn_malloc(sizeof(*p) + busy * sizeof(p->w[0])) : NULL;
+    if (!p) {
+        if (busy) {
+            /* No memory for the record: wait for the device's queued work instead. */
+            pthread_mutex_unlock(&d->free_lock);
+            cn_mem_wait_device_work(d);
+            pthread_mutex_lock(&d->free_lock);
+        }
+        (void)cn_devalloc_free(d->alloc, ptr);
+        reclaim_locked(d, false);
+        pthread_mutex_unlock(&d->free_lock);
+        return ACL_SUCCESS;
+    }
+    p->ptr = ptr;
+    p->n = 0;
+    for (cn_stream *s = d->streams; s && p->n < busy; s = s->dnext) {
+        uint64_t pos = si->position(s->drv);
+        if (si->completed(s->drv) < pos)
+            p->w[p->n++].s = s, p->w[p->n - 1].pos = pos;
+    }
+    p->next = d->pending;
+    d->pending = p;
+    atomic_fetch_add(&d->n_pending, 1);
+    reclaim_locked(d, false);
+    pthread_mutex_unlock(&d->free_lock);
+    return ACL_SUCCESS;
 }
 
 static aclError device_free(const char *api, void *devPtr)
@@ -191,22 +440,16 @@ static aclError device_free(const char *api, void *devPtr)
     if (!d) {
         void *s;
         size_t n;
+        cn_vmm_hit hit;
         if (cn_host_mem_lookup(devPtr, &s, &n))
             return cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p is host memory from aclrtMallocHost; use aclrtFreeHost",
                             api, devPtr);
+        if (cn_vmm_lookup(devPtr, &hit) != CN_VMM_NONE)
+            return cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p is in an address range of aclrtReserveMemAddress; use "
+                            "aclrtUnmapMem and aclrtFreePhysical", api, devPtr);
         return cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p is not device memory", api, devPtr);
     }
-    int r = cn_devalloc_free(d->alloc, devPtr);
-    switch (r) {
-    case CN_DEVALLOC_OK:
-        return ACL_SUCCESS;
-    case CN_DEVALLOC_INTERIOR:
-        return cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p points inside an allocation of device %d, not at its start",
-                        api, devPtr, d->id);
-    default:
-        return cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p is not a live allocation of device %d (double free?)", api,
-                        devPtr, d->id);
-    }
+    return free_on_device(api, d, devPtr);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr) { return device_free("aclrtFree", devPtr); }
@@ -230,21 +473,65 @@ typedef struct ptr_info {
     bool pinned;      /* host memory from aclrtMallocHost */
 } ptr_info;
 
-/* Check that [p, p+n) is usable; fills *info. Device ranges must lie inside one live allocation;
- * a range from aclrtMallocHost inside that allocation; any other host range must not wrap around
- * the address space nor reach into device memory (which would bypass the allocation checks).
- * All arithmetic is on sizes already known not to overflow. */
+/* Resolve a pointer into device memory: REF_HOST (not device memory), REF_LIVE (in a live
+ * allocation, or in memory mapped with aclrtMapMem: start and size: the allocation or the run of
+ * mappings), REF_DEAD (in a device's arena or a reservation, but not in live memory: freed, a
+ * deferred free, never allocated, unmapped). hit (may be NULL) receives the mapping for a mapped
+ * address (hit->dev NULL for arena memory). */
+enum { REF_HOST, REF_LIVE, REF_DEAD };
+static int resolve(const void *p, cn_device **dev, void **start, size_t *size, cn_vmm_hit *hit)
+{
+    if (hit)
+        hit->dev = NULL;
+    cn_device *d = cn_device_of_ptr(p);
+    *dev = d;
+    if (d) {
+        if (cn_devalloc_find(d->alloc, p, start, size) != CN_DEVALLOC_OK)
+            return REF_DEAD;
+        if (atomic_load_explicit(&d->n_pending, memory_order_relaxed) > 0) {
+            pthread_mutex_lock(&d->free_lock);
+            bool pending = pending_has_locked(d, *start);
+            pthread_mutex_unlock(&d->free_lock);
+            if (pending)
+                return REF_DEAD;
+        }
+        return REF_LIVE;
+    }
+    cn_vmm_hit h;
+    int r = cn_vmm_lookup(p, &h);
+    if (r == CN_VMM_NONE)
+        return REF_HOST;
+    if (r != CN_VMM_MAPPED)
+        return REF_DEAD;
+    *dev = h.dev;
+    *start = h.run;
+    *size = h.run_size;
+    if (hit)
+        *hit = h;
+    return REF_LIVE;
+}
+
+/* Check that [p, p+n) is usable; fills *info. Device ranges must lie inside one live allocation
+ * (or one run of mappings of aclrtMapMem); a range from aclrtMallocHost inside that allocation;
+ * any other host range must not wrap around the address space nor reach into device memory or
+ * a reservation (which would bypass the allocation checks). All arithmetic is on sizes already
+ * known not to overflow. */
 static aclError classify(const char *api, const char *what, const void *p, size_t n, ptr_info *info)
 {
-    info->dev = cn_device_of_ptr(p);
     info->pinned = false;
-    if (info->dev) {
-        void *start;
-        size_t size;
-        int r = cn_devalloc_find(info->dev->alloc, p, &start, &size);
-        if (r != CN_DEVALLOC_OK)
+    void *start;
+    size_t size;
+    cn_device *d = NULL;
+    int r = resolve(p, &d, &start, &size, NULL);
+    info->dev = r == REF_HOST ? NULL : d;
+    if (r == REF_DEAD) {
+        if (d)
             return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %s %p is in device %d's memory but not in a live "
-                            "allocation (freed?)", api, what, p, info->dev->id);
+                            "allocation (freed?)", api, what, p, d->id);
+        return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %s %p is in an address range of aclrtReserveMemAddress "
+                        "that is not mapped (aclrtMapMem)", api, what, p);
+    }
+    if (r == REF_LIVE) {
         size_t off = (size_t)((const char *)p - (const char *)start);
         if (n > size - off)
             return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %s range [%p, +%zu) runs past the end of its "
@@ -255,17 +542,19 @@ static aclError classify(const char *api, const char *what, const void *p, size_
     if (__builtin_add_overflow((uintptr_t)p, n, &end))
         return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %s range [%p, +%zu) wraps around the address space", api,
                         what, p, n);
-    cn_device *d = cn_device_overlapping(p, n);
+    d = cn_device_overlapping(p, n);
     if (d)
         return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: host %s range [%p, +%zu) runs into device %d's memory",
                         api, what, p, n, d->id);
-    void *start;
-    size_t size;
+    if (cn_vmm_overlaps(p, n))
+        return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: host %s range [%p, +%zu) runs into an address range of "
+                        "aclrtReserveMemAddress", api, what, p, n);
     if (cn_host_mem_lookup(p, &start, &size)) {
         info->pinned = true;
-        if (n > size)
+        size_t off = (size_t)((const char *)p - (const char *)start);
+        if (n > size - off)
             return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %s range [%p, +%zu) runs past the end of its "
-                            "aclrtMallocHost allocation (%zu bytes)", api, what, p, n, size);
+                            "aclrtMallocHost allocation (%zu bytes from %p)", api, what, p, n, size, start);
     }
     return ACL_SUCCESS;
 }
@@ -315,6 +604,10 @@ static aclError check_copy(const char *api, void *dst, size_t destMax, const voi
     if ((si->dev != NULL) != want_src_dev)
         return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: kind %s needs a %s source, but src %p is %s memory", api,
                         kind_name(kind), want_src_dev ? "device" : "host", src, si->dev ? "device" : "host");
+    if (di->dev && si->dev && di->dev != si->dev && !cn_peer_allowed(di->dev, si->dev))
+        return cn_error(ACL_ERROR_RT_PARAM_INVALID, "%s: a copy between device %d and device %d needs peer access "
+                        "enabled in both directions (aclrtDeviceEnablePeerAccess on each)", api, si->dev->id,
+                        di->dev->id);
     if (dst == src)
         *noop = true;
     return ACL_SUCCESS;
@@ -329,6 +622,9 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *
     bool noop;
     aclError rc = check_copy("aclrtMemcpy", dst, destMax, src, count, kind, &di, &si, &noop);
     if (rc != ACL_SUCCESS || noop)
+        return rc;
+    rc = cn_capture_check_sync("aclrtMemcpy");
+    if (rc != ACL_SUCCESS)
         return rc;
     cn_device *d = any_device(&di, &si);
     if (!d) {
@@ -377,6 +673,24 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const v
     bool host_dst_pageable = !di.dev && !di.pinned;
     bool host_src_pageable = !si.dev && !si.pinned;
     bool wait = host_dst_pageable || host_src_pageable || kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE;
+    if (cn_stream_capturing(s)) {
+        if (wait) {
+            cn_obj_put(&s->obj);
+            return cn_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtMemcpyAsync: stream %p is capturing, and a copy from "
+                            "or to pageable host memory cannot be captured (use aclrtMallocHost memory)", stream);
+        }
+        cn_ctask t = {.kind = CN_CT_COPY, .u.copy = {.dst = dst, .src = src, .n = count}};
+        if (cn_capture_record(s, &t, &rc)) {
+            cn_obj_put(&s->obj);
+            return rc;
+        }
+    }
+    if (wait && cn_capture_blocks_sync()) {
+        cn_obj_put(&s->obj);
+        return cn_error(ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC, "aclrtMemcpyAsync: a copy from or to pageable host "
+                        "memory waits for the copy like a synchronous call, which the capture mode of a stream "
+                        "capturing now forbids on this thread (see aclmdlRICaptureThreadExchangeMode)");
+    }
     if (wait && cn_callback_holds_stream(s)) {
         cn_obj_put(&s->obj);
         return cn_callback_refuse("aclrtMemcpyAsync", "a copy from or to pageable host memory waits for its "
@@ -417,6 +731,8 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void 
         rc = classify("aclrtMemcpy2d", "dst", dst, dext, &di);
     if (rc == ACL_SUCCESS)
         rc = classify("aclrtMemcpy2d", "src", src, sext, &si);
+    if (rc == ACL_SUCCESS)
+        rc = cn_capture_check_sync("aclrtMemcpy2d");
     if (rc != ACL_SUCCESS)
         return rc;
     for (size_t r = 0; r < height; r++)
@@ -451,6 +767,9 @@ ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t 
     aclError rc = check_fill("aclrtMemset", devPtr, maxCount, count, &info, &noop);
     if (rc != ACL_SUCCESS || noop)
         return rc;
+    rc = cn_capture_check_sync("aclrtMemset");
+    if (rc != ACL_SUCCESS)
+        return rc;
     if (!info.dev) {
         memset(devPtr, (uint8_t)value, count);
         return ACL_SUCCESS;
@@ -465,12 +784,22 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int
     ptr_info info;
     bool noop;
     aclError rc = check_fill("aclrtMemsetAsync", devPtr, maxCount, count, &info, &noop);
-    if (rc != ACL_SUCCESS || noop)
+    if (rc != ACL_SUCCESS)
         return rc;
+    /* The stream is checked even when there is nothing to fill, as aclrtMemcpyAsync does. */
     cn_stream *s = NULL;
     rc = cn_stream_resolve(stream, "aclrtMemsetAsync", &s);
     if (rc != ACL_SUCCESS)
         return rc;
+    if (noop) {
+        cn_obj_put(&s->obj);
+        return ACL_SUCCESS;
+    }
+    cn_ctask t = {.kind = CN_CT_FILL, .u.fill = {.dst = devPtr, .value = (uint8_t)value, .n = count}};
+    if (cn_stream_capturing(s) && cn_capture_record(s, &t, &rc)) {
+        cn_obj_put(&s->obj);
+        return rc;
+    }
     int drc = cn_drv()->stream->enqueue_fill(s->drv, devPtr, (uint8_t)value, count);
     if (drc != 0)
         rc = cn_error(drc, "aclrtMemsetAsync: the driver could not enqueue the fill");
@@ -482,20 +811,21 @@ CANNON_API int cannonMemIsDevice(const void *ptr)
 {
     if (!ptr)
         return 0;
-    cn_device *d = cn_device_of_ptr(ptr);
+    cn_device *d;
     void *start;
     size_t size;
-    return d && cn_devalloc_find(d->alloc, ptr, &start, &size) == CN_DEVALLOC_OK;
+    return resolve(ptr, &d, &start, &size, NULL) == REF_LIVE;
 }
 
 CANNON_API aclError cannonMemGetShareInfo(const void *devPtr, cannon_mem_share_info *info)
 {
     if (!devPtr || !info)
         return cn_error(ACL_ERROR_INVALID_PARAM, "cannonMemGetShareInfo: %s is NULL", !devPtr ? "devPtr" : "info");
-    cn_device *d = cn_device_of_ptr(devPtr);
+    cn_device *d = NULL;
     void *start;
     size_t size;
-    if (!d || cn_devalloc_find(d->alloc, devPtr, &start, &size) != CN_DEVALLOC_OK)
+    cn_vmm_hit hit;
+    if (resolve(devPtr, &d, &start, &size, &hit) != REF_LIVE)
         return cn_error(ACL_ERROR_INVALID_PARAM, "cannonMemGetShareInfo: %p is not in a live device allocation", devPtr);
     int fd = cn_drv()->memory->export_fd ? cn_drv()->memory->export_fd(d->drv) : -1;
     if (fd < 0)
@@ -504,9 +834,16 @@ CANNON_API aclError cannonMemGetShareInfo(const void *devPtr, cannon_mem_share_i
     const char *base = __atomic_load_n(&d->arena_base, __ATOMIC_ACQUIRE);
     info->fd = fd;
     info->device_id = d->id;
-    info->offset = (uint64_t)((const char *)devPtr - base);
-    info->alloc_offset = (uint64_t)((const char *)start - base);
-    info->alloc_size = size;
+    if (hit.dev) {
+        /* Mapped memory: where it lives in the arena, within the one mapping holding it. */
+        info->offset = (uint64_t)(hit.backing + ((const char *)devPtr - hit.map) - base);
+        info->alloc_offset = (uint64_t)(hit.backing - base);
+        info->alloc_size = hit.map_size;
+    } else {
+        info->offset = (uint64_t)((const char *)devPtr - base);
+        info->alloc_offset = (uint64_t)((const char *)start - base);
+        info->alloc_size = size;
+    }
     info->arena_size = __atomic_load_n(&d->arena_size, __ATOMIC_RELAXED);
     return ACL_SUCCESS;
 }

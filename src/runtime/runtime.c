@@ -222,14 +222,16 @@ aclError cn_core_ensure(void)
 
 static void report_leaks(const cn_leak_stats *l)
 {
-    size_t total = l->contexts + l->streams + l->events + l->device_allocs + l->host_allocs + l->device_refs;
+    size_t total = l->contexts + l->streams + l->events + l->device_allocs + l->host_allocs + l->device_refs +
+                   l->graphs + l->vm_reservations + l->vm_handles;
     if (!total)
         return;
     CN_LOGW("aclFinalize released resources the application did not: %zu context(s), %zu stream(s), "
             "%zu event(s), %zu device allocation(s) (%zu bytes), %zu host allocation(s) (%zu bytes), "
-            "%zu device reference(s)",
+            "%zu device reference(s), %zu captured instance(s), %zu address reservation(s), "
+            "%zu physical allocation(s)",
             l->contexts, l->streams, l->events, l->device_allocs, l->device_bytes, l->host_allocs, l->host_bytes,
-            l->device_refs);
+            l->device_refs, l->graphs, l->vm_reservations, l->vm_handles);
 }
 
 /* Tear everything down, newest object first. Needs g_rt.lock. */
@@ -268,6 +270,8 @@ static void teardown_locked(void)
     }
     cn_device_teardown_all_locked(&leaks);
     cn_lock_wait_end();
+    cn_vmm_release_all(&leaks.vm_reservations, &leaks.vm_handles);
+    leaks.graphs = cn_capture_release_all();
     cn_host_mem_release_all(&leaks);
     cn_tls_forget();
     cn_loader_unload();

@@ -123,10 +123,12 @@ static void report_item_drop(cn_report_item *it)
 /* the running count lets it wait for callbacks in flight before the stream goes.               */
 /* ------------------------------------------------------------------------------------------ */
 
-typedef enum { CALL_TASK, CALL_HOST_FUNC, CALL_REPORT } call_kind;
+#define CALL_TASK CN_CALL_TASK
+#define CALL_HOST_FUNC CN_CALL_HOST_FUNC
+#define CALL_REPORT CN_CALL_REPORT
 
 struct cn_host_call {
-    call_kind kind;
+    cn_call_kind kind;
     cannon_host_task_fn task;   /* CALL_TASK */
     aclrtHostFunc host_func;    /* CALL_HOST_FUNC */
     void *arg;                  /* CALL_REPORT: the cn_report_item */
@@ -190,8 +192,9 @@ static int host_call_run(void *arg)
     return r;
 }
 
-/* Enqueue c on s (referenced by the caller). On failure c is not listed and still the caller's. */
-static aclError call_enqueue(const char *api, cn_stream *s, cn_host_call *c, uint32_t flags)
+/* Enqueue c on s's driver stream (referenced by the caller). On failure c is not listed and still
+ * the caller's. */
+static aclError call_enqueue_drv(const char *api, cn_stream *s, cn_host_call *c, uint32_t flags)
 {
     c->stream = s;
     c->prev = NULL;
@@ -211,6 +214,49 @@ static aclError call_enqueue(const char *api, cn_stream *s, cn_host_call *c, uin
     call_unlink_locked(s, c);
     pthread_mutex_unlock(&s->calls_lock);
     return cn_error(drc, "%s: the driver could not enqueue the task", api);
+}
+
+/* Enqueue c on s, or record it when s captures (c is then freed). On failure c is still the
+ * caller's. */
+static aclError call_enqueue(const char *api, cn_stream *s, cn_host_call *c, uint32_t flags)
+{
+    if (cn_stream_capturing(s)) {
+        cn_ctask t = {.kind = CN_CT_HOST};
+        t.u.host.kind = c->kind;
+        t.u.host.task = c->task;
+        t.u.host.func = c->host_func;
+        t.u.host.arg = c->arg;
+        t.u.host.flags = flags;
+        if (c->kind == CALL_REPORT) {
+            cn_report_item *it = c->arg;
+            t.u.host.cb = it->fn;
+            t.u.host.arg = it->user_data;
+            t.u.host.block = it->block;
+        }
+        aclError rc;
+        if (cn_capture_record(s, &t, &rc)) {
+            if (rc == ACL_SUCCESS)
+                call_drop(c);
+            return rc;
+        }
+    }
+    return call_enqueue_drv(api, s, c, flags);
+}
+
+aclError cn_stream_enqueue_host(cn_stream *s, cn_call_kind kind, cannon_host_task_fn task, aclrtHostFunc func,
+                                void *arg, uint32_t flags, const char *api)
+{
+    cn_host_call *c = cn_calloc(1, sizeof(*c));
+    if (!c)
+        return cn_error(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
+    c->kind = kind;
+    c->task = task;
+    c->host_func = func;
+    c->arg = arg;
+    aclError rc = call_enqueue_drv(api, s, c, flags);
+    if (rc != ACL_SUCCESS)
+        cn_free(c);
+    return rc;
 }
 
 /* Wait until no host call of s runs (on any thread). With drop_rest, calls that have not started
@@ -293,6 +339,39 @@ ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStre
     return ACL_SUCCESS;
 }
 
+/* Hand fn(data) to s's subscribed thread when s gets there (raw: straight to the driver, as graph
+ * replay does; else recorded when s captures). */
+static aclError launch_callback(cn_stream *s, aclrtCallback fn, void *data, bool block, const char *api, bool raw)
+{
+    cn_report_item *it = cn_calloc(1, sizeof(*it));
+    cn_host_call *call = it ? cn_calloc(1, sizeof(*call)) : NULL;
+    if (!call) {
+        cn_free(it);
+        return cn_error(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
+    }
+    it->fn = fn;
+    it->user_data = data;
+    it->block = block;
+    it->stream = s;
+    pthread_mutex_lock(&g_rep_lock);
+    if (!s->has_subscriber) {
+        pthread_mutex_unlock(&g_rep_lock);
+        cn_free(call);
+        cn_free(it);
+        return cn_error(ACL_ERROR_RT_STREAM_NO_CB_REG, "%s: no thread is subscribed to stream %p; call "
+                        "aclrtSubscribeReport first", api, (void *)s);
+    }
+    it->queue = s->reports;
+    it->queue->refs++;
+    pthread_mutex_unlock(&g_rep_lock);
+    call->kind = CALL_REPORT;
+    call->arg = it;
+    aclError rc = raw ? call_enqueue_drv(api, s, call, 0) : call_enqueue(api, s, call, 0);
+    if (rc != ACL_SUCCESS)
+        call_drop(call);
+    return rc;
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
                                                  aclrtStream stream)
 {
@@ -305,36 +384,14 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userDat
     aclError rc = cn_stream_resolve(stream, "aclrtLaunchCallback", &s);
     if (rc != ACL_SUCCESS)
         return rc;
-    cn_report_item *it = cn_calloc(1, sizeof(*it));
-    cn_host_call *call = it ? cn_calloc(1, sizeof(*call)) : NULL;
-    if (!call) {
-        cn_free(it);
-        cn_obj_put(&s->obj);
-        return cn_error(ACL_ERROR_BAD_ALLOC, "aclrtLaunchCallback: out of memory");
-    }
-    it->fn = fn;
-    it->user_data = userData;
-    it->block = blockType == ACL_CALLBACK_BLOCK;
-    it->stream = s;
-    pthread_mutex_lock(&g_rep_lock);
-    if (!s->has_subscriber) {
-        pthread_mutex_unlock(&g_rep_lock);
-        cn_free(call);
-        cn_free(it);
-        cn_obj_put(&s->obj);
-        return cn_error(ACL_ERROR_RT_STREAM_NO_CB_REG, "aclrtLaunchCallback: no thread is subscribed to stream %p; "
-                        "call aclrtSubscribeReport first", stream);
-    }
-    it->queue = s->reports;
-    it->queue->refs++;
-    pthread_mutex_unlock(&g_rep_lock);
-    call->kind = CALL_REPORT;
-    call->arg = it;
-    rc = call_enqueue("aclrtLaunchCallback", s, call, 0);
-    if (rc != ACL_SUCCESS)
-        call_drop(call);
+    rc = launch_callback(s, fn, userData, blockType == ACL_CALLBACK_BLOCK, "aclrtLaunchCallback", false);
     cn_obj_put(&s->obj);
     return rc;
+}
+
+aclError cn_stream_enqueue_callback(cn_stream *s, aclrtCallback fn, void *data, bool block, const char *api)
+{
+    return launch_callback(s, fn, data, block, api, true);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout)
@@ -410,6 +467,7 @@ static void stream_release(cn_obj *o)
 {
     cn_stream *s = (cn_stream *)o;
     const cannon_driver_iface *d = cn_drv();
+    cn_mem_stream_gone(s);
     if (s->fence)
         d->stream->event_destroy(s->fence);
     /* Whoever drops the last reference ends the stream; pending work was waited for (or
@@ -427,6 +485,7 @@ static void stream_release(cn_obj *o)
                 (void *)s, dropped);
     pthread_cond_destroy(&s->calls_idle);
     pthread_mutex_destroy(&s->calls_lock);
+    pthread_mutex_destroy(&s->cap_lock);
     cn_device *dev = s->dev;
     cn_free(s);
     cn_device_obj_remove(dev);
@@ -450,21 +509,27 @@ aclError cn_stream_create_locked(cn_context *ctx, bool is_default, uint32_t flag
     }
     pthread_mutex_init(&s->calls_lock, NULL);
     pthread_cond_init(&s->calls_idle, NULL);
+    pthread_mutex_init(&s->cap_lock, NULL);
+    atomic_init(&s->capture, NULL);
     aclError rc = cn_obj_register(&s->obj);
     if (rc != ACL_SUCCESS) {
         cn_drv()->stream->destroy(s->drv, 1);
         pthread_cond_destroy(&s->calls_idle);
         pthread_mutex_destroy(&s->calls_lock);
+        pthread_mutex_destroy(&s->cap_lock);
         cn_free(s);
         return cn_error(rc, "out of memory registering a stream");
     }
     cn_device_obj_add(s->dev);
+    cn_mem_stream_added(s);
     *out = s;
     return ACL_SUCCESS;
 }
 
 void cn_stream_destroy_locked(cn_stream *s, bool force)
 {
+    if (cn_stream_capturing(s))
+        cn_capture_stream_destroyed(s);
     cn_lock_wait_begin(); /* callbacks that need g_rt.lock give up instead of waiting for us */
     if (!force)
         cn_drv()->stream->synchronize(s->drv, -1, NULL, 0);
@@ -570,6 +635,11 @@ static aclError destroy_stream(const char *api, aclrtStream stream, bool force)
         cn_obj_put(&s->obj);
         return cn_callback_refuse(api, "the stream is the one running the callback");
     }
+    if (cn_stream_capturing(s)) {
+        cn_obj_put(&s->obj);
+        return cn_error(ACL_ERROR_RT_STREAM_CAPTURED, "%s: stream %p is capturing (aclmdlRICaptureBegin); end the "
+                        "capture first", api, stream);
+    }
     /* Wait outside the global lock: the stream's pending work may need other runtime calls
      * (a callback thread) to finish. */
     if (!force)
@@ -609,6 +679,9 @@ static aclError sync_stream(const char *api, aclrtStream stream, int32_t timeout
         return rc;
     if (cn_callback_holds_stream(s))
         rc = cn_callback_refuse(api, "the stream is the one running the callback");
+    else if (cn_stream_capturing(s))
+        rc = cn_error(ACL_ERROR_RT_STREAM_CAPTURED, "%s: stream %p is capturing (aclmdlRICaptureBegin): its tasks are "
+                      "recorded, not run; synchronize after aclmdlRICaptureEnd", api, stream);
     else
         rc = cn_stream_sync(s, timeout, api);
     cn_obj_put(&s->obj);
@@ -636,6 +709,11 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamSta
     aclError rc = cn_stream_resolve(stream, "aclrtStreamQuery", &s);
     if (rc != ACL_SUCCESS)
         return rc;
+    if (cn_stream_capturing(s)) {
+        cn_obj_put(&s->obj);
+        return cn_error(ACL_ERROR_RT_STREAM_CAPTURED, "aclrtStreamQuery: stream %p is capturing "
+                        "(aclmdlRICaptureBegin)", stream);
+    }
     *status = cn_drv()->stream->query(s->drv) ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
     cn_obj_put(&s->obj);
     return ACL_SUCCESS;
@@ -792,14 +870,27 @@ static aclError event_on_stream(const char *api, aclrtEvent event, aclrtStream s
         cn_obj_put(&s->obj);
         return cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p was destroyed by another thread meanwhile", api, event);
     }
-    const cannon_stream_iface *si = cn_drv()->stream;
-    event_enqueue_fn fn = which == 0 ? si->enqueue_record : which == 1 ? si->enqueue_wait : si->enqueue_reset;
-    int drc = fn(s->drv, e->drv);
-    if (drc != 0)
-        rc = cn_error(drc, "%s: the driver could not enqueue the event operation", api);
+    cn_ctask t = {.kind = CN_CT_EVENT, .u.ev = {.which = which, .handle = event, .id = id}};
+    if (cn_stream_capturing(s) && cn_capture_record(s, &t, &rc)) {
+        /* recorded */
+    } else if (which == 1 && atomic_load(&e->captured) > 0) {
+        rc = cn_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "%s: event %p was recorded in a capture still going on; a "
+                      "stream that is not capturing cannot wait for it (cross-stream capture is not supported)",
+                      api, event);
+    } else {
+        rc = cn_stream_enqueue_event(s, e, which, api);
+    }
     cn_obj_put(&s->obj);
     cn_obj_put(&e->obj);
     return rc;
+}
+
+aclError cn_stream_enqueue_event(cn_stream *s, cn_event *e, int which, const char *api)
+{
+    const cannon_stream_iface *si = cn_drv()->stream;
+    event_enqueue_fn fn = which == 0 ? si->enqueue_record : which == 1 ? si->enqueue_wait : si->enqueue_reset;
+    int drc = fn(s->drv, e->drv);
+    return drc != 0 ? cn_error(drc, "%s: the driver could not enqueue the event operation", api) : ACL_SUCCESS;
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
@@ -825,6 +916,11 @@ ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventR
     aclError rc = get_event("aclrtQueryEventStatus", event, &e);
     if (rc != ACL_SUCCESS)
         return rc;
+    if (atomic_load(&e->captured) > 0) {
+        cn_obj_put(&e->obj);
+        return cn_error(ACL_ERROR_RT_EVENT_CAPTURED, "aclrtQueryEventStatus: event %p was recorded in a capture still "
+                        "going on", event);
+    }
     *status = cn_drv()->stream->event_query(e->drv) ? ACL_EVENT_RECORDED_STATUS_COMPLETE
                                                       : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     cn_obj_put(&e->obj);
@@ -840,6 +936,11 @@ static aclError sync_event(const char *api, aclrtEvent event, int32_t timeout)
     aclError rc = get_event(api, event, &e);
     if (rc != ACL_SUCCESS)
         return rc;
+    if (atomic_load(&e->captured) > 0) {
+        cn_obj_put(&e->obj);
+        return cn_error(ACL_ERROR_RT_EVENT_CAPTURED, "%s: event %p was recorded in a capture still going on; its "
+                        "record runs only when the captured instance is executed", api, event);
+    }
     /* Wait in slices: the event may be destroyed by another thread meanwhile (our reference keeps
      * it valid), and then the wait ends with an error instead of waiting on for a record whose
      * result nobody can observe any more. Completion still ends a slice at once. */
@@ -897,7 +998,10 @@ ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEv
         cn_obj_put(&a->obj);
         return rc;
     }
-    if (!(a->flags & ACL_EVENT_TIME_LINE) || !(b->flags & ACL_EVENT_TIME_LINE)) {
+    if (atomic_load(&a->captured) > 0 || atomic_load(&b->captured) > 0) {
+        rc = cn_error(ACL_ERROR_RT_EVENT_CAPTURED, "aclrtEventElapsedTime: an event was recorded in a capture still "
+                      "going on");
+    } else if (!(a->flags & ACL_EVENT_TIME_LINE) || !(b->flags & ACL_EVENT_TIME_LINE)) {
         rc = cn_error(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "aclrtEventElapsedTime: both events need "
                       "ACL_EVENT_TIME_LINE to be timed");
     } else {
@@ -925,6 +1029,15 @@ CANNON_API aclError cannonLaunchKernel(const cannon_launch_desc *desc, aclrtStre
     aclError rc = cn_stream_resolve(stream, "cannonLaunchKernel", &s);
     if (rc != ACL_SUCCESS)
         return rc;
+    if (CN_UNLIKELY(cn_stream_capturing(s))) {
+        cn_ctask t = {.kind = CN_CT_LAUNCH,
+                      .u.launch = {.fn = desc->fn, .name = desc->name, .args = (void *)(uintptr_t)desc->args,
+                                   .args_size = desc->args_size, .block_dim = desc->block_dim}};
+        if (cn_capture_record(s, &t, &rc)) {
+            cn_obj_put(&s->obj);
+            return rc;
+        }
+    }
     int drc = cn_drv()->stream->enqueue_launch(s->drv, desc);
     if (drc != 0)
         rc = cn_error(drc, "cannonLaunchKernel: the driver could not enqueue kernel %s", desc->name ? desc->name : "?");

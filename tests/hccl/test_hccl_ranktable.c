@@ -140,6 +140,20 @@ static void test_strings_and_types(void **s)
     expect_para(write_table("j.json", "{\"status\": \"completed\", "), "JSON");
 }
 
+/* A NUL byte ends the text for the JSON parser: a valid table followed by one and anything else
+ * must not pass as the valid table. */
+static void test_nul_byte(void **s)
+{
+    (void)s;
+    const char *path = table(NULL, NULL, NULL);
+    FILE *f = fopen(path, "a");
+    assert_non_null(f);
+    static const char tail[] = "\0{\"ignored\": 1}";
+    assert_int_equal(fwrite(tail, 1, sizeof tail - 1, f), sizeof tail - 1);
+    fclose(f);
+    expect_para(path, "NUL byte");
+}
+
 static void test_special_files(void **s)
 {
     (void)s;
@@ -180,7 +194,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_integers),          cmocka_unit_test(test_addresses),
         cmocka_unit_test(test_strings_and_types), cmocka_unit_test(test_special_files),
-        cmocka_unit_test(test_valid_one_rank_table),
+        cmocka_unit_test(test_valid_one_rank_table), cmocka_unit_test(test_nul_byte),
     };
     if (getenv("CANNON_TEST_FILTER"))
         cmocka_set_test_filter(getenv("CANNON_TEST_FILTER"));

@@ -321,6 +321,32 @@ def test_dtype_arguments_by_name():
         ops.call("aclnnReduceSum", cannon.from_numpy(x), [1], False, "float128x", cannon.empty((3,)))
 
 
+def test_call_refuses_lossy_list_and_scalar_items():
+    """List items and scalars are converted only when they are what the parameter takes: nothing
+    is rounded (1.7 as a dim), parsed ('1'), truncated (2**70) or made real (a complex)."""
+    x, y = cannon.from_numpy(r(2, 3)), cannon.empty((2,))
+    for dims, err in (([1.7], TypeError), ([np.float64(1.0)], TypeError), (["1"], TypeError), ([None], TypeError),
+                      ([float("nan")], TypeError), ([True], TypeError), ([2**70], OverflowError),
+                      ([-2**63 - 1], OverflowError), ([np.uint64(2**64 - 1)], OverflowError)):
+        with pytest.raises(err, match="IntArray"):
+            ops.call("aclnnReduceSum", x, dims, False, cannon.float32, y)
+    ops.call("aclnnReduceSum", x, [np.int64(1)], False, cannon.float32, y, sync=True)  # numpy integers are integers
+    close(y.numpy(), x.numpy().sum(1))
+    g = cannon.from_numpy(r(2, 3))
+    for mask in ([True, "x", True], [None, True, True], [np.array([1, 2]), True, True], [1.0, True, True]):
+        with pytest.raises(TypeError, match="BoolArray"):
+            ops.call("aclnnLayerNormBackward", g, g, [3], None, None, None, None, mask, None, None, None)
+    O = cannon.empty((2, 3))
+    for v, err in ((np.datetime64("2020"), TypeError), (np.complex64(1j), TypeError), (1j, TypeError),
+                   (np.str_("3"), TypeError), (2**70, OverflowError), (np.uint64(2**64 - 1), OverflowError)):
+        with pytest.raises(err):
+            ops.call("aclnnAdds", x, v, 1.0, O)
+    with pytest.raises(OverflowError, match="int8"):
+        ops.Scalar(1000, "int8")
+    ops.call("aclnnAdds", x, np.float32(2.0), np.int64(1), O, sync=True)
+    close(O.numpy(), x.numpy() + 2.0)
+
+
 def test_streams_async_and_generic_call():
     with cannon.Stream() as s:
         x = cannon.from_numpy(r(8, 8))

@@ -200,47 +200,78 @@ static void test_limit_boundary(void **state)
 }
 
 /* [4,0] @ [0,5] with NULL storage for the empty inputs: a zero-filled [4,5], as torch returns,
- * through aclnnMatmul, aclnnMm and aclnnBatchMatMul. */
+ * through aclnnMatmul, aclnnMm and aclnnBatchMatMul, in fp32, bf16 and fp16 (each dtype takes
+ * its own path: OpenBLAS, the packed bf16 kernel, fp32 via conversion). Kernels see an address
+ * they may do arithmetic on, never NULL (UBSan checks it in the sanitizer build). */
 static void test_matmul_empty_k_null_storage(void **state)
 {
     (void)state;
     const int64_t da[2] = {4, 0}, db[2] = {0, 5}, dout[2] = {4, 5};
     const int64_t ba[3] = {2, 4, 0}, bb[3] = {2, 0, 5}, bout[3] = {2, 4, 5};
-    for (int which = 0; which < 3; which++) {
-        float junk[40];
-        for (int i = 0; i < 40; i++)
-            junk[i] = 7.0f;
-        assert_int_equal(aclrtMemcpy(g_dev, sizeof junk, junk, sizeof junk, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
-        const bool batched = which == 2;
-        aclTensor *a = tensor(batched ? 3 : 2, batched ? ba : da, NULL, 0, ACL_FLOAT, NULL);
-        aclTensor *b = tensor(batched ? 3 : 2, batched ? bb : db, NULL, 0, ACL_FLOAT, NULL);
-        aclTensor *o = tensor(batched ? 3 : 2, batched ? bout : dout, NULL, 0, ACL_FLOAT, g_dev);
-        uint64_t ws = 0;
-        aclOpExecutor *e = NULL;
-        aclnnStatus rc = which == 0   ? aclnnMatmulGetWorkspaceSize(a, b, o, 0, &ws, &e)
-                         : which == 1 ? aclnnMmGetWorkspaceSize(a, b, o, 0, &ws, &e)
-                                      : aclnnBatchMatMulGetWorkspaceSize(a, b, o, 0, &ws, &e);
-        assert_int_equal(rc, ACLNN_SUCCESS);
-        void *w = NULL;
-        if (ws)
-            assert_int_equal(aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
-        rc = which == 0 ? aclnnMatmul(w, ws, e, g_stream) : which == 1 ? aclnnMm(w, ws, e, g_stream)
-                                                                   : aclnnBatchMatMul(w, ws, e, g_stream);
-        assert_int_equal(rc, ACLNN_SUCCESS);
-        assert_int_equal(aclrtSynchronizeStream(g_stream), ACL_SUCCESS);
-        float r[40];
-        assert_int_equal(aclrtMemcpy(r, sizeof r, g_dev, sizeof r, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
-        const int n = batched ? 40 : 20;
-        for (int i = 0; i < n; i++)
-            assert_true(r[i] == 0.0f);
-        for (int i = n; i < 40; i++)
-            assert_true(r[i] == 7.0f); /* nothing written past the output */
-        if (w)
-            aclrtFree(w);
-        aclDestroyTensor(a);
-        aclDestroyTensor(b);
-        aclDestroyTensor(o);
+    const aclDataType dts[3] = {ACL_FLOAT, ACL_BF16, ACL_FLOAT16};
+    for (int d = 0; d < 3; d++) {
+        const size_t es = dts[d] == ACL_FLOAT ? 4 : 2;
+        for (int which = 0; which < 3; which++) {
+            unsigned char junk[160];
+            memset(junk, 0x5a, sizeof junk);
+            assert_int_equal(aclrtMemcpy(g_dev, sizeof junk, junk, sizeof junk, ACL_MEMCPY_HOST_TO_DEVICE),
+                             ACL_SUCCESS);
+            const bool batched = which == 2;
+            aclTensor *a = tensor(batched ? 3 : 2, batched ? ba : da, NULL, 0, dts[d], NULL);
+            aclTensor *b = tensor(batched ? 3 : 2, batched ? bb : db, NULL, 0, dts[d], NULL);
+            aclTensor *o = tensor(batched ? 3 : 2, batched ? bout : dout, NULL, 0, dts[d], g_dev);
+            uint64_t ws = 0;
+            aclOpExecutor *e = NULL;
+            aclnnStatus rc = which == 0   ? aclnnMatmulGetWorkspaceSize(a, b, o, 0, &ws, &e)
+                             : which == 1 ? aclnnMmGetWorkspaceSize(a, b, o, 0, &ws, &e)
+                                          : aclnnBatchMatMulGetWorkspaceSize(a, b, o, 0, &ws, &e);
+            assert_int_equal(rc, ACLNN_SUCCESS);
+            void *w = NULL;
+            if (ws)
+                assert_int_equal(aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+            rc = which == 0 ? aclnnMatmul(w, ws, e, g_stream)
+                 : which == 1 ? aclnnMm(w, ws, e, g_stream) : aclnnBatchMatMul(w, ws, e, g_stream);
+            assert_int_equal(rc, ACLNN_SUCCESS);
+            assert_int_equal(aclrtSynchronizeStream(g_stream), ACL_SUCCESS);
+            unsigned char r[160];
+            assert_int_equal(aclrtMemcpy(r, sizeof r, g_dev, sizeof r, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+            const size_t n = (batched ? 40 : 20) * es;
+            for (size_t i = 0; i < n; i++)
+                assert_int_equal(r[i], 0); /* +0.0 in every dtype */
+            for (size_t i = n; i < sizeof r; i++)
+                assert_int_equal(r[i], 0x5a); /* nothing written past the output */
+            if (w)
+                aclrtFree(w);
+            aclDestroyTensor(a);
+            aclDestroyTensor(b);
+            aclDestroyTensor(o);
+        }
     }
+}
+
+/* An empty view bounds its sizes and strides only one by one: [0, 2^40] with a 2^41-element
+ * stride is valid, and the elementwise planner must not multiply them (2^43 bytes x 2^40 overflows)
+ * while coalescing dims it will never walk. */
+static void test_elementwise_empty_huge_strides(void **state)
+{
+    (void)state;
+    const int64_t dims[2] = {0, (int64_t)1 << 40}, st[2] = {1, (int64_t)1 << 41};
+    aclTensor *a = tensor(2, dims, st, 0, ACL_FLOAT, NULL);
+    aclTensor *b = tensor(2, dims, st, 0, ACL_FLOAT, NULL);
+    aclTensor *o = tensor(2, dims, st, 0, ACL_FLOAT, NULL);
+    const float one = 1.0f;
+    aclScalar *alpha = aclCreateScalar((void *)&one, ACL_FLOAT);
+    assert_non_null(alpha);
+    uint64_t ws = 1;
+    aclOpExecutor *e = NULL;
+    assert_int_equal(aclnnAddGetWorkspaceSize(a, b, alpha, o, &ws, &e), ACLNN_SUCCESS);
+    assert_int_equal(ws, 0);
+    assert_int_equal(aclnnAdd(NULL, 0, e, g_stream), ACLNN_SUCCESS);
+    assert_int_equal(aclrtSynchronizeStream(g_stream), ACL_SUCCESS);
+    aclDestroyScalar(alpha);
+    aclDestroyTensor(a);
+    aclDestroyTensor(b);
+    aclDestroyTensor(o);
 }
 
 int main(void)
@@ -253,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_empty_views_with_huge_stride_products),
         cmocka_unit_test(test_limit_boundary),
         cmocka_unit_test(test_matmul_empty_k_null_storage),
+        cmocka_unit_test(test_elementwise_empty_huge_strides),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

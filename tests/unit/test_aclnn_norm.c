@@ -165,6 +165,30 @@ static void test_batch_norm_args(void **state)
     free_all();
 }
 
+/* No channels at all ([2, 0, 4, 4]): every gradient is empty, nothing to plan (the planner's
+ * reduction split divided by the channel count), in training and in eval. */
+static void test_batch_norm_backward_no_channels(void **state)
+{
+    (void)state;
+    const int64_t s[4] = {2, 0, 4, 4};
+    aclTensor *x = mk(s, 4, ACL_FLOAT, ACL_FORMAT_NCHW, 0.0f), *g = mk(s, 4, ACL_FLOAT, ACL_FORMAT_NCHW, 0.0f);
+    aclTensor *gi = mk(s, 4, ACL_FLOAT, ACL_FORMAT_NCHW, 0.0f);
+    aclTensor *w = vec(0, 0.0f), *sm = vec(0, 0.0f), *si = vec(0, 0.0f), *gw = vec(0, 0.0f), *gb = vec(0, 0.0f);
+    bool m3[3] = {true, true, true};
+    aclBoolArray *mask = aclCreateBoolArray(m3, 3);
+    for (int training = 0; training < 2; training++) {
+        uint64_t ws = 1;
+        aclOpExecutor *e = NULL;
+        EXPECT(ACLNN_SUCCESS, aclnnBatchNormBackwardGetWorkspaceSize(g, x, w, sm, si, sm, si, training, 1e-5, mask,
+                                                                     gi, gw, gb, &ws, &e));
+        assert_int_equal(ws, 0);
+        EXPECT(ACLNN_SUCCESS, aclnnBatchNormBackward(NULL, 0, e, g_stream));
+        assert_int_equal(aclrtSynchronizeStream(g_stream), ACL_SUCCESS);
+    }
+    aclDestroyBoolArray(mask);
+    free_all();
+}
+
 static void test_gather_counts(void **state)
 {
     (void)state;
@@ -234,6 +258,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_batch_norm_args),
+        cmocka_unit_test(test_batch_norm_backward_no_channels),
         cmocka_unit_test(test_gather_counts),
         cmocka_unit_test(test_layer_rms_args),
     };

@@ -271,6 +271,22 @@ static void test_embedded_nul(void **state)
     cn_config_free(&c);
 }
 
+/* A raw NUL byte (JSON has none, escaped or not) would end the string it is in for cJSON. */
+static void test_raw_nul(void **state)
+{
+    (void)state;
+    const char *names[] = {"err_msg_mode_raw_nul.json", "dump_path_raw_nul.json"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        cn_config c;
+        aclError rc = cn_config_load(fixture(names[i]), &c);
+        const char *msg = cn_error_take_recent();
+        if (rc != ACL_ERROR_PARSE_FILE || !msg || !strstr(msg, "NUL byte"))
+            fail_msg("%s: got %d (%s), want %d naming the NUL byte", names[i], (int)rc, msg ? msg : "no message",
+                     (int)ACL_ERROR_PARSE_FILE);
+        assert_default(&c);
+    }
+}
+
 static void test_empty_whitespace_and_braces(void **state)
 {
     (void)state;
@@ -564,6 +580,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_special_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_size_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_embedded_nul, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_raw_nul, setup, teardown),
         cmocka_unit_test_setup_teardown(test_empty_whitespace_and_braces, setup, teardown),
         cmocka_unit_test_setup_teardown(test_content_hash, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),

@@ -164,6 +164,58 @@ static void test_pinned_bounds(void **state)
     guarded_check_free(&g);
 }
 
+/* A pointer inside an aclrtMallocHost allocation is pinned memory too: fills take it, and a range
+ * from it may not run past the allocation's end (it was once taken for pageable memory: a fill
+ * refused, a copy past the end made). */
+static void test_pinned_interior(void **state)
+{
+    (void)state;
+    guarded g;
+    guarded_make(&g);
+    uint8_t *pin = NULL;
+    RT_OK(aclrtMallocHost((void **)&pin, 128));
+    memset(pin, 0x33, 128);
+    RT_OK(aclrtMemset(pin + 64, 64, 0x11, 64));
+    for (int i = 0; i < 128; i++)
+        assert_int_equal(pin[i], i < 64 ? 0x33 : 0x11);
+    RT_EXPECT(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(g.mid, N, pin + 64, 128, ACL_MEMCPY_HOST_TO_DEVICE));
+    expect_overflow_msg();
+    RT_EXPECT(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(pin + 100, 128, g.mid, 29, ACL_MEMCPY_DEVICE_TO_HOST));
+    expect_overflow_msg();
+    aclrtStream s = NULL;
+    RT_OK(aclrtCreateStream(&s));
+    RT_EXPECT(ACL_ERROR_RT_PARAM_INVALID, aclrtMemsetAsync(pin + 127, 2, 0, 2, s));
+    expect_overflow_msg();
+    RT_OK(aclrtMemsetAsync(pin + 120, 8, 0x22, 8, s));
+    RT_OK(aclrtMemcpyAsync(pin + 1, 8, g.mid, 8, ACL_MEMCPY_DEVICE_TO_HOST, s));
+    RT_OK(aclrtSynchronizeStream(s));
+    RT_OK(aclrtDestroyStream(s));
+    for (int i = 0; i < 128; i++)
+        assert_int_equal(pin[i], i >= 1 && i < 9 ? 0x5A : i >= 120 ? 0x22 : i < 64 ? 0x33 : 0x11);
+    RT_EXPECT(ACL_ERROR_INVALID_PARAM, aclrtFreeHost(pin + 64));
+    assert_true(rt_contains(aclGetRecentErrMsg(), "inside"));
+    RT_OK(aclrtFreeHost(pin));
+    guarded_check_free(&g);
+}
+
+/* A destroyed stream is refused by aclrtMemsetAsync even with nothing to fill, as by
+ * aclrtMemcpyAsync. */
+static void test_memset_async_dead_stream(void **state)
+{
+    (void)state;
+    guarded g;
+    guarded_make(&g);
+    aclrtStream s = NULL;
+    RT_OK(aclrtCreateStream(&s));
+    RT_OK(aclrtDestroyStream(s));
+    aclError memset_rc = aclrtMemsetAsync(g.mid, N, 0, 0, s);
+    aclError memcpy_rc = aclrtMemcpyAsync(g.mid, N, g.lo, 0, ACL_MEMCPY_DEVICE_TO_DEVICE, s);
+    assert_int_not_equal(memset_rc, ACL_SUCCESS);
+    assert_int_equal(memset_rc, memcpy_rc);
+    RT_EXPECT(memset_rc, aclrtMemsetAsync(g.mid, N, 0, 8, s));
+    guarded_check_free(&g);
+}
+
 /* Sizes near SIZE_MAX against device memory: rejected by the allocation check, never wrapped. */
 static void test_huge_counts(void **state)
 {
@@ -190,7 +242,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_dev, rt_teardown)
     const struct CMUnitTest tests[] = {
         T(test_memcpy2d_extent_overflow), T(test_host_range_wraps), T(test_host_range_into_device_memory),
-        T(test_pinned_bounds), T(test_huge_counts),
+        T(test_pinned_bounds), T(test_pinned_interior), T(test_memset_async_dead_stream), T(test_huge_counts),
     };
     rt_apply_test_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "rt_test_util.h"
+#include "cannon/cpu.h"
 
 #define INJECT_CAP 500
 
@@ -314,7 +315,7 @@ static void test_driver_module(void **state)
     uint32_t n = 0;
     RT_OK(aclrtGetDeviceCount(&n));
     assert_int_equal(n, 8);
-    assert_string_equal(aclrtGetSocName(), "CannonCPU");
+    assert_string_equal(aclrtGetSocName(), CANNON_CPU_SOC_NAME);
     rt_check_runtime_works(1);
     /* Events and async copies through the module too. */
     RT_OK(aclrtSetDevice(0));

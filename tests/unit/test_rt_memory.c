@@ -240,10 +240,17 @@ static void test_memcpy_kinds(void **state)
         uint8_t want = (i >= 100 && i < 600) ? 0xEE : (uint8_t)((i * 2654435761u + 5) >> 13);
         assert_int_equal(h1[i], want);
     }
-    /* A device allocation on another device: DEVICE_TO_DEVICE across devices. */
+    /* A device allocation on another device: DEVICE_TO_DEVICE across devices needs peer access
+     * enabled in both directions. */
     RT_OK(aclrtSetDevice(1));
     void *d3 = NULL;
     RT_OK(aclrtMalloc(&d3, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    RT_EXPECT(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(d3, N, d2, N, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    RT_OK(aclrtDeviceEnablePeerAccess(0, 0));
+    RT_EXPECT(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(d3, N, d2, N, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    RT_OK(aclrtSetDevice(0));
+    RT_OK(aclrtDeviceEnablePeerAccess(1, 0));
+    RT_OK(aclrtSetDevice(1));
     RT_OK(aclrtMemcpy(d3, N, d2, N, ACL_MEMCPY_DEVICE_TO_DEVICE));
     memset(h2, 0, N);
     RT_OK(aclrtMemcpy(h2, N, d3, N, ACL_MEMCPY_DEVICE_TO_HOST));

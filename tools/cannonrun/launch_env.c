@@ -109,12 +109,15 @@ static int slurm_tasks_on_node(const char *s, int node)
         if (*s == '(') {
             if (s[1] != 'x')
                 return -1;
+            errno = 0;
             reps = strtol(s + 2, &end, 10);
-            if (end == s + 2 || *end != ')' || reps <= 0)
+            if (end == s + 2 || *end != ')' || reps <= 0 || errno == ERANGE)
                 return -1;
             s = end + 1;
         }
-        if (node < seen + reps)
+        /* seen <= node always (a group is passed only when the node lies beyond it), so neither
+         * node - seen nor seen + reps below can overflow, however large reps is. */
+        if (reps > node - seen)
             return (int)tasks;
         seen += (int)reps;
         if (*s == ',')
@@ -138,11 +141,21 @@ const char *cannon_launch_source_name(cannon_launch_source source)
     return "unknown";
 }
 
-static void copy_str(char *dst, size_t cap, const char *src)
+/* Copies the value of variable @p name (NULL: unset, gives "") into @p dst. A value that does
+ * not fit is an error, never cut short: a truncated job id or path names another job's file. */
+static int copy_var(char *dst, size_t cap, const char *name, const char *src, char *err,
+                    size_t errlen)
 {
     if (src == NULL)
         src = "";
-    snprintf(dst, cap, "%s", src);
+    size_t n = strlen(src);
+    if (n >= cap) {
+        set_err(err, errlen, "%s is %zu bytes long; at most %zu are supported", name, n, cap - 1);
+        dst[0] = '\0';
+        return CANNON_LAUNCH_E_INVALID;
+    }
+    memcpy(dst, src, n + 1);
+    return CANNON_LAUNCH_OK;
 }
 
 /* Local rank and size from whichever family knows them. The chosen source's own variables
@@ -205,6 +218,12 @@ static int read_local(cannon_launch_env *env, cannon_launch_getenv_fn get, void 
             if (ls >= 0 && lr >= ls) {
                 set_err(err, errlen, "%s=%d is not below the local size %d", locals[i].rank_var,
                         lr, ls);
+                return CANNON_LAUNCH_E_INCONSISTENT;
+            }
+            /* Without a local size (Slurm with no layout) the job size still bounds it. */
+            if (lr >= env->size) {
+                set_err(err, errlen, "%s=%d is not below the job size %d", locals[i].rank_var, lr,
+                        env->size);
                 return CANNON_LAUNCH_E_INCONSISTENT;
             }
             env->local_rank = lr;
@@ -306,23 +325,34 @@ int cannon_launch_env_read_with(cannon_launch_env *env, cannon_launch_getenv_fn 
     else
         env->device_id = env->rank;
 
-    const char *job = get("CANNONRUN_JOB_ID", ctx);
+    const char *job_var = "CANNONRUN_JOB_ID";
+    const char *job = get(job_var, ctx);
     env->launched_by_cannonrun = job != NULL;
     if (job == NULL)
-        job = get("PMIX_NAMESPACE", ctx);
+        job = get(job_var = "PMIX_NAMESPACE", ctx);
     if (job == NULL)
-        job = get("OMPI_MCA_ess_base_jobid", ctx);
+        job = get(job_var = "OMPI_MCA_ess_base_jobid", ctx);
     if (job != NULL) {
-        copy_str(env->job_id, sizeof env->job_id, job);
+        rc = copy_var(env->job_id, sizeof env->job_id, job_var, job, err, errlen);
     } else {
         const char *sj = get("SLURM_JOB_ID", ctx), *ss = get("SLURM_STEP_ID", ctx);
-        if (sj != NULL)
-            snprintf(env->job_id, sizeof env->job_id, "slurm-%s.%s", sj, ss ? ss : "0");
+        if (sj != NULL) {
+            int w = snprintf(env->job_id, sizeof env->job_id, "slurm-%s.%s", sj, ss ? ss : "0");
+            if (w < 0 || (size_t)w >= sizeof env->job_id) {
+                set_err(err, errlen, "SLURM_JOB_ID and SLURM_STEP_ID make a job id longer than %zu bytes",
+                        sizeof env->job_id - 1);
+                env->job_id[0] = '\0';
+                rc = CANNON_LAUNCH_E_INVALID;
+            }
+        }
     }
-    copy_str(env->root_info_file, sizeof env->root_info_file,
-             get(CANNON_HCCL_ROOT_INFO_FILE_ENV, ctx));
-    copy_str(env->rank_table_file, sizeof env->rank_table_file, get("RANK_TABLE_FILE", ctx));
-    return CANNON_LAUNCH_OK;
+    if (rc == CANNON_LAUNCH_OK)
+        rc = copy_var(env->root_info_file, sizeof env->root_info_file, CANNON_HCCL_ROOT_INFO_FILE_ENV,
+                      get(CANNON_HCCL_ROOT_INFO_FILE_ENV, ctx), err, errlen);
+    if (rc == CANNON_LAUNCH_OK)
+        rc = copy_var(env->rank_table_file, sizeof env->rank_table_file, "RANK_TABLE_FILE",
+                      get("RANK_TABLE_FILE", ctx), err, errlen);
+    return rc;
 }
 
 int cannon_launch_env_read(cannon_launch_env *env, char *err, size_t errlen)

@@ -408,6 +408,97 @@ static int mem_fill(cannon_drv_device *dev, void *dst, int value, size_t n)
     return 0;
 }
 
+/* ---- virtual memory ----
+ *
+ * A reservation is an anonymous PROT_NONE mapping (MAP_NORESERVE: it costs address space only);
+ * mapping physical memory replaces part of it, MAP_FIXED, with a shared mapping of the device's
+ * arena memfd at the block's offset, so the same pages are reachable through the arena and
+ * through the reservation. Unmapping puts a PROT_NONE mapping back. A mapping keeps the memfd
+ * alive by itself, so addresses stay valid (not faulting) after the device is closed. */
+
+#define CPU_VM_GRANULARITY ((size_t)2 << 20)
+
+static size_t vm_granularity(cannon_drv_device *dev)
+{
+    (void)dev;
+    return CPU_VM_GRANULARITY;
+}
+
+static int vm_reserve(size_t size, void *hint, void **va)
+{
+    if (va == NULL || size == 0 || size % CPU_VM_GRANULARITY != 0)
+        return ACL_ERROR_INVALID_PARAM;
+    const int prot = PROT_NONE, flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+    if (hint != NULL) {
+        if ((uintptr_t)hint % CPU_VM_GRANULARITY != 0)
+            return ACL_ERROR_INVALID_PARAM;
+#ifdef MAP_FIXED_NOREPLACE
+        void *p = mmap(hint, size, prot, flags | MAP_FIXED_NOREPLACE, -1, 0);
+#else
+        void *p = mmap(hint, size, prot, flags, -1, 0);
+#endif
+        if (p == MAP_FAILED)
+            return ACL_ERROR_RT_MEMORY_ALLOCATION;
+        if (p != hint) { /* a kernel without MAP_FIXED_NOREPLACE treats it as a hint */
+            munmap(p, size);
+            return ACL_ERROR_RT_MEMORY_ALLOCATION;
+        }
+        *va = p;
+        return 0;
+    }
+    /* Over-reserve by one granule and trim, so the start is granule-aligned. */
+    size_t total;
+    if (__builtin_add_overflow(size, CPU_VM_GRANULARITY, &total))
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    char *p = mmap(NULL, total, prot, flags, -1, 0);
+    if (p == MAP_FAILED)
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    uintptr_t start = ((uintptr_t)p + CPU_VM_GRANULARITY - 1) & ~(uintptr_t)(CPU_VM_GRANULARITY - 1);
+    size_t head = (size_t)(start - (uintptr_t)p), tail = total - head - size;
+    if (head != 0)
+        munmap(p, head);
+    if (tail != 0)
+        munmap((char *)start + size, tail);
+    *va = (void *)start;
+    return 0;
+}
+
+static int vm_release(void *va, size_t size)
+{
+    if (va == NULL || size == 0)
+        return ACL_ERROR_INVALID_PARAM;
+    return munmap(va, size) == 0 ? 0 : ACL_ERROR_RT_PARAM_INVALID;
+}
+
+static int vm_map(cannon_drv_device *dev, void *va, size_t size, void *arena_ptr)
+{
+    if (dev == NULL || va == NULL || size == 0)
+        return ACL_ERROR_INVALID_PARAM;
+    uintptr_t base = (uintptr_t)dev->base, p = (uintptr_t)arena_ptr;
+    if (p < base || p - base > dev->size || size > dev->size - (p - base) || (p - base) % CPU_VM_GRANULARITY != 0 ||
+        (uintptr_t)va % CPU_VM_GRANULARITY != 0 || size % CPU_VM_GRANULARITY != 0)
+        return ACL_ERROR_INVALID_PARAM;
+    void *m = mmap(va, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, dev->fd,
+                   (off_t)(p - base));
+    if (m == MAP_FAILED) {
+        CPU_LOG(CPU_LOG_ERROR, "cpu driver: cannot map %zu bytes of device %u at %p: %s", size, dev->index, va,
+                strerror(errno));
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
+#ifdef MADV_HUGEPAGE
+    (void)madvise(va, size, MADV_HUGEPAGE);
+#endif
+    return 0;
+}
+
+static int vm_unmap(void *va, size_t size)
+{
+    if (va == NULL || size == 0)
+        return ACL_ERROR_INVALID_PARAM;
+    void *m = mmap(va, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    return m == MAP_FAILED ? ACL_ERROR_RT_INTERNAL_ERROR : 0;
+}
+
 /* ---- tables ---- */
 
 static const cannon_device_iface g_device_iface = {
@@ -422,6 +513,11 @@ static const cannon_memory_iface g_memory_iface = {
     .decommit = mem_decommit,
     .copy = mem_copy,
     .fill = mem_fill,
+    .vm_granularity = vm_granularity,
+    .vm_reserve = vm_reserve,
+    .vm_release = vm_release,
+    .vm_map = vm_map,
+    .vm_unmap = vm_unmap,
 };
 
 static const cannon_driver_iface g_driver_iface = {

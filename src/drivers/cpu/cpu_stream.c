@@ -737,6 +737,30 @@ static int stream_query(cannon_drv_stream *s)
     return atomic_load(&s->completed.value) >= sub;
 }
 
+static uint64_t stream_position(cannon_drv_stream *s)
+{
+    return s != NULL ? atomic_load(&s->submitted) : 0;
+}
+
+static uint64_t stream_completed(cannon_drv_stream *s)
+{
+    return s != NULL ? atomic_load(&s->completed.value) : 0;
+}
+
+/* As synchronize, without taking the recorded error, and helping only with device work: the
+ * waiter (a free or an unmap) must not end up running a collective. */
+static int stream_wait_position(cannon_drv_stream *s, uint64_t pos, int32_t timeout_ms)
+{
+    if (s == NULL)
+        return ACL_ERROR_INVALID_PARAM;
+    if (atomic_load(&s->completed.value) >= pos)
+        return 0;
+    stream_help(s, pos, 0);
+    if (cannon_cpu_counter_wait(&s->completed, pos, cannon_cpu_deadline(timeout_ms), NULL) != CPU_WAIT_OK)
+        return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+    return 0;
+}
+
 static int stream_create(cannon_drv_device *dev, uint32_t flags, cannon_drv_stream **out)
 {
     (void)flags;
@@ -879,4 +903,7 @@ const cannon_stream_iface cannon_cpu_stream_iface = {
     .event_synchronize = event_synchronize,
     .event_elapsed = event_elapsed,
     .enqueue_host_ex = enqueue_host_ex,
+    .position = stream_position,
+    .completed = stream_completed,
+    .wait_position = stream_wait_position,
 };

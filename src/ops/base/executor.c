@@ -199,6 +199,9 @@ CANNON_API aclnnStatus cannonExecutorAddScatter(aclOpExecutor *e, int slot, uint
 
 /* ---- phase 2 ------------------------------------------------------------------------------------ */
 
+/* What a kernel sees for a workspace or an empty view that has no storage. */
+static _Alignas(64) unsigned char g_no_storage[64];
+
 static bool slot_empty(const nn_slot *s)
 {
     for (int64_t i = 0; i < s->ndim; i++)
@@ -216,9 +219,13 @@ static aclnnStatus launch_all(aclOpExecutor *e, void *workspace, aclrtStream str
             memcpy(e->scratch, k->args, k->args_size);
         for (size_t r = 0; r < k->n_refs; r++) {
             const cannon_arg_ref *ref = &k->refs[r];
-            /* Integer arithmetic: the base may be NULL for an empty workspace reference. */
+            /* Integer arithmetic. No storage (a zero-size workspace, an empty view without an
+             * address) binds g_no_storage instead of NULL, so a kernel's pointer arithmetic on
+             * it stays defined; nothing reads or writes it. */
             uintptr_t base = ref->slot == CANNON_SLOT_WORKSPACE ? (uintptr_t)workspace
                                                                 : (uintptr_t)e->slots[ref->slot].addr;
+            if (!base)
+                base = (uintptr_t)g_no_storage;
             void *p = (void *)(base + (uintptr_t)ref->byte_offset);
             memcpy((char *)e->scratch + ref->args_offset, &p, sizeof(p)); /* the offset may be unaligned */
         }

@@ -659,11 +659,19 @@ bool cannon_ew_plan(cannon_op *op, ew_args *tmpl, const aclTensor *out, const ac
         a.dt[2] = v1.dtype;
     const int64_t es[3] = {(int64_t)cannonDtypeSize(vo.dtype), (int64_t)cannonDtypeSize(v0.dtype),
                            in1 ? (int64_t)cannonDtypeSize(v1.dtype) : 0};
+    int64_t numel = 1;
+    for (int64_t i = 0; i < vo.ndim; i++)
+        numel *= vo.shape[i];
+    const int s0 = cannonOpInput(op, in0);
+    const int s1 = in1 ? cannonOpInput(op, in1) : -1;
+    const int so = cannonOpOutput(op, out);
+    /* Nothing to compute; and an empty view's strides and sizes are bounded only one by one, so
+     * the products the coalescing below forms could overflow. */
+    if (numel == 0)
+        return cannonOpOk(op);
     /* per-operand byte strides over the output's dims, 0 where an input is broadcast */
     int64_t full[3][CANNON_OP_MAX_RANK];
-    int64_t numel = 1;
     for (int64_t i = 0; i < vo.ndim; i++) {
-        numel *= vo.shape[i];
         full[0][i] = vo.strides[i] * es[0];
         const int64_t i0 = i - (vo.ndim - v0.ndim);
         full[1][i] = i0 >= 0 && v0.shape[i0] != 1 ? v0.strides[i0] * es[1] : 0;
@@ -731,11 +739,6 @@ bool cannon_ew_plan(cannon_op *op, ew_args *tmpl, const aclTensor *out, const ac
     if (nt_env && (nt_env[0] == '0' || nt_env[0] == '1'))
         a.nt = nt_env[0] == '1';
 
-    const int s0 = cannonOpInput(op, in0);
-    const int s1 = in1 ? cannonOpInput(op, in1) : -1;
-    const int so = cannonOpOutput(op, out);
-    if (numel == 0)
-        return cannonOpOk(op);
     /* the kernel walks every operand through its byte strides: views are bound as they are */
     cannon_arg_ref refs[3];
     size_t nrefs = 0;

@@ -142,8 +142,10 @@ static int mm_sgemm_kernel(const cannon_kernel_ctx *ctx, void *args)
 #endif
     int64_t off[3];
     batch_offsets(g, bi, off);
-    const char *a = (const char *)g->a + (off[1] + i0 * g->am) * es;
-    const char *b = (const char *)g->b + (off[2] + j0 * g->bn) * es;
+    /* An empty inner dimension: the operands may have no storage (NULL, no address to offset)
+     * and nothing of them is read; the product is zeros. */
+    const char *a = K ? (const char *)g->a + (off[1] + i0 * g->am) * es : NULL;
+    const char *b = K ? (const char *)g->b + (off[2] + j0 * g->bn) * es : NULL;
     char *c = (char *)g->c + (off[0] + i0 * g->cm + j0 * g->cn) * es;
     if (g->dt == MM_F32) {
         int64_t lda = 1, ldb = 1, ldc = 1;
@@ -369,7 +371,8 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
     cannon_arg_ref refs[4];
     const uint32_t off_a = (uint32_t)offsetof(mm_args, a), off_b = (uint32_t)offsetof(mm_args, b);
     const uint32_t off_c = (uint32_t)offsetof(mm_args, c);
-    const int bf16dp = dt == MM_BF16 && cannon_isa_select() == CANNON_ISA_AVX512
+    /* (an empty inner dimension takes the sgemm path: its operands may have no storage to pack) */
+    const int bf16dp = dt == MM_BF16 && g.K > 0 && cannon_isa_select() == CANNON_ISA_AVX512
 #if defined(CANNON_OPS_HAVE_AVX512)
                        && cannon_mm_bf16_available()
 #else

@@ -236,7 +236,9 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchNormBackwardGetWorkspaceSize(
     const int ssm = nm_input(&op, training ? saveMean : NULL), ssi = nm_input(&op, training ? saveInvstd : NULL);
     pl.slot_o = nm_output(&op, m0 ? gradInput : NULL);
     const int sgw = nm_output(&op, m1 ? gradWeight : NULL), sgb = nm_output(&op, m2 ? gradBias : NULL);
-    if (cannonOpOk(&op) && (numel > 0 || m1 || m2)) {
+    /* An empty batch leaves the weight and bias gradients (zeros) to write; with no channels there is
+     * nothing at all (the planner divides by the channel count). */
+    if (cannonOpOk(&op) && (numel > 0 || ((m1 || m2) && C > 0))) {
         bn_plan_begin(&pl, &vx, input, gradOut, m0 ? gradInput : NULL);
         bn_plan_ws(&pl);
         chan_set cs;

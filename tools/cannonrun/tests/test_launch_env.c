@@ -140,6 +140,17 @@ int main(void)
         expect_ok("slurm repeat tail", w, 6, 7, 0, 1, 0, CANNON_LAUNCH_SOURCE_SLURM);
     }
     {
+        /* A repetition count as large as a long: node 4 lies inside it (seen + count must not
+         * overflow on the way). A count beyond a long is malformed. */
+        const char *v[] = {"SLURM_PROCID=7", "SLURM_NTASKS=8", "SLURM_LOCALID=0", "SLURM_NODEID=4",
+                           "SLURM_TASKS_PER_NODE=4(x3),8(x9223372036854775807),1", NULL};
+        expect_ok("slurm huge repeat", v, 7, 8, 0, 8, 0, CANNON_LAUNCH_SOURCE_SLURM);
+        const char *w[] = {"SLURM_PROCID=7", "SLURM_NTASKS=8", "SLURM_LOCALID=0", "SLURM_NODEID=4",
+                           "SLURM_TASKS_PER_NODE=4(x3),8(x9223372036854775808),1", NULL};
+        expect_err("slurm repeat beyond a long", w, CANNON_LAUNCH_E_INVALID, "SLURM_TASKS_PER_NODE",
+                   NULL);
+    }
+    {
         const char *v[] = {"SLURM_PROCID=0", "SLURM_NTASKS=8", "SLURM_LOCALID=0",
                            "SLURM_NODEID=4", "SLURM_TASKS_PER_NODE=2(x3),1", NULL};
         expect_err("slurm layout short", v, CANNON_LAUNCH_E_INVALID, "SLURM_TASKS_PER_NODE",
@@ -222,6 +233,34 @@ int main(void)
         const char *v[] = {"RANK_ID=0", "RANK_SIZE=2", "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=4",
                            NULL};
         expect_err("local size too big", v, CANNON_LAUNCH_E_INCONSISTENT, "local size", NULL);
+    }
+    {
+        /* Slurm without a task layout: the local rank is still bounded by the job size (it
+         * would otherwise pick device 5 in a 2-task job). */
+        const char *v[] = {"SLURM_PROCID=0", "SLURM_NTASKS=2", "SLURM_LOCALID=5", NULL};
+        expect_err("slurm local rank >= size", v, CANNON_LAUNCH_E_INCONSISTENT, "SLURM_LOCALID=5",
+                   "job size 2");
+    }
+    {
+        /* Job ids and paths are copied whole or refused, never cut short. */
+        static char job[160 + sizeof "CANNONRUN_JOB_ID="], path[5000 + sizeof "RANK_TABLE_FILE="];
+        static char sjob[130 + sizeof "SLURM_JOB_ID="];
+        snprintf(job, sizeof job, "CANNONRUN_JOB_ID=%0160d", 7);
+        snprintf(path, sizeof path, "RANK_TABLE_FILE=/%04999d", 7);
+        snprintf(sjob, sizeof sjob, "SLURM_JOB_ID=%0130d", 7);
+        const char *v[] = {"RANK_ID=0", "RANK_SIZE=2", job, NULL};
+        expect_err("long job id", v, CANNON_LAUNCH_E_INVALID, "CANNONRUN_JOB_ID", "160 bytes");
+        const char *w[] = {"RANK_ID=0", "RANK_SIZE=2", path, NULL};
+        expect_err("long rank table path", w, CANNON_LAUNCH_E_INVALID, "RANK_TABLE_FILE", NULL);
+        const char *x[] = {"SLURM_PROCID=0", "SLURM_NTASKS=1", sjob, NULL};
+        expect_err("long slurm job id", x, CANNON_LAUNCH_E_INVALID, "SLURM_JOB_ID", NULL);
+        /* The longest that fits is kept as it is. */
+        snprintf(job, sizeof job, "CANNONRUN_JOB_ID=%0127d", 7);
+        const char *y[] = {"RANK_ID=0", "RANK_SIZE=2", job, NULL};
+        cannon_launch_env e;
+        char err[256];
+        CHECK(run(y, &e, err, sizeof err) == 0 && strcmp(e.job_id, job + strlen("CANNONRUN_JOB_ID=")) == 0,
+              "127-byte job id: %s", err);
     }
     {
         /* The real environment path. */
