@@ -46,9 +46,12 @@ static double cos_poly(double r)
     return (1.0 - 0.5 * r2) + r2 * r2 * p;
 }
 
-/* 32 bits of 2/pi starting at bit index @p k (0-based: index 0 is b_1) */
+/* 32 bits of 2/pi starting at bit index @p k (0-based: index 0 is b_1; k >= -1, and index -1 is
+ * b_0, the integer part of 2/pi: 0) */
 static uint32_t window_word(int k)
 {
+    if (k < 0)
+        return g_two_over_pi[0] >> -k;
     const int w = k >> 5, sh = k & 31;
     const uint32_t hi = g_two_over_pi[w];
     return sh ? (hi << sh) | (g_two_over_pi[w + 1] >> (32 - sh)) : hi;
