@@ -145,7 +145,17 @@ VI vf ew_half_erfc(vf x)
     return vf_mul(vf_mul(e, vf_set1(0.5f)), vf_mul(t, p));
 }
 
-VI vf ew_compute(const int op, vf a, vf b, const ew_params *prm)
+/* Optimised builds inline ew_compute into each operation's loop and fold the switch on the
+ * constant op. Unoptimised builds (Debug, the sanitizer runs) call it instead: forced inlining at
+ * -O0 copies every case into every loop, code that grows with the square of the number of
+ * operations (minutes of compile time per tier). */
+#if defined(__OPTIMIZE__)
+#define EW_COMPUTE_FN VI
+#else
+#define EW_COMPUTE_FN static __attribute__((noinline))
+#endif
+
+EW_COMPUTE_FN vf ew_compute(const int op, vf a, vf b, const ew_params *prm)
 {
     switch (op) {
     case EW_ADD:
