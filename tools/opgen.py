@@ -128,8 +128,9 @@ def _unparen(s):
 def parse(path=MANIFEST):
     """(headers: {name: doc}, header order, ops: [Op])."""
     text = _strip_comments(open(path, encoding="utf-8").read())
+    text = re.sub(r"(?m)^[ \t]*#.*$", "", text)  # preprocessor lines (the alias macro's default)
     headers, order, ops = {}, [], []
-    for m in re.finditer(r"\b(CANNON_OP_HEADER|CANNON_OP)\s*\(", text):
+    for m in re.finditer(r"\b(CANNON_OP_HEADER_ALIAS|CANNON_OP_HEADER|CANNON_OP)\s*\(", text):
         start, depth, i = m.end(), 1, m.end()
         while depth:
             c = text[i]
@@ -146,6 +147,10 @@ def parse(path=MANIFEST):
         if m.group(1) == "CANNON_OP_HEADER":
             headers[args[0]] = _c_string(args[1])
             order.append(args[0])
+        elif m.group(1) == "CANNON_OP_HEADER_ALIAS":
+            if args[1] not in headers:
+                raise SystemExit("ops.def: alias %s names header %s before its CANNON_OP_HEADER" % (args[0], args[1]))
+            ALIASES[args[0]] = (args[1], _c_string(args[2]))
         else:
             name, family, header, dtypes, kind, kind_args, params, doc = args
             if header not in headers:
@@ -153,6 +158,17 @@ def parse(path=MANIFEST):
             ops.append(Op(name, family, header, " ".join(dtypes.split()), kind, kind_args, _unparen(params),
                           _c_string(doc)))
     return headers, order, ops
+
+
+ALIASES = {}  # alias header -> (header, doc), filled by parse()
+
+
+def alias_text(alias, header, doc):
+    guard = "OP_API_INC_%s_H_" % alias[len("aclnn_"):].upper()
+    return "\n".join(["/**", " * @file %s.h" % alias, _comment(doc),
+                      " * Generated from src/ops/ops.def by tools/opgen.py: edit the manifest, not this file.",
+                      " */", "#ifndef " + guard, "#define " + guard, "", '#include "aclnnop/%s.h"' % header, "",
+                      "#endif /* %s */" % guard, ""])
 
 
 def _comment(text, first_prefix=" * ", width=100):
@@ -193,6 +209,8 @@ def generated_files():
     files = {}
     for h in order:
         files[os.path.join(HEADERS, h + ".h")] = header_text(h, headers[h], [o for o in ops if o.header == h])
+    for a, (h, doc) in ALIASES.items():
+        files[os.path.join(HEADERS, a + ".h")] = alias_text(a, h, doc)
     md = open(OPS_MD, encoding="utf-8").read()
     if TABLE_BEGIN in md and TABLE_END in md:
         a, b = md.index(TABLE_BEGIN), md.index(TABLE_END) + len(TABLE_END)

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "acl/acl.h"
-#include "aclnnop/aclnn_log_softmax.h"
+#include "aclnnop/aclnn_logsoftmax.h"
 #include "aclnnop/aclnn_softmax.h"
 #include "cannon/kernel.h"
 

@@ -9,7 +9,7 @@
 #include "aclnnop/aclnn_batch_norm_elemt_backward.h"
 #include "aclnnop/aclnn_batch_norm_gather_stats_with_counts.h"
 #include "aclnnop/aclnn_batch_norm_stats.h"
-#include "aclnnop/aclnn_log_softmax.h"
+#include "aclnnop/aclnn_logsoftmax.h"
 #include "aclnnop/aclnn_logsoftmax_backward.h"
 #include "aclnnop/aclnn_mm.h"
 #include "aclnnop/aclnn_mul.h"

@@ -150,6 +150,7 @@ aclError cn_device_open_locked(int32_t id)
         d->drv = NULL;
         return cn_error(arc, "device %d: cannot create its memory allocator", id);
     }
+    cn_retired_range_forget(base, size); /* device memory again, not a closed device's */
     __atomic_store_n(&d->arena_size, size, __ATOMIC_RELAXED);
     __atomic_store_n(&d->arena_base, base, __ATOMIC_RELEASE);
     d->open = true;
@@ -205,6 +206,10 @@ static void device_close_locked(cn_device *d, cn_leak_stats *leaks)
     for (uint32_t i = 0; i < g_rt.device_count && i < CN_MAX_DEVICES; i++)
         atomic_fetch_and(&g_rt.devices[i].peer_mask, ~(UINT64_C(1) << d->id));
     atomic_store(&d->peer_mask, 0);
+    /* Its memory goes; one aclrtFree of each block it held still succeeds (teardown after the
+     * reset), until aclFinalize or until the range is a device's memory again. */
+    if (!leaks)
+        cn_retired_range_add(d->arena_base, d->arena_size);
     __atomic_store_n(&d->arena_base, NULL, __ATOMIC_RELEASE);
     __atomic_store_n(&d->arena_size, 0, __ATOMIC_RELAXED);
     size_t n = 0, bytes = 0;
@@ -299,6 +304,7 @@ void cn_context_destroy_locked(cn_context *ctx, bool force)
             o = o->prev;
         if (!o)
             break;
+        cn_retired_add(o, o->kind); /* a later destroy of the handle succeeds */
         if (o->kind == CN_KIND_STREAM)
             cn_stream_destroy_locked((cn_stream *)o, force);
         else

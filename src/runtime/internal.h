@@ -195,6 +195,14 @@ static inline bool cn_obj_tryref(cn_obj *o)
 void cn_obj_put(cn_obj *o);
 /* Whether @p o (which the caller holds a reference to) is still registered, i.e. not destroyed. */
 bool cn_obj_is_registered(const cn_obj *o);
+/* Retired handles (runtime.c): streams and events a device reset or a context destroy took down;
+ * one later destroy of each succeeds (clients tear down after aclrtResetDevice). The device
+ * arenas of closed devices likewise: aclrtFree of an address in one succeeds. */
+void cn_retired_add(const void *handle, cn_kind kind);
+bool cn_retired_take(const void *handle, cn_kind kind);
+void cn_retired_range_add(const void *base, size_t size);
+void cn_retired_range_forget(const void *base, size_t size);
+bool cn_retired_range_has(const void *p);
 
 /* ---- the global lock (runtime.c) ---- */
 /* Take g_rt.lock. Outside host callbacks it simply waits. Inside one it gives up with

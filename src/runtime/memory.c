@@ -447,6 +447,10 @@ static aclError device_free(const char *api, void *devPtr)
         if (cn_vmm_lookup(devPtr, &hit) != CN_VMM_NONE)
             return cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p is in an address range of aclrtReserveMemAddress; use "
                             "aclrtUnmapMem and aclrtFreePhysical", api, devPtr);
+        if (cn_retired_range_has(devPtr)) {
+            CN_LOGI("%s: %p was memory of a device since reset; it went with the device", api, devPtr);
+            return ACL_SUCCESS;
+        }
         return cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p is not device memory", api, devPtr);
     }
     return free_on_device(api, d, devPtr);

@@ -20,6 +20,8 @@ static size_t g_reg_used;      /* live + tombstones */
 static size_t g_reg_live;
 #define TOMBSTONE ((cn_obj *)(uintptr_t)1)
 
+static void retired_forget(uintptr_t h);
+
 static size_t reg_hash(const void *p)
 {
     uint64_t x = (uint64_t)(uintptr_t)p;
@@ -78,6 +80,7 @@ aclError cn_obj_register(cn_obj *o)
     pthread_rwlock_unlock(&g_reg_lock);
 
     o->id = g_rt.next_id++;
+    retired_forget((uintptr_t)o); /* a new object at a retired address */
     o->prev = g_rt.objects_tail;
     o->next = NULL;
     if (g_rt.objects_tail)
@@ -161,6 +164,136 @@ void cn_obj_put(cn_obj *o)
 {
     if (o && atomic_fetch_sub_explicit(&o->refs, 1, memory_order_acq_rel) == 1)
         o->release(o);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Retired handles: what a device reset (or a context destroy) took down with it.               */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Streams and events die with their context, but clients that tear down after aclrtResetDevice
+ * (ggml does) still destroy them, and CANN answers 0. Their addresses are kept, sorted, so that one
+ * later destroy of each is a success; a new object at the same address, or aclFinalize, forgets
+ * them. Bounded: past CN_RETIRED_MAX the oldest are not recorded and their destroy is 100000 again.
+ * Device memory is tracked by address range instead (cn_retired_range_*). */
+#define CN_RETIRED_MAX 4096
+#define CN_RETIRED_RANGES 64
+static pthread_mutex_t g_ret_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cn_retired {
+    uintptr_t h;
+    cn_kind kind;
+} g_ret[CN_RETIRED_MAX];
+static size_t g_ret_n;
+static struct {
+    uintptr_t lo, hi;
+} g_ret_range[CN_RETIRED_RANGES];
+static size_t g_ret_nrange;
+
+/* The first index whose address is >= h. */
+static size_t ret_lower(uintptr_t h)
+{
+    size_t lo = 0, hi = g_ret_n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g_ret[mid].h < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void ret_remove_locked(uintptr_t h)
+{
+    size_t i = ret_lower(h);
+    if (i < g_ret_n && g_ret[i].h == h) {
+        memmove(&g_ret[i], &g_ret[i + 1], (g_ret_n - i - 1) * sizeof(g_ret[0]));
+        __atomic_store_n(&g_ret_n, g_ret_n - 1, __ATOMIC_RELAXED);
+    }
+}
+
+static void retired_forget(uintptr_t h)
+{
+    if (!__atomic_load_n(&g_ret_n, __ATOMIC_RELAXED))
+        return;
+    pthread_mutex_lock(&g_ret_lock);
+    ret_remove_locked(h);
+    pthread_mutex_unlock(&g_ret_lock);
+}
+
+void cn_retired_add(const void *handle, cn_kind kind)
+{
+    uintptr_t h = (uintptr_t)handle;
+    pthread_mutex_lock(&g_ret_lock);
+    size_t i = ret_lower(h);
+    if (i < g_ret_n && g_ret[i].h == h) {
+        g_ret[i].kind = kind;
+    } else if (g_ret_n < CN_RETIRED_MAX) {
+        memmove(&g_ret[i + 1], &g_ret[i], (g_ret_n - i) * sizeof(g_ret[0]));
+        g_ret[i].h = h;
+        g_ret[i].kind = kind;
+        __atomic_store_n(&g_ret_n, g_ret_n + 1, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&g_ret_lock);
+}
+
+bool cn_retired_take(const void *handle, cn_kind kind)
+{
+    uintptr_t h = (uintptr_t)handle;
+    bool hit = false;
+    pthread_mutex_lock(&g_ret_lock);
+    size_t i = ret_lower(h);
+    if (i < g_ret_n && g_ret[i].h == h && g_ret[i].kind == kind) {
+        ret_remove_locked(h);
+        hit = true;
+    }
+    pthread_mutex_unlock(&g_ret_lock);
+    return hit;
+}
+
+void cn_retired_range_add(const void *base, size_t size)
+{
+    if (!base || !size)
+        return;
+    pthread_mutex_lock(&g_ret_lock);
+    if (g_ret_nrange == CN_RETIRED_RANGES) { /* forget the oldest */
+        memmove(&g_ret_range[0], &g_ret_range[1], (CN_RETIRED_RANGES - 1) * sizeof(g_ret_range[0]));
+        g_ret_nrange--;
+    }
+    g_ret_range[g_ret_nrange].lo = (uintptr_t)base;
+    g_ret_range[g_ret_nrange].hi = (uintptr_t)base + size;
+    g_ret_nrange++;
+    pthread_mutex_unlock(&g_ret_lock);
+}
+
+void cn_retired_range_forget(const void *base, size_t size)
+{
+    uintptr_t lo = (uintptr_t)base, hi = lo + size;
+    pthread_mutex_lock(&g_ret_lock);
+    size_t k = 0;
+    for (size_t i = 0; i < g_ret_nrange; i++)
+        if (!(g_ret_range[i].lo < hi && lo < g_ret_range[i].hi))
+            g_ret_range[k++] = g_ret_range[i];
+    g_ret_nrange = k;
+    pthread_mutex_unlock(&g_ret_lock);
+}
+
+bool cn_retired_range_has(const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    bool hit = false;
+    pthread_mutex_lock(&g_ret_lock);
+    for (size_t i = 0; i < g_ret_nrange && !hit; i++)
+        hit = g_ret_range[i].lo <= a && a < g_ret_range[i].hi;
+    pthread_mutex_unlock(&g_ret_lock);
+    return hit;
+}
+
+static void retired_clear(void)
+{
+    pthread_mutex_lock(&g_ret_lock);
+    __atomic_store_n(&g_ret_n, 0, __ATOMIC_RELAXED);
+    g_ret_nrange = 0;
+    pthread_mutex_unlock(&g_ret_lock);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -281,6 +414,7 @@ static void teardown_locked(void)
     cn_config_free(&g_rt.config);
     cn_config_defaults(&g_rt.config);
     cn_error_set_mode(0);
+    retired_clear();
 }
 
 ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)

@@ -625,6 +625,10 @@ static aclError destroy_stream(const char *api, aclrtStream stream, bool force)
     if (!stream)
         return cn_error(ACL_ERROR_INVALID_PARAM, "%s: stream is NULL (the default stream cannot be destroyed)", api);
     cn_stream *s = (cn_stream *)cn_obj_get(stream, CN_KIND_STREAM);
+    if (!s && cn_retired_take(stream, CN_KIND_STREAM)) {
+        CN_LOGI("%s: stream %p went with its context (a device reset or context destroy)", api, stream);
+        return ACL_SUCCESS;
+    }
     if (!s)
         return cn_error(ACL_ERROR_INVALID_PARAM, "%s: %p is not a live stream", api, stream);
     if (s->is_default) {
@@ -822,6 +826,10 @@ void cn_event_destroy_locked(cn_event *e)
 ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event)
 {
     cn_event *e = NULL;
+    if (event && cn_retired_take(event, CN_KIND_EVENT)) { /* never a live handle: registering forgets it */
+        CN_LOGI("aclrtDestroyEvent: event %p went with its context (a device reset or context destroy)", event);
+        return ACL_SUCCESS;
+    }
     aclError rc = get_event("aclrtDestroyEvent", event, &e);
     if (rc != ACL_SUCCESS)
         return rc;

@@ -118,6 +118,8 @@ static void test_reset_device_refcount(void **state)
     RT_OK(aclrtSynchronizeStream(s));
     RT_OK(aclrtResetDevice(1)); /* last reference: destroys its streams too */
     assert_false(g_rt.devices[1].open);
+    /* The stream went with the device; destroying it afterwards succeeds once, as on CANN. */
+    RT_OK(aclrtDestroyStream(s));
     RT_EXPECT(ACL_ERROR_INVALID_PARAM, aclrtDestroyStream(s));
     RT_EXPECT(ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, aclrtResetDevice(1));
     RT_EXPECT(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetDevice(&d));
@@ -127,6 +129,54 @@ static void test_reset_device_refcount(void **state)
     RT_OK(aclrtGetDevice(&d));
     assert_int_equal(d, 1);
     RT_OK(aclrtResetDevice(1));
+}
+
+/* A client that tears down after the last aclrtResetDevice (ggml's backend does: reset, then it
+ * destroys its streams and event and frees its buffers, each under a check) gets 0 from each of
+ * those calls, once; a second destroy or free is an error again. A device set again has its memory
+ * back as device memory, with the usual checks. */
+static void test_teardown_after_reset(void **state)
+{
+    (void)state;
+    RT_OK(aclrtSetDevice(4));
+    aclrtStream s = NULL, s2 = NULL;
+    aclrtEvent e = NULL;
+    void *p = NULL, *q = NULL;
+    RT_OK(aclrtCreateStream(&s));
+    RT_OK(aclrtCreateStreamWithConfig(&s2, 0, 0));
+    RT_OK(aclrtCreateEvent(&e));
+    RT_OK(aclrtMalloc(&p, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    RT_OK(aclrtMalloc(&q, 3 << 20, ACL_MEM_MALLOC_HUGE_FIRST));
+    RT_OK(aclrtMemsetAsync(p, 4096, 1, 4096, s));
+    RT_OK(aclrtRecordEvent(e, s));
+    RT_OK(aclrtSynchronizeDevice());
+    RT_OK(aclrtResetDevice(4));
+    assert_false(g_rt.devices[4].open);
+
+    RT_OK(aclrtDestroyStream(s));
+    RT_OK(aclrtDestroyStreamForce(s2));
+    RT_OK(aclrtDestroyEvent(e));
+    RT_OK(aclrtFree(p));
+    RT_OK(aclrtFree(q));
+    RT_EXPECT(ACL_ERROR_INVALID_PARAM, aclrtDestroyStream(s));
+    RT_EXPECT(ACL_ERROR_INVALID_PARAM, aclrtDestroyEvent(e));
+    /* Never a device's memory: still refused. */
+    int local = 0;
+    RT_EXPECT(ACL_ERROR_INVALID_PARAM, aclrtFree(&local));
+    /* Used rather than destroyed, the handles are still invalid. */
+    RT_EXPECT(ACL_ERROR_INVALID_PARAM, aclrtRecordEvent(e, NULL));
+
+    /* Set again: its memory is device memory, freed once. */
+    RT_OK(aclrtSetDevice(4));
+    void *r = NULL;
+    RT_OK(aclrtMalloc(&r, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    RT_OK(aclrtFree(r));
+    RT_EXPECT(ACL_ERROR_INVALID_PARAM, aclrtFree(r));
+    aclrtStream s3 = NULL;
+    RT_OK(aclrtCreateStream(&s3));
+    RT_OK(aclrtDestroyStream(s3));
+    RT_EXPECT(ACL_ERROR_INVALID_PARAM, aclrtDestroyStream(s3));
+    RT_OK(aclrtResetDevice(4));
 }
 
 static void test_reset_device_force(void **state)
@@ -219,7 +269,9 @@ static void test_context_create_destroy(void **state)
     assert_ptr_equal(cur, ctx);
 
     RT_OK(aclrtDestroyContext(ctx));
-    /* Its streams went with it, and the thread has no current context any more. */
+    /* Its streams went with it (one destroy of each still succeeds), and the thread has no current
+     * context any more. */
+    RT_OK(aclrtDestroyStream(s));
     RT_EXPECT(ACL_ERROR_INVALID_PARAM, aclrtDestroyStream(s));
     RT_EXPECT(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetCurrentContext(&cur));
     RT_EXPECT(ACL_ERROR_INVALID_PARAM, aclrtDestroyContext(ctx));
@@ -559,6 +611,7 @@ int main(void)
         T(test_set_get_device),
         T(test_device_id_out_of_range),
         T(test_reset_device_refcount),
+        T(test_teardown_after_reset),
         T(test_reset_device_force),
         T(test_current_device_per_thread),
         T(test_context_create_destroy),

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aclnnop/aclnn_log_softmax.h"
+#include "aclnnop/aclnn_logsoftmax.h"
 #include "aclnnop/aclnn_logsoftmax_backward.h"
 #include "aclnnop/aclnn_softmax.h"
 #include "aclnnop/aclnn_softmax_backward.h"
