@@ -53,7 +53,8 @@ class Op:
     def dtype_names(self):
         names = []
         for part in self.dtypes.split("|"):
-            for n in DTYPE_NAMES.get(part.strip(), [part.strip()]):
+            m = re.fullmatch(r"CANNON_DT\(ACL_(\w+)\)", part.strip())
+            for n in ([m.group(1)] if m else DTYPE_NAMES.get(part.strip(), [part.strip()])):
                 if n not in names:
                     names.append(n)
         return names
