@@ -90,3 +90,9 @@ def test_arange_errors():
     assert golden.phase1_status("aclnnArange", S(0), S(3), S(1), golden.empty((3,), "int16")) == INVALID
     assert golden.phase1_status("aclnnArange", S(0), S(3), S(1, "uint32"), golden.empty((3,), "int64")) == INVALID
     assert golden.phase1_status("aclnnArange", S(0), S(3), S(0), golden.empty((3,), "int64")) == INVALID
+
+
+def test_arange_huge_count():
+    out = golden.empty((3,), "int64")
+    assert golden.phase1_status("aclnnArange", S(-(1 << 62)), S(1 << 62), S(1), out) == INVALID
+    assert golden.phase1_status("aclnnArange", S(-1e300, "float64"), S(1e300, "float64"), S(1.0), out) == INVALID

@@ -395,3 +395,21 @@ def test_constant_pad_errors():
     assert golden.phase1_status(name, x, [1, 1], 0.0, golden.empty((2, 5), "int32")) == INVALID
     assert golden.phase1_status(name, x, [1, 1, -2, 0], 0.0, golden.empty((0, 5), "float32")) == INVALID
     assert "empty" in golden.recent_error()
+
+
+def test_huge_arguments():
+    """Sizes and steps near the int64 range where no element is moved: nothing overflows (the
+    sanitizer builds check it) and the results are the exact ones."""
+    x = golden.array(np.arange(6, dtype=np.int32).reshape(2, 3))
+    e = golden.array(np.zeros((0, 3), np.int32))
+    golden.call("aclnnRepeatInterleaveIntWithDim", e, 1 << 62, 0, 0, golden.empty((0, 3), "int32"))
+    golden.call("aclnnRepeat", x, [0, 1 << 40], golden.empty((0, 3 << 40), "int32", storage_elems=1))
+    out = golden.empty((2, 1), "int32")
+    golden.call("aclnnSlice", x, 1, 1, 3, 1 << 62, out)
+    assert np.array_equal(golden.read(out), [[1], [4]])
+    out = golden.empty((2, 3), "int32")
+    golden.call("aclnnConstantPadNd", x, [-(1 << 40), 1 << 40], 7, out)
+    assert np.all(golden.read(out) == 7)
+    wide = golden.empty((0, 1 << 47), "int8", storage_elems=1)
+    assert golden.phase1_status("aclnnCat", [wide, wide, wide], 1, golden.empty((0, 3), "int8")) == INVALID
+    assert "2^48" in golden.recent_error()

@@ -90,8 +90,13 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnArangeGetWorkspaceSize(const aclScalar *sta
             cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID,
                          "upper bound and lower bound inconsistent with step sign: start %lld, end %lld, step %lld",
                          (long long)is, (long long)ie, (long long)ip);
-        else
-            n = (int64_t)ceil(((double)ie - (double)is) / (double)ip);
+        else {
+            const double nd = ceil(((double)ie - (double)is) / (double)ip);
+            if (!(nd >= 0 && nd < 9.0e15))
+                cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "the element count %g is not a valid size", nd);
+            else
+                n = (int64_t)nd;
+        }
     } else {
         const bool f32 = vo.dtype != ACL_DOUBLE;
         const double s = f32 ? (float)ds : ds, e = f32 ? (float)de : de, p = f32 ? (float)dp : dp;

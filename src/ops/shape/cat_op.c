@@ -102,6 +102,8 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnCatGetWorkspaceSize(const aclTensorList *te
                 break;
             }
         total += v[i].shape[dim];
+        if (cannonOpOk(&op) && total > CANNON_TENSOR_MAX_BYTES)
+            cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "the tensors' sizes along dim add up to more than 2^48");
     }
     if (cannonOpOk(&op)) {
         int64_t eshape[CANNON_OP_MAX_RANK];

@@ -75,14 +75,19 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnConstantPadNdGetWorkspaceSize(const aclTens
     const int ss = cannonOpInput(&op, self);
     const int so = cannonOpOutput(&op, out);
     const size_t es = cannonDtypeSize(vs.dtype);
+    bool interior = true;
     int64_t soff = vs.offset, doff = vo.offset;
-    for (int64_t d = 0; d < nd; d++) {
+    for (int64_t d = 0; d < nd; d++)
+        interior = interior && len[d] > 0;
+    for (int64_t d = 0; interior && d < nd; d++) { /* skip_d < self's size when the interior is not empty */
         soff += skip[d] * vs.strides[d];
         doff += lo[d] * vo.strides[d];
     }
-    shape_geom g;
-    shape_geom_init(&g, nd, len, vs.strides, vo.strides, es);
-    shape_record_copy(&op, ss, soff, so, doff, &g);
+    if (interior) {
+        shape_geom g;
+        shape_geom_init(&g, nd, len, vs.strides, vo.strides, es);
+        shape_record_copy(&op, ss, soff, so, doff, &g);
+    }
     /* border slabs */
     for (int64_t d = 0; d < nd; d++) {
         int64_t sh[CANNON_OP_MAX_RANK];

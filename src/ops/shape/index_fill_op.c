@@ -13,6 +13,12 @@
 
 #include "shape_copy.h"
 
+static int cmp_i64(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceIndexFillTensorGetWorkspaceSize(aclTensor *selfRef, int64_t dim,
                                                                             const aclIntArray *index,
                                                                             const aclScalar *value,
@@ -38,29 +44,30 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceIndexFillTensorGetWorkspaceSize(aclT
     const int64_t sr = vs.ndim > 0 ? vs.ndim : 1, n = sshape[dim];
     uint64_t ni = 0;
     const int64_t *iv = cannonIntArrayData(index, &ni);
-    bool *hit = calloc((size_t)(n > 0 ? n : 1), 1);
-    if (!hit) {
+    int64_t *k = malloc((size_t)(ni > 0 ? ni : 1) * sizeof *k);
+    if (!k) {
         cannonOpFail(&op, ACLNN_ERR_INNER_CREATE_EXECUTOR, "out of memory");
         return cannonOpFinish(&op);
     }
     for (uint64_t j = 0; j < ni; j++) {
-        const int64_t k = iv[j] < 0 ? iv[j] + n : iv[j];
-        if (k < 0 || k >= n) {
+        k[j] = iv[j] < 0 ? iv[j] + n : iv[j];
+        if (k[j] < 0 || k[j] >= n) {
             cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "index[%llu] = %lld is out of range [%lld, %lld)",
                          (unsigned long long)j, (long long)iv[j], (long long)-n, (long long)n);
             break;
         }
-        hit[k] = true;
     }
+    if (cannonOpOk(&op))
+        qsort(k, (size_t)ni, sizeof *k, cmp_i64);
     const int si = cannonOpInput(&op, selfRef);
     const int so = cannonOpOutput(&op, selfRef);
     (void)si;
     int64_t shape[CANNON_OP_MAX_RANK];
     for (int64_t d = 0; d < sr; d++)
         shape[d] = d == dim ? 1 : sshape[d];
-    for (int64_t k = 0; k < n && cannonOpOk(&op); k++)
-        if (hit[k])
-            shape_record_fill(&op, so, vs.offset + k * sstr[dim], sr, shape, sstr, cannonDtypeSize(vs.dtype), val);
-    free(hit);
+    for (uint64_t j = 0; j < ni && cannonOpOk(&op); j++)
+        if (j == 0 || k[j] != k[j - 1]) /* each distinct slice once */
+            shape_record_fill(&op, so, vs.offset + k[j] * sstr[dim], sr, shape, sstr, cannonDtypeSize(vs.dtype), val);
+    free(k);
     return cannonOpFinish(&op);
 }

@@ -45,6 +45,8 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnRepeatInterleaveIntWithDimGetWorkspaceSize(
 
     const int ss = cannonOpInput(&op, self);
     const int so = cannonOpOutput(&op, out);
+    if (shape_numel(&vo) == 0)
+        return cannonOpFinish(&op); /* nothing to copy (and repeats may be huge when S is 0) */
     int64_t sh[SHAPE_MAX_DIMS], sst[SHAPE_MAX_DIMS], dst[SHAPE_MAX_DIMS];
     int64_t n = 0;
     for (int64_t d = 0; d < vs.ndim; d++) {

@@ -54,6 +54,8 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnRepeatGetWorkspaceSize(const aclTensor *sel
 
     const int ss = cannonOpInput(&op, self);
     const int so = cannonOpOutput(&op, out);
+    if (shape_numel(&vo) == 0)
+        return cannonOpFinish(&op);
     int64_t sh[SHAPE_MAX_DIMS], sst[SHAPE_MAX_DIMS], dst[SHAPE_MAX_DIMS];
     int64_t n = 0;
     for (int64_t d = 0; d < nd; d++) {

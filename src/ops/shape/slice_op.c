@@ -43,7 +43,8 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnSliceGetWorkspaceSize(const aclTensor *self
     int64_t eshape[CANNON_OP_MAX_RANK], sst[CANNON_OP_MAX_RANK];
     for (int64_t d = 0; d < vs.ndim; d++) {
         eshape[d] = d == dim ? len : vs.shape[d];
-        sst[d] = d == dim ? vs.strides[d] * step : vs.strides[d];
+        /* with one element or none the step is never taken (and may be huge) */
+        sst[d] = d == dim && len > 1 ? vs.strides[d] * step : vs.strides[d];
     }
     if (!shape_expect(&op, "out", &vo, vs.ndim, eshape))
         return cannonOpFinish(&op);
