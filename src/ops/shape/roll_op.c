@@ -25,8 +25,9 @@ static int roll_flat_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
     (void)ctx;
     const roll_flat_args *a = (const roll_flat_args *)args;
-    memcpy(a->out + a->s * a->es, a->x, (size_t)((a->n - a->s) * a->es));
-    memcpy(a->out, a->x + (a->n - a->s) * a->es, (size_t)(a->s * a->es));
+    /* memmove: x and out may overlap (unspecified result, but no undefined access) */
+    memmove(a->out + a->s * a->es, a->x, (size_t)((a->n - a->s) * a->es));
+    memmove(a->out, a->x + (a->n - a->s) * a->es, (size_t)(a->s * a->es));
     return 0;
 }
 

@@ -74,13 +74,15 @@ void shape_copy_run(char *dst, const char *src, int64_t n, int64_t ss, int64_t d
 {
     if (n <= 0)
         return;
+    /* memmove: an output view may overlap an input view (the result is then unspecified, as in
+     * CANN, but no access is undefined) */
     if (ss == 1 && ds == 1) {
-        memcpy(dst, src, (size_t)n * es);
+        memmove(dst, src, (size_t)n * es);
         return;
     }
     if (ss == 0 && ds == 1) {
         /* one element repeated: place it once, then double the filled prefix */
-        memcpy(dst, src, es);
+        memmove(dst, src, es);
         for (int64_t k = 1; k < n;) {
             const int64_t m = k < n - k ? k : n - k;
             memcpy(dst + k * (int64_t)es, dst, (size_t)m * es);
@@ -89,10 +91,10 @@ void shape_copy_run(char *dst, const char *src, int64_t n, int64_t ss, int64_t d
         return;
     }
     const ptrdiff_t sstep = (ptrdiff_t)(ss * (int64_t)es), dstep = (ptrdiff_t)(ds * (int64_t)es);
-    /* a constant-size memcpy is one load and one store, with no alignment requirement */
+    /* a constant-size memmove is a load and a store, with no alignment requirement */
 #define SC_LOOP(BYTES)                                                                             \
     for (int64_t i = 0; i < n; i++, src += sstep, dst += dstep)                                    \
-        memcpy(dst, src, (BYTES));
+        memmove(dst, src, (BYTES));
     switch (es) {
     case 1:
         SC_LOOP(1);
@@ -469,7 +471,7 @@ bool shape_convert_elem(const void *src, aclDataType st, void *out, aclDataType 
     if (es == 0)
         return false;
     if (st == dt) {
-        memcpy(out, raw, es);
+        memmove(out, raw, es); /* the converting copy's views may overlap */
         return true;
     }
     bool is_float = true;
