@@ -142,8 +142,10 @@ def _proto_nnop(l):
     l.aclCreateIntArray.argtypes = [_c_i64p, ctypes.c_uint64]
     l.aclCreateBoolArray.restype = _vp
     l.aclCreateBoolArray.argtypes = [ctypes.POINTER(ctypes.c_bool), ctypes.c_uint64]
+    l.aclCreateTensorList.restype = _vp
+    l.aclCreateTensorList.argtypes = [ctypes.POINTER(_vp), ctypes.c_uint64]
     for n in ("aclDestroyTensor", "aclDestroyScalar", "aclDestroyIntArray", "aclDestroyBoolArray",
-              "aclDestroyAclOpExecutor"):
+              "aclDestroyTensorList", "aclDestroyAclOpExecutor"):
         getattr(l, n).restype = ctypes.c_int
         getattr(l, n).argtypes = [_vp]
 

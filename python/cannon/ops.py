@@ -4,7 +4,8 @@
 then ``<name>(workspace, ws, exec, stream)``. Arguments convert as:
 each operator's parameter types, as libopapi's manifest declares them (``manifest()``):
 DeviceArray → aclTensor descriptor (with the array's format), None → NULL, IntArray/BoolArray/Scalar
-(or a list, a tuple, a real Python or numpy number) → their handles, int → the integer type
+(or a list, a tuple, a real Python or numpy number) → their handles, a list or tuple of DeviceArrays
+(None items: NULL) → an aclTensorList, int → the integer type
 (OverflowError when out of its range), bool, float → double/float, DType (or its name, or a numpy
 dtype) → aclDataType; ctypes values are taken by value. List items must be integers for an
 IntArray, bools or integers for a BoolArray: nothing is rounded or parsed into one, and an integer
@@ -220,6 +221,20 @@ def _convert(a, spec, op, owned):
             h = _Handle(a._acl_tensor(), "aclDestroyTensor", a.buffer)
             owned.append(h)
             return _vp(h.handle)
+        if kind == "tensorlist" and isinstance(a, (list, tuple)):
+            if not all(x is None or isinstance(x, DeviceArray) for x in a):
+                raise bad("a list with items other than DeviceArrays and None")
+            hs = [None if x is None else x._acl_tensor() for x in a]
+            buf = (_vp * max(len(hs), 1))(*hs)
+            h = _lib.nnop().aclCreateTensorList(buf, len(hs))
+            if not h:
+                for t in hs:
+                    if t:
+                        _lib.nnop().aclDestroyTensor(t)
+                raise AclError(161001, _lib.recent_error(), "aclCreateTensorList")
+            lh = _Handle(h, "aclDestroyTensorList", [x.buffer for x in a if x is not None])  # owns the tensors
+            owned.append(lh)
+            return _vp(lh.handle)
         if kind == "intarray" and isinstance(a, (list, tuple)):
             a = IntArray(a)
         if kind == "boolarray" and isinstance(a, (list, tuple)):

@@ -1,0 +1,33 @@
+/**
+ * @file aclnn_index_select.h
+ * out = self's slices along dim picked by a 1-D index: out[..., j, ...] = self[..., index[j], ...].
+ * Two-phase aclnn API (see aclnn/aclnn_base.h); implemented in libopapi.
+ * Generated from src/ops/ops.def by tools/opgen.py: edit the manifest, not this file.
+ */
+#ifndef OP_API_INC_INDEX_SELECT_H_
+#define OP_API_INC_INDEX_SELECT_H_
+
+#include "aclnn/aclnn_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Phase 1 of aclnnIndexSelect: @p self: rank 0-8 (0-D counts as [1]), any strides. @p dim in
+ * [-rank, rank). @p index: INT32 or INT64, rank 0 or 1 (0-D counts as [1]), values in [0,
+ * self.shape[dim]). @p out: self's dtype and shape with size numel(index) along dim, any strides.
+ * Errors: 161001 NULL argument; 161002 bad dtype, dim, rank or shape. An index out of range is
+ * found by the kernel: its slice of out is zeroed and the stream's next synchronize returns 507015
+ * (ACL_ERROR_RT_AICORE_EXCEPTION) naming the first one. self: FLOAT, FLOAT16, BFLOAT16, DOUBLE,
+ * UINT8, INT8, INT16, INT32, INT64, BOOL, UINT16, UINT32, UINT64, COMPLEX64, COMPLEX128.
+ */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnIndexSelectGetWorkspaceSize(const aclTensor *self, int64_t dim, const aclTensor *index, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+/** Phase 2: run the plan of phase 1 on @p stream (asynchronous; synchronize before reading). */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnIndexSelect(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OP_API_INC_INDEX_SELECT_H_ */
