@@ -147,6 +147,15 @@ def child(seed, seconds, case_path, out_dir):
             a, src = make_array(shape, dtype, view)
             pool.append((a, src))
             return a, f"t{len(pool) - 1}"
+        if kind == "tensorlist":
+            if r < 0.08:
+                return None, "None"
+            items, names = [], []
+            for _ in range(rng.randint(0, 4)):
+                v, n = (None, "None") if rng.random() < 0.05 else good("tensor", base_shape, base_dtype, pool)
+                items.append(v)
+                names.append(n)
+            return items, "[" + ", ".join(names) + "]"
         if kind == "scalar":
             return rng.choice([(1.0, "1.0"), (0.5, "0.5"), (-2, "-2"), (0, "0"), (True, "True"), (nan, "math.nan"),
                                (inf, "math.inf"), (np.float32(0.25), "np.float32(0.25)"),
@@ -171,7 +180,7 @@ def child(seed, seconds, case_path, out_dir):
         if kind == "float":
             return rng.choice([(1e-5, "1e-5"), (0.1, "0.1"), (0.0, "0.0"), (-1.0, "-1.0"), (nan, "math.nan"),
                                (inf, "math.inf"), (3, "3"), (np.float32(0.5), "np.float32(0.5)")])
-        raise AssertionError(kind)
+        return None, "None"  # a kind this campaign has no values for yet: NULL is always a fair try
 
     def make_call():
         r = rng.random()
@@ -231,6 +240,9 @@ def child(seed, seconds, case_path, out_dir):
                 if isinstance(v, IntArray):
                     return False
                 return not isinstance(v, (list, tuple)) or not all(is_int(x) and -2**63 <= int(x) < 2**63
+                                                                   for x in v)
+            if kind == "tensorlist":
+                return not isinstance(v, (list, tuple)) or not all(x is None or isinstance(x, cannon.DeviceArray)
                                                                    for x in v)
             if kind == "boolarray":
                 if isinstance(v, BoolArray):
