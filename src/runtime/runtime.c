@@ -240,6 +240,8 @@ bool cn_retired_take(const void *handle, cn_kind kind)
 {
     uintptr_t h = (uintptr_t)handle;
     bool hit = false;
+    if (!__atomic_load_n(&g_ret_n, __ATOMIC_RELAXED))
+        return false; /* nothing retired: every destroy passes here */
     pthread_mutex_lock(&g_ret_lock);
     size_t i = ret_lower(h);
     if (i < g_ret_n && g_ret[i].h == h && g_ret[i].kind == kind) {

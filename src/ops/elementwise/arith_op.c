@@ -99,8 +99,7 @@ static aclnnStatus arith_plan(const char *api, int kind, const aclTensor *self, 
     a.prm.alpha_i = ali;
     if (scalar_form) {
         /* the scalar in the compute family's storage type: fp32, fp64, int64 or bool */
-        const aclDataType st = a.mode == EW_MODE_F32 ? ACL_FLOAT : a.mode == EW_MODE_F64 ? ACL_DOUBLE
-                               : a.mode == EW_MODE_I64 ? ACL_INT64 : ACL_BOOL;
+        const aclDataType st = cannon_ew_mode_dtype(a.mode);
         a.scalar_b = 1;
         a.dt[2] = st;
         cannon_ew_store_scalar(st, a.mode, cannonScalarToDouble(other_s), cannonScalarToInt64(other_s), a.sval);
@@ -249,16 +248,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor *self,
     memset(&a, 0, sizeof a);
     a.op = EW_COPY;
     a.ct = to;
-    /* the narrowest family that converts exactly: fp32 between the 16/32-bit floats, int64 among
-     * integers and bools, fp64 for everything else (rounding to 16-bit floats from fp64 goes
-     * through round-to-odd, so it is still one correct rounding) */
-    const bool fs = cannonDtypeIn(ts, CANNON_DTS_FLOAT), fo = cannonDtypeIn(to, CANNON_DTS_FLOAT);
-    if (fs && fo && ts != ACL_DOUBLE && to != ACL_DOUBLE)
-        a.mode = EW_MODE_F32;
-    else if (!fs && !fo)
-        a.mode = EW_MODE_I64;
-    else
-        a.mode = EW_MODE_F64;
+    a.mode = cannon_ew_convert_mode(ts, to);
     cannon_ew_plan(&op, &a, out, self, NULL, "out", "self", NULL);
     return cannonOpFinish(&op);
 }

@@ -45,8 +45,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnGtScalarGetWorkspaceSize(const aclTensor *s
     int64_t i;
     cannon_ew_scalar_to((aclDataType)a.ct, other, false, &d, &i);
     /* the scalar in the compute family's storage type: fp32, fp64, int64 or bool */
-    const aclDataType ss = a.mode == EW_MODE_F32 ? ACL_FLOAT : a.mode == EW_MODE_F64 ? ACL_DOUBLE
-                           : a.mode == EW_MODE_I64 ? ACL_INT64 : ACL_BOOL;
+    const aclDataType ss = cannon_ew_mode_dtype(a.mode);
     a.scalar_b = 1;
     a.dt[2] = ss;
     cannon_ew_store_scalar(ss, a.mode, d, i, a.sval);

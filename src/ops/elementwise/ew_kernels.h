@@ -122,6 +122,14 @@ double cannon_ew_apply_f64(int op, double a, double b, const ew_params *prm);
 
 /* The mode computing in type t (the families of enum ew_mode). */
 int cannon_ew_mode_of(aclDataType t);
+/* The storage type of a mode's values (a scalar operand in the compute family): FLOAT, DOUBLE,
+ * INT64 or BOOL. */
+aclDataType cannon_ew_mode_dtype(int mode);
+/* The mode of a conversion from @p from to @p to (Cast, InplaceCopy): the narrowest family that
+ * converts exactly: fp32 between the 16/32-bit floats, int64 among integers and bools, fp64 for
+ * everything else (rounding to 16-bit floats from fp64 goes through round-to-odd, so it is still
+ * one correct rounding). */
+int cannon_ew_convert_mode(aclDataType from, aclDataType to);
 
 /* ---- planning (ew_plan.c) ---- */
 /*

@@ -40,6 +40,19 @@ int cannon_ew_mode_of(aclDataType t)
     return t == ACL_BOOL ? EW_MODE_BOOL : EW_MODE_I64;
 }
 
+aclDataType cannon_ew_mode_dtype(int mode)
+{
+    return mode == EW_MODE_F32 ? ACL_FLOAT : mode == EW_MODE_F64 ? ACL_DOUBLE : mode == EW_MODE_I64 ? ACL_INT64 : ACL_BOOL;
+}
+
+int cannon_ew_convert_mode(aclDataType from, aclDataType to)
+{
+    const bool ff = cannonDtypeIn(from, CANNON_DTS_FLOAT), ft = cannonDtypeIn(to, CANNON_DTS_FLOAT);
+    if (ff && ft && from != ACL_DOUBLE && to != ACL_DOUBLE)
+        return EW_MODE_F32;
+    return !ff && !ft ? EW_MODE_I64 : EW_MODE_F64;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * scalar conversions of the generic path
  * ------------------------------------------------------------------------------------------- */

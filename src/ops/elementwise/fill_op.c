@@ -164,13 +164,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceCopyGetWorkspaceSize(aclTensor *self
                      cannonDtypeName(ts), cannonDtypeName(to));
         return cannonOpFinish(&op);
     } else {
-        const bool fs = cannonDtypeIn(ts, CANNON_DTS_FLOAT), fo = cannonDtypeIn(to, CANNON_DTS_FLOAT);
-        if (fs && fo && ts != ACL_DOUBLE && to != ACL_DOUBLE)
-            a.mode = EW_MODE_F32;
-        else if (!fs && !fo)
-            a.mode = EW_MODE_I64;
-        else
-            a.mode = EW_MODE_F64;
+        a.mode = cannon_ew_convert_mode(ts, to);
     }
     cannon_ew_plan(&op, &a, selfRef, src, NULL, "selfRef", "src", NULL);
     return cannonOpFinish(&op);

@@ -51,7 +51,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnPowScalarTensorGetWorkspaceSize(const aclSc
     double d;
     int64_t i;
     cannon_ew_scalar_to((aclDataType)a.ct, self, false, &d, &i);
-    const aclDataType ss = a.mode == EW_MODE_F32 ? ACL_FLOAT : a.mode == EW_MODE_F64 ? ACL_DOUBLE : ACL_INT64;
+    const aclDataType ss = cannon_ew_mode_dtype(a.mode); /* never BOOL: neither operand may be */
     a.scalar_b = 1;
     a.dt[2] = ss;
     cannon_ew_store_scalar(ss, a.mode, d, i, a.sval);
