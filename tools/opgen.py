@@ -226,7 +226,10 @@ def _decls_in(path):
 
 
 def _normalise(decl):
-    decl = " ".join(decl.replace("const aclrtStream", "aclrtStream").split())
+    # a top-level const on a by-value parameter does not change the function's type
+    decl = decl.replace("const aclrtStream", "aclrtStream").replace("const uint64_t workspaceSize",
+                                                                     "uint64_t workspaceSize")
+    decl = " ".join(decl.split())
     # the executor's parameter name is the generated one (CANN's aclnnSqrt calls it opExecutor)
     decl = decl.replace("aclOpExecutor **opExecutor", "aclOpExecutor **executor")
     decl = decl.replace("aclOpExecutor *opExecutor", "aclOpExecutor *executor")
