@@ -92,6 +92,9 @@ def test_empty():
     mean = empty((2, 2))
     call("aclnnGroupNorm", tensor(np.zeros((2, 4, 0))), None, None, 2, 4, 0, 2, 1e-5, empty((2, 4, 0)), mean, None)
     assert np.isnan(read(mean)).all()
+    # C = 0 admits any group: nothing to compute without statistics
+    assert call("aclnnGroupNorm", tensor(np.zeros((2, 0, 3))), None, None, 2, 0, 3, 1 << 40, 1e-5,
+                empty((2, 0, 3)), None, None) == 0
 
 
 def test_errors():
@@ -102,6 +105,9 @@ def test_errors():
     assert status("aclnnGroupNorm", x, None, None, 2, 4, 3, 3, 1e-5, o, m, r) == PARAM_INVALID
     assert "group" in golden.recent_error()
     assert status("aclnnGroupNorm", x, None, None, 2, 4, 3, 0, 1e-5, o, m, r) == PARAM_INVALID
+    z = tensor(np.zeros((3, 0)))
+    assert status("aclnnGroupNorm", z, None, None, 3, 0, 1, 1 << 62, 1e-5, empty((3, 0)), None, None) == PARAM_INVALID
+    assert "overflows" in golden.recent_error()
     assert status("aclnnGroupNorm", x, None, None, 2, 4, 4, 2, 1e-5, o, m, r) == PARAM_INVALID
     assert "HxW" in golden.recent_error()
     assert status("aclnnGroupNorm", x, None, None, 3, 4, 3, 2, 1e-5, o, m, r) == PARAM_INVALID

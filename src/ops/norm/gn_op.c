@@ -10,6 +10,7 @@
  * on the thread count.
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "aclnnop/aclnn_group_norm.h"
@@ -154,6 +155,9 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnGroupNormGetWorkspaceSize(const aclTensor *
         else if (group <= 0 || C % group != 0)
             cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "group %lld must be > 0 and divide C = %lld", (long long)group,
                          (long long)C);
+        else if (N > 0 && group > INT64_MAX / N)
+            cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "N * group (%lld * %lld) overflows", (long long)N,
+                         (long long)group);
         else if (!(eps > 0.0) || isinf(eps))
             cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "eps %g must be finite and > 0", eps);
     }
@@ -169,7 +173,9 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnGroupNormGetWorkspaceSize(const aclTensor *
 
     const int sx = cannonOpInput(&op, self), sg = nm_input(&op, gamma), sb = nm_input(&op, beta);
     const int so = cannonOpOutput(&op, out), sm = nm_output(&op, meanOut), sr = nm_output(&op, rstdOut);
-    if (!cannonOpOk(&op) || rows == 0)
+    /* Nothing to compute: no rows, or rows of no elements and no statistics to write (a C of 0
+     * admits any group, so N * group may be large without any data behind it). */
+    if (!cannonOpOk(&op) || rows == 0 || (C * HxW == 0 && !meanOut && !rstdOut))
         return cannonOpFinish(&op);
     gn_args a;
     memset(&a, 0, sizeof a);
