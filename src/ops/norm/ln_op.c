@@ -1,5 +1,5 @@
 /*
- * aclnnLayerNorm, aclnnLayerNormBackward, aclnnRmsNorm, aclnnRmsNormGrad.
+ * aclnnLayerNorm, aclnnLayerNormBackward, aclnnRmsNorm, aclnnRmsNormGrad, aclnnAddRmsNorm.
  *
  * Data are seen as (rows, R) with the normalised dims last and contiguous (strided views are
  * copied through the workspace). Forward: one tiered kernel, each unit a fixed run of rows; a row's
@@ -8,16 +8,21 @@
  * contributions to gradWeight/gradBias into its own fp64 column partials, which a second kernel
  * sums in unit order, so the result is independent of the thread count.
  * Weight/bias/gamma of any float dtype are first converted to fp32 arrays in the workspace.
+ * AddRmsNorm is an elementwise kernel writing x1 + x2 (computed in fp32, rounded once to the
+ * dtype) into xOut, or into the workspace when xOut is absent, followed by RmsNorm's kernel over
+ * those values: its results are RmsNorm(Add(x1, x2)) bit for bit.
  */
 #include <string.h>
 
 #include "aclnn/opdev/cannon_access.h"
+#include "aclnnop/aclnn_add_rms_norm.h"
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_rms_norm.h"
 #include "aclnnop/aclnn_rms_norm_grad.h"
 #include "op_manifest.h"
 
+#include "fp_convert.h"
 #include "../kernels/isa.h"
 #include "norm_op.h"
 
@@ -37,6 +42,41 @@ static int prep_kernel(const cannon_kernel_ctx *ctx, void *args)
         if (a->src[k])
             for (int64_t j = 0; j < a->R; j++)
                 a->dst[k][j] = cannon_norm_ld(a->src[k], j, a->dt[k]);
+    return 0;
+}
+
+/* sum = x1 + x2, elementwise over contiguous data, computed in fp32 and rounded once (fp32 holds
+ * the exact sum closely enough that rounding it again to fp16/bf16 gives the correctly rounded
+ * sum). Blocks of ADD_BLOCK elements. */
+#define ADD_BLOCK ((int64_t)1 << 16)
+typedef struct add_args {
+    const void *x1, *x2;
+    void *sum;
+    int64_t n;
+    int32_t dtype, pad;
+} add_args;
+
+static int add_kernel(const cannon_kernel_ctx *ctx, void *args)
+{
+    const add_args *a = (const add_args *)args;
+    const int64_t i0 = (int64_t)ctx->block_idx * ADD_BLOCK;
+    const int64_t i1 = i0 + ADD_BLOCK < a->n ? i0 + ADD_BLOCK : a->n;
+    if (a->dtype == NM_F32) {
+        const float *p = (const float *)a->x1, *q = (const float *)a->x2;
+        float *s = (float *)a->sum;
+        for (int64_t i = i0; i < i1; i++)
+            s[i] = p[i] + q[i];
+    } else if (a->dtype == NM_F16) {
+        const uint16_t *p = (const uint16_t *)a->x1, *q = (const uint16_t *)a->x2;
+        uint16_t *s = (uint16_t *)a->sum;
+        for (int64_t i = i0; i < i1; i++)
+            s[i] = cannon_f32_to_f16(cannon_f16_to_f32(p[i]) + cannon_f16_to_f32(q[i]));
+    } else {
+        const uint16_t *p = (const uint16_t *)a->x1, *q = (const uint16_t *)a->x2;
+        uint16_t *s = (uint16_t *)a->sum;
+        for (int64_t i = i0; i < i1; i++)
+            s[i] = cannon_f32_to_bf16(cannon_bf16_to_f32(p[i]) + cannon_bf16_to_f32(q[i]));
+    }
     return 0;
 }
 
@@ -83,6 +123,8 @@ typedef struct ln_plan {
     int64_t rows, R;
     int dtype;
     int64_t es; /* bytes per element of x */
+    int has_xref;       /* the main kernel reads x through xref, not a tensor slot */
+    cannon_arg_ref xref;
 } ln_plan;
 
 /* Bind optional tensor @p t (slot @p slot) as a contiguous buffer at args offset @p off, appending
@@ -269,7 +311,12 @@ static void add_main(ln_plan *pl, int mode, double eps, const aclTensor *x, int 
         cannonOpSameDtype(pl->op, "rstd", &vr, "mean", &vm);
     cannon_arg_ref refs[10];
     size_t n = 0;
-    bind_t(pl, x, sx, CANNON_BIND_IN, refs, &n, offsetof(nl_args, x));
+    if (pl->has_xref) {
+        refs[n] = pl->xref;
+        refs[n++].args_offset = (uint32_t)offsetof(nl_args, x);
+    } else {
+        bind_t(pl, x, sx, CANNON_BIND_IN, refs, &n, offsetof(nl_args, x));
+    }
     bind_t(pl, g, sg, CANNON_BIND_IN, refs, &n, offsetof(nl_args, g));
     bind_t(pl, out, so, CANNON_BIND_OUT, refs, &n, offsetof(nl_args, out));
     bind_t(pl, mean, sm, bwd ? CANNON_BIND_IN : CANNON_BIND_OUT, refs, &n, offsetof(nl_args, mean));
@@ -485,6 +532,88 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnRmsNormGradGetWorkspaceSize(const aclTensor
             if (cols)
                 add_cols(&pl, wp, P, dgammaOut, sdg, NULL, -1);
         }
+    }
+    return cannonOpFinish(&op);
+}
+
+/* AddRmsNorm's gamma: x1's trailing dims, with any leading size-1 dims dropped first (CANN's
+ * [1, D] gamma); its normalised rank in *k. Any float dtype, as RmsNorm's. */
+static bool check_gamma_lead1(cannon_op *op, const aclTensor *gamma, const cannon_tensor_view *vx, int64_t *k)
+{
+    cannon_tensor_view vg;
+    if (!cannonOpTensor(op, "gamma", gamma, CANNON_DTS_F32_16, &vg))
+        return false;
+    int64_t lead = 0;
+    while (lead + 1 < vg.ndim && vg.shape[lead] == 1)
+        lead++;
+    const int64_t r = vg.ndim - lead;
+    bool ok = vg.ndim >= 1 && r <= vx->ndim;
+    for (int64_t i = 0; ok && i < r; i++)
+        ok = vg.shape[lead + i] == vx->shape[vx->ndim - r + i];
+    if (!ok) {
+        char sg[200], sx[200];
+        cannonShapeFormat(&vg, sg, sizeof sg);
+        cannonShapeFormat(vx, sx, sizeof sx);
+        return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "gamma shape %s must equal trailing dims of x1 %s", sg, sx);
+    }
+    *k = r;
+    return true;
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclnnAddRmsNormGetWorkspaceSize(const aclTensor *x1, const aclTensor *x2,
+                                                                const aclTensor *gamma, double epsilon, aclTensor *yOut,
+                                                                aclTensor *rstdOut, aclTensor *xOut,
+                                                                uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    const cannon_dtype_set dts = cn_dts_AddRmsNorm();
+    cannon_op op;
+    cannon_tensor_view vx;
+    int64_t k = 0;
+    cannonOpBegin(&op, "aclnnAddRmsNorm", workspaceSize, executor);
+    cannonOpNotNulls(&op, "x1", x1, "x2", x2, "gamma", gamma, "yOut", yOut, NULL);
+    if (cannonOpOk(&op) && rstdOut && !xOut)
+        cannonOpFail(&op, ACLNN_ERR_PARAM_NULLPTR, "xOut must not be NULL when rstdOut is given");
+    check_x(&op, dts, "x1", x1, &vx);
+    check_like(&op, dts, "x2", x2, "x1", &vx);
+    check_like(&op, dts, "yOut", yOut, "x1", &vx);
+    if (xOut)
+        check_like(&op, dts, "xOut", xOut, "x1", &vx);
+    check_gamma_lead1(&op, gamma, &vx, &k);
+    nm_check_eps(&op, "epsilon", epsilon);
+    ln_plan pl;
+    shape_rows(&pl, &op, &vx, k);
+    check_stat(&op, "rstdOut", rstdOut, pl.rows);
+
+    const int s1 = cannonOpInput(&op, x1), s2 = cannonOpInput(&op, x2), sgm = cannonOpInput(&op, gamma);
+    const int sy = cannonOpOutput(&op, yOut), sr = nm_output(&op, rstdOut), sxo = nm_output(&op, xOut);
+    const int64_t numel = pl.rows * pl.R;
+    if (cannonOpOk(&op) && numel != 0) {
+        /* x = x1 + x2 into xOut (scattered after the kernels when strided) or the workspace. */
+        add_args a;
+        memset(&a, 0, sizeof a);
+        a.n = numel;
+        a.dtype = pl.dtype;
+        cannon_arg_ref refs[3];
+        size_t n = 0;
+        bind_t(&pl, x1, s1, CANNON_BIND_IN, refs, &n, offsetof(add_args, x1));
+        bind_t(&pl, x2, s2, CANNON_BIND_IN, refs, &n, offsetof(add_args, x2));
+        if (xOut) {
+            bind_t(&pl, xOut, sxo, CANNON_BIND_OUT, refs, &n, offsetof(add_args, sum));
+        } else {
+            uint64_t ws = 0;
+            if (cannonOpWorkspace(&op, (uint64_t)(numel * pl.es), &ws))
+                refs[n++] = nm_ws_ref(ws, offsetof(add_args, sum));
+        }
+        if (cannonOpOk(&op)) {
+            pl.xref = refs[n - 1];
+            pl.has_xref = 1;
+        }
+        cannonOpKernel(&op, op.api, add_kernel, (uint32_t)((numel + ADD_BLOCK - 1) / ADD_BLOCK), &a, sizeof a, refs,
+                       n);
+        uint64_t ow, ob, wp = 0;
+        int64_t P;
+        add_prep(&pl, gamma, sgm, NULL, -1, &ow, &ob);
+        add_main(&pl, NL_RMS_FWD, epsilon, NULL, -1, NULL, -1, yOut, sy, NULL, -1, rstdOut, sr, ow, ob, 0, &wp, &P);
     }
     return cannonOpFinish(&op);
 }
