@@ -22,6 +22,8 @@
 
 #include "cannon/launch_env.h"
 
+extern char **environ;
+
 #define MAX_VARS 64
 #define MAX_TEXT 16384
 
@@ -144,10 +146,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         line = nl + 1;
     }
+    /* The environment is this input's variables, the last assignment of a name winning as with
+     * setenv. It is built in static storage and installed as environ: setenv would keep every
+     * value it ever saw (glibc never frees a replaced string), and a long campaign would grow
+     * without bound. */
+    static char env_text[MAX_TEXT + 2 * MAX_VARS];
+    static char *env_vec[MAX_VARS + 1];
+    size_t used = 0;
+    int nv = 0;
+    for (int i = 0; i < t.n; i++) {
+        int later = 0;
+        for (int j = i + 1; j < t.n && !later; j++)
+            later = strcmp(t.name[i], t.name[j]) == 0;
+        if (later)
+            continue;
+        const int len = snprintf(env_text + used, sizeof env_text - used, "%s=%s", t.name[i], t.value[i]);
+        if (len < 0 || (size_t)len >= sizeof env_text - used)
+            fail("environment text too long", NULL);
+        env_vec[nv++] = env_text + used;
+        used += (size_t)len + 1;
+    }
+    env_vec[nv] = NULL;
     clearenv();
-    for (int i = 0; i < t.n; i++)
-        if (setenv(t.name[i], t.value[i], 1) != 0)
-            fail("setenv failed", strerror(errno));
+    environ = env_vec;
 
     cannon_launch_env e1, e2;
     char err1[512], err2[512], small[8];
