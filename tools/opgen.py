@@ -126,11 +126,12 @@ def _unparen(s):
 
 
 def parse(path=MANIFEST):
-    """(headers: {name: doc}, header order, ops: [Op])."""
+    """(headers: {name: doc}, header order, ops: [Op]); the helpers into FUNCS."""
+    del FUNCS[:]
     text = _strip_comments(open(path, encoding="utf-8").read())
     text = re.sub(r"(?m)^[ \t]*#.*$", "", text)  # preprocessor lines (the alias macro's default)
     headers, order, ops = {}, [], []
-    for m in re.finditer(r"\b(CANNON_OP_HEADER_ALIAS|CANNON_OP_HEADER|CANNON_OP)\s*\(", text):
+    for m in re.finditer(r"\b(CANNON_OP_HEADER_ALIAS|CANNON_OP_HEADER|CANNON_OP_FUNC|CANNON_OP)\s*\(", text):
         start, depth, i = m.end(), 1, m.end()
         while depth:
             c = text[i]
@@ -151,6 +152,11 @@ def parse(path=MANIFEST):
             if args[1] not in headers:
                 raise SystemExit("ops.def: alias %s names header %s before its CANNON_OP_HEADER" % (args[0], args[1]))
             ALIASES[args[0]] = (args[1], _c_string(args[2]))
+        elif m.group(1) == "CANNON_OP_FUNC":
+            name, family, header, params, doc = args
+            if header not in headers:
+                raise SystemExit("ops.def: %s names header %s before its CANNON_OP_HEADER" % (name, header))
+            FUNCS.append(Func(name, family, header, _unparen(params), _c_string(doc)))
         else:
             name, family, header, dtypes, kind, kind_args, params, doc = args
             if header not in headers:
@@ -161,6 +167,21 @@ def parse(path=MANIFEST):
 
 
 ALIASES = {}  # alias header -> (header, doc), filled by parse()
+FUNCS = []  # one-phase helpers (CANNON_OP_FUNC), filled by parse()
+
+
+class Func:
+    """A one-phase helper function of a header: aclnn<name>(params) returning aclnnStatus."""
+
+    def __init__(self, name, family, header, params, doc):
+        self.name, self.family, self.header, self.params, self.doc = name, family, header, params, doc
+
+    @property
+    def api(self):
+        return "aclnn" + self.name
+
+    def decl(self):
+        return "aclnnStatus %s(%s);" % (self.api, self.params)
 
 
 def alias_text(alias, header, doc):
@@ -192,6 +213,8 @@ def header_text(header, hdoc, ops):
         lines += ["/**", _comment(doc), " */", "ACL_FUNC_VISIBILITY " + op.phase1(),
                   "/** Phase 2: run the plan of phase 1 on @p stream (asynchronous; synchronize before reading). */",
                   "ACL_FUNC_VISIBILITY " + op.phase2(), ""]
+    for fn in [f for f in FUNCS if f.header == header]:
+        lines += ["/**", _comment("%s: %s" % (fn.api, fn.doc)), " */", "ACL_FUNC_VISIBILITY " + fn.decl(), ""]
     lines += ["#ifdef __cplusplus", "}", "#endif", "", "#endif /* %s */" % guard, ""]
     return "\n".join(lines)
 
@@ -251,7 +274,7 @@ def check(conformance_dir=CONFORMANCE):
     for f in sorted(os.listdir(TESTS)):
         if f.startswith("test_") and f.endswith(".py"):
             tests += open(os.path.join(TESTS, f), encoding="utf-8").read()
-    for op in ops:
+    for op in list(ops) + FUNCS:
         if not re.search(r"\b%s\b" % re.escape(op.api), tests):
             problems.append("%s has no golden test: no tests/python/test_*.py names it" % op.api)
     if os.path.isdir(conformance_dir):
@@ -261,11 +284,13 @@ def check(conformance_dir=CONFORMANCE):
                 m = re.match(r"aclnnStatus (aclnn\w+?)(GetWorkspaceSize)?\(", line)
                 if m:
                     decls.setdefault(m.group(1) + (m.group(2) or ""), set()).add(_normalise(line.strip()))
-        for op in ops:
-            for key, mine in ((op.api + "GetWorkspaceSize", op.phase1()), (op.api, op.phase2())):
-                theirs = decls.get(key)
-                if theirs and _normalise(mine) not in theirs:
-                    problems.append("%s differs from the conformance list: %s" % (key, sorted(theirs)[0]))
+        pairs = [(key, mine) for op in ops
+                 for key, mine in ((op.api + "GetWorkspaceSize", op.phase1()), (op.api, op.phase2()))]
+        pairs += [(fn.api, fn.decl()) for fn in FUNCS]
+        for key, mine in pairs:
+            theirs = decls.get(key)
+            if theirs and _normalise(mine) not in theirs:
+                problems.append("%s differs from the conformance list: %s" % (key, sorted(theirs)[0]))
     for p in problems:
         print("opgen: " + p)
     return 1 if problems else 0
@@ -274,7 +299,7 @@ def check(conformance_dir=CONFORMANCE):
 _FUZZ_HANDLES = {"aclTensor": "fz_tensor(c)", "aclScalar": "fz_scalar(c)", "aclIntArray": "fz_intarray(c)",
                  "aclBoolArray": "fz_boolarray(c)", "aclFloatArray": "fz_floatarray(c)",
                  "aclTensorList": "fz_tensorlist(c)", "aclScalarList": "fz_scalarlist(c)"}
-_FUZZ_VALUES = {"int64_t": "fz_i64(&c->in)", "int32_t": "(int32_t)fz_i64(&c->in)", "int8_t": "(int8_t)fz_i64(&c->in)",
+_FUZZ_VALUES = {"int64_t": "fz_i64(&c->in)", "int32_t": "(int32_t)fz_i64(&c->in)", "int": "(int)fz_i64(&c->in)", "int8_t": "(int8_t)fz_i64(&c->in)",
                 "uint64_t": "(uint64_t)fz_i64(&c->in)", "uint32_t": "(uint32_t)fz_i64(&c->in)",
                 "bool": "(fz_u8(&c->in) & 1) != 0", "double": "fz_f64(&c->in)", "float": "(float)fz_f64(&c->in)",
                 "aclDataType": "fz_dtype(c)"}

@@ -149,6 +149,7 @@ class _OpInfo(ctypes.Structure):
 
 # C parameter types of the manifest -> (kind, ctypes type, range) for argument conversion.
 _INT_TYPES = {"int64_t": (ctypes.c_int64, -2**63, 2**63 - 1), "int32_t": (ctypes.c_int32, -2**31, 2**31 - 1),
+              "int": (ctypes.c_int, -2**31, 2**31 - 1),
               "int8_t": (ctypes.c_int8, -128, 127), "uint64_t": (ctypes.c_uint64, 0, 2**64 - 1),
               "uint32_t": (ctypes.c_uint32, 0, 2**32 - 1), "aclDataType": (ctypes.c_int, -1, 2**31 - 1)}
 _HANDLE_TYPES = {"aclTensor": "tensor", "aclScalar": "scalar", "aclIntArray": "intarray",

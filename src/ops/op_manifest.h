@@ -3,7 +3,8 @@
  * this header (with its public header), so:
  *   - each phase 1 is declared from its manifest entry: a definition or public header whose
  *     parameters differ from the entry is a compile error;
- *   - cn_dts_<name>() gives the entry's dtype set, for the operator's first tensor check.
+ *   - cn_dts_<name>() gives the entry's dtype set, for the operator's first tensor check;
+ *   - each one-phase helper (CANNON_OP_FUNC) is declared from its entry too.
  * op_manifest.c defines the phase-2 functions, the generic kinds' phase 1 and cannonOpManifest().
  */
 #ifndef CANNON_OPS_OP_MANIFEST_H_
@@ -25,7 +26,9 @@
     {                                                                                              \
         return (dtypes);                                                                           \
     }
+#define CANNON_OP_FUNC(name, family, header, params, doc) ACL_FUNC_VISIBILITY aclnnStatus aclnn##name params;
 #include "ops.def"
+#undef CANNON_OP_FUNC
 #undef CANNON_OP
 #undef CANNON_OP_HEADER
 

@@ -54,4 +54,13 @@ void cannon_mm_bf16_tiles_avx512(const uint32_t *pa, const uint16_t *pb, int64_t
 /* Whether the AVX512-BF16 tile was compiled in (and so needs the CPU feature). */
 int cannon_mm_bf16_available(void);
 
+/* The single-threaded fp32 GEMM of the matmul family (mm_op.c): row-major C (M x N, leading
+ * dimension ldc) = op(A) @ op(B), op = transpose when ta / tb; OpenBLAS's cblas_sgemm where built
+ * with it, a plain loop otherwise. Callers run it on pool workers, each call on one thread. */
+void cannon_mm_sgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, const float *b,
+                     int64_t ldb, float *c, int64_t ldc);
+/* Keep OpenBLAS at one thread (see mm_op.c); a no-op without OpenBLAS. Plans call it, and kernels
+ * before their first sgemm. */
+void cannon_mm_blas_one_thread(void);
+
 #endif /* CANNON_OPS_MATMUL_MM_KERNELS_H_ */

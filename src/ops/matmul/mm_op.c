@@ -1,5 +1,6 @@
 /*
- * aclnnMatmul (torch.matmul semantics), aclnnMm (2-D), aclnnBatchMatMul (3-D).
+ * aclnnMatmul (torch.matmul semantics), aclnnMm (2-D), aclnnBatchMatMul (3-D), aclnnMv (2-D by 1-D:
+ * the matmul plan of that case, the vector as a one-column operand).
  *
  * Strategy:
  *  - FLOAT: cblas_sgemm (OpenBLAS), operands read in place: a matrix whose rows or columns are
@@ -28,6 +29,7 @@
 #include "aclnnop/aclnn_batch_matmul.h"
 #include "aclnnop/aclnn_matmul.h"
 #include "aclnnop/aclnn_mm.h"
+#include "aclnnop/aclnn_mv.h"
 #include "cannon/opdev.h"
 #include "op_manifest.h"
 
@@ -113,6 +115,19 @@ static void blas_single_thread(void)
         openblas_set_num_threads(1);
 }
 #endif
+
+void cannon_mm_sgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, const float *b,
+                     int64_t ldb, float *c, int64_t ldc)
+{
+    sgemm(ta, tb, M, N, K, a, lda, b, ldb, c, ldc);
+}
+
+void cannon_mm_blas_one_thread(void)
+{
+#if defined(CANNON_HAVE_OPENBLAS)
+    blas_single_thread();
+#endif
+}
 
 /* Rows and columns of block part (of rsplit x csplit) of an M x N product: [*i0, *i1) x [*j0, *j1). */
 static void split_range(const mm_args *g, int64_t part, int64_t *i0, int64_t *i1, int64_t *j0, int64_t *j1)
@@ -276,7 +291,7 @@ static int dt_code(aclDataType t)
     return t == ACL_FLOAT ? MM_F32 : t == ACL_FLOAT16 ? MM_F16 : t == ACL_BF16 ? MM_BF16 : -1;
 }
 
-enum mm_kind { MK_MATMUL, MK_MM, MK_BMM };
+enum mm_kind { MK_MATMUL, MK_MM, MK_BMM, MK_MV };
 
 /* Row-major contiguous strides of @p shape (rank @p r) into @p st. */
 static void contiguous_strides(int64_t *st, const int64_t *shape, int64_t r)
@@ -293,14 +308,15 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
                            aclOpExecutor **executor)
 {
     const cannon_dtype_set dts = cn_dts_Matmul();
+    const char *bname = kind == MK_MV ? "vec" : "mat2";
     cannon_op op;
     cannon_tensor_view va, vb, vc;
     cannonOpBegin(&op, api, workspaceSize, executor);
-    cannonOpNotNulls(&op, "self", self, "mat2", mat2, "out", out, NULL);
+    cannonOpNotNulls(&op, "self", self, bname, mat2, "out", out, NULL);
     cannonOpTensor(&op, "self", self, dts, &va);
-    cannonOpTensor(&op, "mat2", mat2, dts, &vb);
+    cannonOpTensor(&op, bname, mat2, dts, &vb);
     cannonOpTensor(&op, "out", out, dts, &vc);
-    cannonOpSameDtype(&op, "mat2", &vb, "self", &va);
+    cannonOpSameDtype(&op, bname, &vb, "self", &va);
     cannonOpSameDtype(&op, "out", &vc, "self", &va);
     if (cannonOpOk(&op) && (cubeMathType < 0 || cubeMathType > 4))
         cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "cubeMathType %d is not one of 0..4", (int)cubeMathType);
@@ -310,6 +326,9 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
     if (kind == MK_MM && (ra != 2 || rb != 2))
         cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "self and mat2 must be 2-D (got %lld-D and %lld-D)", (long long)ra,
                      (long long)rb);
+    if (kind == MK_MV && (ra != 2 || rb != 1))
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "self must be 2-D and vec 1-D (got %lld-D and %lld-D)",
+                     (long long)ra, (long long)rb);
     if (kind == MK_BMM && (ra != 3 || rb != 3))
         cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "self and mat2 must be 3-D (got %lld-D and %lld-D)", (long long)ra,
                      (long long)rb);
@@ -328,8 +347,8 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
     const int64_t Kb = b1 ? vb.shape[0] : vb.shape[rb - 2];
     g.N = b1 ? 1 : vb.shape[rb - 1];
     if (g.K != Kb) {
-        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "self's last dim (%lld) differs from mat2's reduction dim (%lld)",
-                     (long long)g.K, (long long)Kb);
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "self's last dim (%lld) differs from %s's reduction dim (%lld)",
+                     (long long)g.K, bname, (long long)Kb);
         return cannonOpFinish(&op);
     }
     const int64_t bra = ra > 2 ? ra - 2 : 0, brb = rb > 2 ? rb - 2 : 0;
@@ -493,3 +512,10 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnBatchMatMulGetWorkspaceSize(const aclTensor
     return mm_plan("aclnnBatchMatMul", MK_BMM, self, mat2, out, cubeMathType, workspaceSize, executor);
 }
 
+
+ACL_FUNC_VISIBILITY aclnnStatus aclnnMvGetWorkspaceSize(const aclTensor *self, const aclTensor *vec, aclTensor *out,
+                                                        int8_t cubeMathType, uint64_t *workspaceSize,
+                                                        aclOpExecutor **executor)
+{
+    return mm_plan("aclnnMv", MK_MV, self, vec, out, cubeMathType, workspaceSize, executor);
+}
