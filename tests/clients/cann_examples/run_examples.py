@@ -46,6 +46,7 @@ PENDING = ["Mv", "TriangularSolve", "WeightQuantBatchMatmulV2", "TransMatmulWeig
 
 ERROR_LINE = re.compile(r"failed|error", re.I)
 FENCE = re.compile(r"^[ \t]*```[ \t]*([A-Za-z+]*)[^\n]*\n(.*?)```", re.S | re.M)
+CONFLICT = re.compile(r"^(<<<<<<<|>>>>>>>) ", re.M)
 CALL = re.compile(r"\baclnn(\w+?)GetWorkspaceSize\s*\(")
 
 
@@ -118,6 +119,8 @@ class Result:
         self.detail = ""
         self.output = ""
 
+    broken_upstream = False
+
     @property
     def ok(self):
         return self.built and self.status == 0 and self.values in ("match", "ran")
@@ -125,6 +128,11 @@ class Result:
 
 def build_and_run(code, page, index, prefix, work, cxx, timeout, op):
     res = Result(page, index)
+    if CONFLICT.search(code):
+        # The page itself is broken (unresolved merge-conflict markers): it builds nowhere.
+        res.broken_upstream = True
+        res.detail = "the page's program has merge-conflict markers"
+        return res
     tag = re.sub(r"[^A-Za-z0-9_]+", "_", os.path.basename(page)[:-3]) + "_%d" % index
     src = os.path.join(work, tag + ".cpp")
     exe = os.path.join(work, tag)
@@ -233,8 +241,8 @@ def run_all(args, prefix, work):
             if key not in cache:
                 cache[key] = build_and_run(code, page, i, prefix, work, args.cxx, args.timeout, op)
             r = cache[key]
-            verdict = "ok" if r.ok else "FAIL"
-            if not r.ok:
+            verdict = "ok" if r.ok else "broken page" if r.broken_upstream else "FAIL"
+            if verdict == "FAIL":
                 failures += 1
                 if args.verbose:
                     print("---- %s (%s #%d)\n%s" % (op, short(page, args.repo), i, r.output.strip()[-3000:]))
@@ -244,8 +252,9 @@ def run_all(args, prefix, work):
     print_table(rows)
     n_ok = sum(1 for r in rows if r[2] == "ok")
     n_fail = sum(1 for r in rows if r[2] == "FAIL" or r[2] == "no page")
-    print("\n%d examples ok, %d failed; %d operators implemented, %d pending" %
-          (n_ok, n_fail, len(ops), sum(1 for r in rows if r[2] == "not implemented")))
+    n_broken = sum(1 for r in rows if r[2] == "broken page")
+    print("\n%d examples ok, %d failed, %d broken in CANN's page; %d operators implemented, %d pending" %
+          (n_ok, n_fail, n_broken, len(ops), sum(1 for r in rows if r[2] == "not implemented")))
     return 1 if failures else 0
 
 
