@@ -183,6 +183,40 @@ def test_index_copy(dt, idt, layout, src_layout):
         sh.check_gaps(s, dt)
 
 
+@pytest.mark.parametrize("dt", COPY_DTS)
+@pytest.mark.parametrize("layout,out_layout", [("contig", "contig"), ("transposed", "padded"), ("offset", "strided")])
+def test_index_copy_out_of_place(dt, layout, out_layout):
+    """aclnnIndexCopy: outRef = selfRef with source's slices at the indices (repeated: the last one
+    wins); selfRef unchanged, nothing outside outRef's view written."""
+    rng = np.random.default_rng(6)
+    base = sh.rand((5, 6, 4), dt, rng)
+    for dim in (0, 1, -1):
+        idx = np.array([2, 0, 2], np.int64)
+        sshape = list(base.shape)
+        sshape[dim] = 3
+        src = sh.rand(sshape, dt, rng)
+        s = golden.array(base, dt, layout=layout, fill=sh.fill_value(dt))
+        o = golden.empty(base.shape, dt, layout=out_layout, fill=sh.fill_value(dt))
+        golden.call("aclnnIndexCopy", s, dim, golden.array(idx), golden.array(src, dt), o)
+        assert sh.same_bits(golden.read(o), index_copy_ref(base, dim % 3, idx, src)), dim
+        assert sh.same_bits(golden.read(s), base)
+        sh.check_gaps(o, dt)
+
+
+def test_index_copy_out_of_place_errors():
+    x = golden.array(np.zeros((4, 3), np.float32))
+    src = golden.array(np.ones((2, 3), np.float32))
+    idx = golden.array(np.array([0, 1], np.int64))
+    assert golden.phase1_status("aclnnIndexCopy", x, 0, idx, src, None) == NULL
+    assert golden.phase1_status("aclnnIndexCopy", None, 0, idx, src, golden.empty((4, 3), "float32")) == NULL
+    assert golden.phase1_status("aclnnIndexCopy", x, 0, idx, src, golden.empty((4, 2), "float32")) == INVALID
+    assert golden.phase1_status("aclnnIndexCopy", x, 0, idx, src, golden.empty((4, 3), "float16")) == INVALID
+    o = golden.empty((4, 3), "float32")
+    with pytest.raises(golden.AclError) as ei:
+        golden.call("aclnnIndexCopy", x, 0, golden.array(np.array([0, 4], np.int64)), src, o)
+    assert ei.value.code == AICORE and "aclnnIndexCopy: index[1] = 4" in ei.value.message
+
+
 def test_index_copy_kv_cache():
     """ggml's SET_ROWS: rows of a [cache, D] fp16 view written at positions given by INT64."""
     rng = np.random.default_rng(5)
