@@ -15,8 +15,9 @@ extern "C" {
 
 /**
  * Phase 1 of aclnnGatherV2: @p self: rank 0-8 (0-D counts as [1]), any strides. @p dim in [-rank,
- * rank). @p index: INT32 or INT64, any shape and strides, values in [0, self.shape[dim]). @p out:
- * self's dtype, shape self.shape[:dim] + index.shape + self.shape[dim+1:] (rank <= 8), any strides.
+ * rank). @p index: INT32 or INT64, any shape and strides, values in [-self.shape[dim],
+ * self.shape[dim]) (a negative index counts from the end, as CANN's GatherV2 does). @p out: self's
+ * dtype, shape self.shape[:dim] + index.shape + self.shape[dim+1:] (rank <= 8), any strides.
  * Errors: 161001 NULL argument; 161002 bad dtype, dim, rank or shape. An index out of range is
  * found by the kernel: its slice of out is zeroed and the stream's next synchronize returns 507015
  * (ACL_ERROR_RT_AICORE_EXCEPTION) naming the first one. self: FLOAT, FLOAT16, BFLOAT16, DOUBLE,

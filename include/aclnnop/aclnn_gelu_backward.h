@@ -1,7 +1,9 @@
 /**
  * @file aclnn_gelu_backward.h
  * gradInput = gradOutput * d/dx gelu_tanh(self) (the tanh approximation's derivative, as CANN).
- * gradOutput and self broadcast; floating dtypes, promoted.
+ * gradOutput and self broadcast, of any real dtypes whose promoted type is FLOAT, FLOAT16, BFLOAT16
+ * or DOUBLE (an INT32 gradient with a FLOAT self computes in FLOAT); gradInput any dtype that type
+ * casts to.
  * Two-phase aclnn API (see aclnn/aclnn_base.h); implemented in libopapi.
  * Generated from src/ops/ops.def by tools/opgen.py: edit the manifest, not this file.
  */

@@ -22,6 +22,14 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnHardswishGetWorkspaceSize(const aclTensor *
 /** Phase 2: run the plan of phase 1 on @p stream (asynchronous; synchronize before reading). */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnHardswish(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
+/**
+ * Phase 1 of aclnnInplaceHardswish: self = hardswish(self): FLOAT, FLOAT16 or BFLOAT16, any
+ * strides. Errors: 161001 NULL argument; 161002 unsupported dtype. self: FLOAT, FLOAT16, BFLOAT16.
+ */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceHardswishGetWorkspaceSize(const aclTensor *self, uint64_t *workspaceSize, aclOpExecutor **executor);
+/** Phase 2: run the plan of phase 1 on @p stream (asynchronous; synchronize before reading). */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceHardswish(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

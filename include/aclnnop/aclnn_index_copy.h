@@ -1,6 +1,7 @@
 /**
  * @file aclnn_index_copy.h
- * selfRef[..., index[j], ...] = source[..., j, ...] along dim.
+ * selfRef[..., index[j], ...] = source[..., j, ...] along dim (IndexCopy: into outRef, which first
+ * receives selfRef).
  * Two-phase aclnn API (see aclnn/aclnn_base.h); implemented in libopapi.
  * Generated from src/ops/ops.def by tools/opgen.py: edit the manifest, not this file.
  */
@@ -12,6 +13,16 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/**
+ * Phase 1 of aclnnIndexCopy: As aclnnInplaceIndexCopy, written to @p outRef (selfRef's dtype and
+ * shape, any strides): outRef = selfRef, then the indexed slices of source; selfRef is not written.
+ * selfRef: FLOAT, FLOAT16, BFLOAT16, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL, UINT32,
+ * UINT64, COMPLEX64, COMPLEX128.
+ */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnIndexCopyGetWorkspaceSize(aclTensor *selfRef, int64_t dim, const aclTensor *index, const aclTensor *source, aclTensor *outRef, uint64_t *workspaceSize, aclOpExecutor **executor);
+/** Phase 2: run the plan of phase 1 on @p stream (asynchronous; synchronize before reading). */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnIndexCopy(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
 /**
  * Phase 1 of aclnnInplaceIndexCopy: @p selfRef: rank 0-8 (0-D counts as [1]), any strides. @p dim

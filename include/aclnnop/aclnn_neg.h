@@ -16,7 +16,7 @@ extern "C" {
 /**
  * Phase 1 of aclnnNeg: self and out of one dtype and shape, any strides. Integers wrap (-INT_MIN is
  * INT_MIN); -0.0 and NaN keep IEEE semantics (the sign bit flips). self: FLOAT, FLOAT16, BFLOAT16,
- * INT8, INT32, INT64.
+ * DOUBLE, INT8, INT32, INT64.
  */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnNegGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
 /** Phase 2: run the plan of phase 1 on @p stream (asynchronous; synchronize before reading). */

@@ -23,6 +23,14 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnSqrtGetWorkspaceSize(const aclTensor *self,
 /** Phase 2: run the plan of phase 1 on @p stream (asynchronous; synchronize before reading). */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnSqrt(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
+/**
+ * Phase 1 of aclnnInplaceSqrt: self = sqrt(self): FLOAT, FLOAT16, BFLOAT16 or DOUBLE, any strides.
+ * Errors: 161001 NULL argument; 161002 unsupported dtype. self: FLOAT, FLOAT16, BFLOAT16, DOUBLE.
+ */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceSqrtGetWorkspaceSize(aclTensor *self, uint64_t *workspaceSize, aclOpExecutor **executor);
+/** Phase 2: run the plan of phase 1 on @p stream (asynchronous; synchronize before reading). */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceSqrt(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,14 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnTanhGetWorkspaceSize(const aclTensor *self,
 /** Phase 2: run the plan of phase 1 on @p stream (asynchronous; synchronize before reading). */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnTanh(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
+/**
+ * Phase 1 of aclnnInplaceTanh: selfRef = tanh(selfRef): FLOAT, FLOAT16 or BFLOAT16, any strides.
+ * Errors: 161001 NULL argument; 161002 unsupported dtype. selfRef: FLOAT, FLOAT16, BFLOAT16.
+ */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceTanhGetWorkspaceSize(aclTensor *selfRef, uint64_t *workspaceSize, aclOpExecutor **executor);
+/** Phase 2: run the plan of phase 1 on @p stream (asynchronous; synchronize before reading). */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceTanh(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

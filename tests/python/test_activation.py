@@ -182,3 +182,38 @@ def test_errors():
     assert golden.status("aclnnGeluBackward", f((3,)), f((4,)), f((3,))) == 161002
     assert golden.status("aclnnThresholdBackward", f((3,)), f((3,)), None, f((3,))) == 161001
     assert golden.status("aclnnSiluBackward", f((3,)), f((3,)), f((3,), "int32")) == 161002
+
+
+@pytest.mark.parametrize("gdt,xdt,odt", [("int32", "float32", "float32"), ("float32", "int64", "float32"),
+                                         ("int8", "float16", "float16"), ("bool", "bfloat16", "bfloat16"),
+                                         ("float16", "float32", "float32"), ("int32", "float16", "float32")])
+def test_gelu_backward_promotion(isa, gdt, xdt, odt):
+    """CANN's GeluBackward checks the promoted type of gradOutput and self (FLOAT, FLOAT16, BFLOAT16),
+    not each input: an integer gradient with a floating input computes in the floating type, then
+    casts to gradInput's dtype."""
+    gen = torch.Generator().manual_seed(5)
+    g = torch.randint(-3, 4, (257,), generator=gen).to(torch_dtype(gdt))
+    x = torch.randn(257, generator=gen, dtype=torch.float64) * 3
+    x = (x.round() if xdt.startswith("int") else x).to(torch_dtype(xdt))
+    O = golden.empty([257], odt)
+    golden.call("aclnnGeluBackward", golden.upload(g, gdt), golden.upload(x, xdt, "strided"), O)
+    pt = torch.promote_types(g.dtype, x.dtype)
+    ref = GELU_BWD(g.to(pt).double(), x.to(pt).double())
+    if pt != torch.float32 or odt != "float32":
+        ref = ref.to(pt).to(torch_dtype(odt)).double()
+    ours = golden.download(O, odt).double()
+    tol = {"float32": 1e-5, "float16": 2.0 ** -9, "bfloat16": 2.0 ** -6}[odt]
+    assert torch.all((ours - ref).abs() <= tol * ref.abs() + tol * g.double().abs() + 1e-6), (gdt, xdt, odt)
+
+
+def test_gelu_backward_promotion_errors():
+    f = lambda s, dt="float32": golden.empty(list(s), dt)
+    # promoted type integral: not one of GeluBackward's dtypes
+    assert golden.phase1_status("aclnnGeluBackward", f((3,), "int32"), f((3,), "int32"), f((3,))) == 161002
+    assert "aclnnGeluBackward: promoted type INT32 of gradOutput dtype INT32 and self dtype INT32 is not supported" \
+        in golden.recent_error()
+    assert golden.status("aclnnGeluBackward", f((3,), "int32"), f((3,), "bool"), f((3,))) == 161002
+    # the promoted FLOAT cannot be written to an integer gradInput
+    assert golden.status("aclnnGeluBackward", f((3,), "int32"), f((3,)), f((3,), "int32")) == 161002
+    # SiluBackward keeps checking each input (as CANN's does)
+    assert golden.status("aclnnSiluBackward", f((3,), "int32"), f((3,)), f((3,))) == 161002

@@ -172,9 +172,54 @@ def test_errors():
         assert golden.phase1_status(name, x, d1, 1, "float32", o) == golden.PARAM_INVALID  # keepdim shape
     assert golden.phase1_status("aclnnReduceSum", x, d1, 0, "float16", o) == golden.PARAM_INVALID
     assert "aclnnReduceSum: dtype FLOAT16 differs from out dtype FLOAT" in golden.recent_error()
+    # Mean: self -> dtype -> out, each a conversion CANN allows (no floating -> integer); no BOOL dtype
     assert golden.phase1_status("aclnnMean", x, d1, 0, "int32", o) == golden.PARAM_INVALID
-    assert "aclnnMean: dtype INT32 is not supported" in golden.recent_error()
+    assert "aclnnMean: self dtype FLOAT cannot be converted to dtype INT32" in golden.recent_error()
+    assert golden.phase1_status("aclnnMean", x, d1, 0, "bool", o) == golden.PARAM_INVALID
+    assert "aclnnMean: dtype BOOL is not supported" in golden.recent_error()
     assert golden.phase1_status("aclnnMean", x, d1, 0, "float16", o) == 0  # dtype castable to out
+    xi = golden.array(np.zeros(SHAPE, np.int32), "int32")
+    oi = golden.empty((4, 6), "int32")
+    assert golden.phase1_status("aclnnMean", xi, d1, 0, "float32", oi) == golden.PARAM_INVALID
+    assert "aclnnMean: dtype FLOAT cannot be converted to out dtype INT32" in golden.recent_error()
+    assert golden.phase1_status("aclnnMean", xi, d1, 0, "int32", golden.empty((4, 6), "bool")) == \
+        golden.PARAM_INVALID
+
+
+@pytest.mark.parametrize("xdt,dtype,odt", [("int64", "int64", "int64"), ("int32", "int32", "int32"),
+                                           ("int8", "int64", "int64"), ("uint8", "int16", "int16"),
+                                           ("bool", "int32", "int32"), ("int16", "int8", "int8"),
+                                           ("int64", "int64", "float32"), ("int32", "int64", "float64"),
+                                           ("int32", "int32", "float16")])
+@pytest.mark.parametrize("dims", [[1, 2], [0], [], [-1]])
+def test_mean_integer(xdt, dtype, odt, dims):
+    """Mean in an integer dtype (CANN's table lists INT8/16/32/64 and UINT8 for dtype and out): self
+    converted to dtype, summed exactly, divided by the reduced count truncating toward zero, the
+    mean wrapped to dtype's width and converted to out's dtype. Exact."""
+    rng = np.random.default_rng(14)
+    lo = 0 if xdt in ("uint8", "bool") else -100
+    x = rng.integers(lo, 100, size=SHAPE).astype(golden.dtype(xdt).np)
+    if xdt == "bool":
+        x = x % 2 == 0
+    xc = x.astype(golden.dtype(dtype).np).astype(np.int64)
+    d = tuple(dims) if dims else tuple(range(3))
+    s = xc.sum(axis=d)
+    n = int(np.prod([SHAPE[k] for k in d]))
+    q = (np.abs(s) // n) * np.sign(s)
+    ref = q.astype(golden.dtype(dtype).np).astype(np.float64 if odt.startswith("float") else np.int64)
+    ours = run("aclnnMean", x, xdt, dims, False, dtype, odt)
+    ours = golden.decode(ours, odt) if odt.startswith("float") else ours.astype(np.int64)
+    assert np.array_equal(ours, ref), (xdt, dtype, odt, dims)
+
+
+def test_mean_integer_example():
+    """The calling example of CANN's aclnnMean page: INT64 self {2,3,5,8,4,12,6,7} of shape (2,2,2),
+    dims {1,2}, dtype and out INT64: means 4.5 and 7.25 give 4 and 7."""
+    x = np.array([2, 3, 5, 8, 4, 12, 6, 7], np.int64).reshape(2, 2, 2)
+    assert run("aclnnMean", x, "int64", [1, 2], False, "int64", "int64").tolist() == [4, 7]
+    y = np.array([-5, -6, 7], np.int32)  # truncation toward zero: -11/2 -> -5, and a positive mean
+    assert run("aclnnMean", y[:2], "int32", [0], False, "int32", "int32").tolist() == -5
+    assert run("aclnnMean", y, "int32", [0], False, "int32", "int32").tolist() == -1
 
 
 DET_SCRIPT = r"""

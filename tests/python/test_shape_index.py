@@ -90,22 +90,43 @@ def test_gather_shapes():
     assert sh.same_bits(golden.read(out), t[7:8])
 
 
-@pytest.mark.parametrize("name", ["aclnnGatherV2", "aclnnIndexSelect"])
-@pytest.mark.parametrize("bad", [-1, 5, 1 << 40])
+@pytest.mark.parametrize("name,bad", [("aclnnGatherV2", -6), ("aclnnGatherV2", 5), ("aclnnGatherV2", 1 << 40),
+                                      ("aclnnGatherV2", -(1 << 40)), ("aclnnIndexSelect", -1),
+                                      ("aclnnIndexSelect", 5), ("aclnnIndexSelect", 1 << 40)])
 def test_gather_bad_index(name, bad):
+    """GatherV2's valid range is [-n, n) (a negative index counts from the end), IndexSelect's [0, n)."""
     x = np.arange(15, dtype=np.float32).reshape(5, 3)
     idx = np.array([1, 4, bad, 0, bad], np.int64)
     out = golden.empty((5, 3), "float32", layout="padded", fill=9.0)
     with pytest.raises(golden.AclError) as ei:
         golden.call(name, golden.array(x), 0, golden.array(idx), out)
     assert ei.value.code == AICORE
-    assert f"index[2] = {bad}" in ei.value.message
+    assert f"index[2] = {bad} is out of range [{-5 if name == 'aclnnGatherV2' else 0}, 5)" in ei.value.message
     got = golden.read(out)
     assert np.array_equal(got[[0, 1, 3]], x[[1, 4, 0]])
     assert np.all(got[[2, 4]] == 0)
     st = out.storage()
     assert np.count_nonzero(st == 9.0) == st.size - 15  # nothing outside the view written
     golden.call(name, golden.array(x), 0, golden.array(np.array([0, 1, 2, 3, 4], np.int64)), out)
+
+
+@pytest.mark.parametrize("idt", ["int32", "int64"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_gather_v2_negative_index(idt, dim):
+    """CANN's aclnnGatherV2 counts an index in [-n, 0) from the end (its calling example gathers rows
+    {-2, -1, 0, 1} of a 2x2 tensor), like np.take."""
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    n = x.shape[dim]
+    idx = np.array([[-n, -1, 0], [n - 1, -2, 1]], dtype=golden.dtype(idt).np)
+    shape = list(x.shape)
+    shape[dim:dim + 1 if dim != -1 else None] = idx.shape
+    out = golden.empty(tuple(shape), "float32", layout="padded", fill=7.0)
+    golden.call("aclnnGatherV2", golden.array(x, layout="transposed"), dim, golden.array(idx), out)
+    assert np.array_equal(golden.read(out), np.take(x, idx.astype(np.int64), axis=dim))
+    ex = np.array([0, 1, 2, 3], np.float32).reshape(2, 2)
+    o2 = golden.empty((2, 2, 2), "float32")
+    golden.call("aclnnGatherV2", golden.array(ex), 0, golden.array(np.array([[-2, -1], [0, 1]], np.int64)), o2)
+    assert golden.read(o2).reshape(-1).tolist() == [0, 1, 2, 3, 0, 1, 2, 3]
 
 
 def test_gather_errors():
@@ -160,6 +181,40 @@ def test_index_copy(dt, idt, layout, src_layout):
         golden.call("aclnnInplaceIndexCopy", s, dim, golden.array(idx, idt), golden.array(src, dt, layout=src_layout))
         assert sh.same_bits(golden.read(s), ref), dim
         sh.check_gaps(s, dt)
+
+
+@pytest.mark.parametrize("dt", COPY_DTS)
+@pytest.mark.parametrize("layout,out_layout", [("contig", "contig"), ("transposed", "padded"), ("offset", "strided")])
+def test_index_copy_out_of_place(dt, layout, out_layout):
+    """aclnnIndexCopy: outRef = selfRef with source's slices at the indices (repeated: the last one
+    wins); selfRef unchanged, nothing outside outRef's view written."""
+    rng = np.random.default_rng(6)
+    base = sh.rand((5, 6, 4), dt, rng)
+    for dim in (0, 1, -1):
+        idx = np.array([2, 0, 2], np.int64)
+        sshape = list(base.shape)
+        sshape[dim] = 3
+        src = sh.rand(sshape, dt, rng)
+        s = golden.array(base, dt, layout=layout, fill=sh.fill_value(dt))
+        o = golden.empty(base.shape, dt, layout=out_layout, fill=sh.fill_value(dt))
+        golden.call("aclnnIndexCopy", s, dim, golden.array(idx), golden.array(src, dt), o)
+        assert sh.same_bits(golden.read(o), index_copy_ref(base, dim % 3, idx, src)), dim
+        assert sh.same_bits(golden.read(s), base)
+        sh.check_gaps(o, dt)
+
+
+def test_index_copy_out_of_place_errors():
+    x = golden.array(np.zeros((4, 3), np.float32))
+    src = golden.array(np.ones((2, 3), np.float32))
+    idx = golden.array(np.array([0, 1], np.int64))
+    assert golden.phase1_status("aclnnIndexCopy", x, 0, idx, src, None) == NULL
+    assert golden.phase1_status("aclnnIndexCopy", None, 0, idx, src, golden.empty((4, 3), "float32")) == NULL
+    assert golden.phase1_status("aclnnIndexCopy", x, 0, idx, src, golden.empty((4, 2), "float32")) == INVALID
+    assert golden.phase1_status("aclnnIndexCopy", x, 0, idx, src, golden.empty((4, 3), "float16")) == INVALID
+    o = golden.empty((4, 3), "float32")
+    with pytest.raises(golden.AclError) as ei:
+        golden.call("aclnnIndexCopy", x, 0, golden.array(np.array([0, 4], np.int64)), src, o)
+    assert ei.value.code == AICORE and "aclnnIndexCopy: index[1] = 4" in ei.value.message
 
 
 def test_index_copy_kv_cache():

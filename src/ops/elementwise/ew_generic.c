@@ -106,13 +106,19 @@ aclnnStatus cannon_ew_binary_bwd(const char *api, int code, cannon_dtype_set dty
     cannon_tensor_view vg, vx, vo;
     cannonOpBegin(&op, api, workspaceSize, executor);
     cannonOpNotNulls(&op, grad_name, grad, x_name, x, out_name, out, NULL);
-    cannonOpTensor(&op, grad_name, grad, dtypes, &vg);
-    cannonOpTensor(&op, x_name, x, dtypes, &vx);
+    /* GeluBackward checks only the promoted type (an INT32 gradient with a FLOAT input computes in
+     * FLOAT, as CANN's does); the others check each input against the operator's dtypes. */
+    const cannon_dtype_set in_dts = code == EW_GELU_BWD ? CANNON_DTS_REAL : dtypes;
+    cannonOpTensor(&op, grad_name, grad, in_dts, &vg);
+    cannonOpTensor(&op, x_name, x, in_dts, &vx);
     cannonOpTensor(&op, out_name, out, CANNON_DTS_REAL, &vo);
     if (!cannonOpOk(&op))
         return cannonOpFinish(&op);
     const aclDataType pt = cannonDtypePromote(vg.dtype, vx.dtype);
-    if (!cannonDtypeCanCast(pt, vo.dtype))
+    if (!cannonDtypeIn(pt, dtypes))
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "promoted type %s of %s dtype %s and %s dtype %s is not supported",
+                     cannonDtypeName(pt), grad_name, cannonDtypeName(vg.dtype), x_name, cannonDtypeName(vx.dtype));
+    else if (!cannonDtypeCanCast(pt, vo.dtype))
         cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "result type %s cannot be cast to %s dtype %s",
                      cannonDtypeName(pt), out_name, cannonDtypeName(vo.dtype));
     ew_args a;

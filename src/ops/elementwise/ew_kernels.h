@@ -150,7 +150,9 @@ bool cannon_ew_plan(cannon_op *op, ew_args *tmpl, const aclTensor *out, const ac
  *   EW_UNARY_SAME(code, in, out)    the same computed in in's own dtype, out of in's dtype (out may
  *                                   be in: the in-place forms);
  *   EW_BINARY_BWD(code, grad, x, out) out = grad * f'(x): floating grad and x broadcast, computed
- *                                   in their promoted type, out any dtype that casts from it.
+ *                                   in their promoted type, out any dtype that casts from it
+ *                                   (EW_GELU_BWD: grad and x of any real dtype whose promoted
+ *                                   type is one of the operator's, as CANN checks GeluBackward).
  */
 aclnnStatus cannon_ew_unary(const char *api, int code, int same, cannon_dtype_set dtypes, const aclTensor *in,
                             const char *in_name, const aclTensor *out, const char *out_name, uint64_t *workspaceSize,

@@ -56,6 +56,7 @@ typedef struct red_args {
     int64_t tiles;         /* mode B: column tiles per kept-outer index */
     int64_t units;         /* output units (each split into P parts) */
     double scale;          /* 1, or 1 / count for Mean */
+    int64_t mean_count;    /* Mean in an integer dtype: the reduced count (0: a sum) */
 } red_args;
 
 /* ---- element access ---- */
@@ -182,11 +183,40 @@ static int64_t kept_off(const red_args *a, int64_t k)
     return off;
 }
 
+/* Write @p d as element @p o of a floating out (FLOAT, FLOAT16, BF16 or DOUBLE). */
+static void store_float(void *out, int out_dt, int64_t o, double d)
+{
+    switch (out_dt) {
+    case ACL_FLOAT:
+        ((float *)out)[o] = (float)d;
+        break;
+    case ACL_FLOAT16:
+        ((uint16_t *)out)[o] = cannon_f32_to_f16((float)d);
+        break;
+    case ACL_BF16:
+        ((uint16_t *)out)[o] = cannon_f32_to_bf16((float)d);
+        break;
+    default:
+        ((double *)out)[o] = d;
+        break;
+    }
+}
+
 static void store_out(const red_args *a, int64_t o, red_acc v)
 {
     void *out = a->out;
     if (a->kind == K_I64) {
-        const int64_t iv = wrap_int(v.i, a->out_dt);
+        int64_t sv = v.i;
+        if (a->mean_count > 0) {
+            /* Integer Mean: the int64 sum divided by the count, truncated toward zero, in `dtype`,
+             * then converted to out's dtype (any of the integer or floating ones). */
+            sv = wrap_int(sv / a->mean_count, a->cast_dt);
+            if (!is_int_dt((aclDataType)a->out_dt)) {
+                store_float(out, a->out_dt, o, (double)sv);
+                return;
+            }
+        }
+        const int64_t iv = wrap_int(sv, a->out_dt);
         switch (a->out_dt) {
         case ACL_INT8:
             ((int8_t *)out)[o] = (int8_t)iv;
@@ -210,20 +240,7 @@ static void store_out(const red_args *a, int64_t o, red_acc v)
     /* The result exists in `dtype` first (Mean then casts it to out's dtype). */
     if (a->cast_dt != ACL_DOUBLE)
         d = round_to((float)d, a->cast_dt);
-    switch (a->out_dt) {
-    case ACL_FLOAT:
-        ((float *)out)[o] = (float)d;
-        break;
-    case ACL_FLOAT16:
-        ((uint16_t *)out)[o] = cannon_f32_to_f16((float)d);
-        break;
-    case ACL_BF16:
-        ((uint16_t *)out)[o] = cannon_f32_to_bf16((float)d);
-        break;
-    default:
-        ((double *)out)[o] = d;
-        break;
-    }
+    store_float(out, a->out_dt, o, d);
 }
 
 /* Mode A: the sum for output o over combinations [c0, c1). */
@@ -383,17 +400,23 @@ static aclnnStatus plan(int is_mean, const aclTensor *self, const aclIntArray *d
                         aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor)
 {
     const char *api = is_mean ? "aclnnMean" : "aclnnReduceSum";
-    /* Sums are written in any summable type but BOOL; Mean computes and writes floating types. */
-    const cannon_dtype_set out_dts = is_mean ? CANNON_DTS_FLOAT : cn_dts_ReduceSum() & ~CANNON_DT_BOOL;
+    /* Sums and means are written in any summable type but BOOL; Mean converts self to @p dtype
+     * and the mean to out's dtype, each a conversion CANN allows (no floating -> integer). */
+    const cannon_dtype_set out_dts = (is_mean ? cn_dts_Mean() : cn_dts_ReduceSum()) & ~CANNON_DT_BOOL;
     cannon_op op;
     cannon_tensor_view vx, vo;
     cannonOpBegin(&op, api, workspaceSize, executor);
     cannonOpNotNulls(&op, "self", self, is_mean ? "dim" : "dims", dims, "out", out, NULL);
     cannonOpTensor(&op, "self", self, is_mean ? cn_dts_Mean() : cn_dts_ReduceSum(), &vx);
     cannonOpTensor(&op, "out", out, out_dts, &vo);
-    if (is_mean)
-        check_dtype_arg(&op, dtype, CANNON_DTS_FLOAT);
-    else if (cannonOpOk(&op) && dtype != vo.dtype)
+    if (is_mean && check_dtype_arg(&op, dtype, out_dts)) {
+        if (!cannonDtypeCanCast(vx.dtype, dtype))
+            cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "self dtype %s cannot be converted to dtype %s",
+                         cannonDtypeName(vx.dtype), cannonDtypeName(dtype));
+        else if (!cannonDtypeCanCast(dtype, vo.dtype))
+            cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "dtype %s cannot be converted to out dtype %s",
+                         cannonDtypeName(dtype), cannonDtypeName(vo.dtype));
+    } else if (cannonOpOk(&op) && dtype != vo.dtype)
         cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "dtype %s differs from out dtype %s", cannonDtypeName(dtype),
                      cannonDtypeName(vo.dtype));
     if (!cannonOpOk(&op))
@@ -447,6 +470,7 @@ static aclnnStatus plan(int is_mean, const aclTensor *self, const aclIntArray *d
     a.out_dt = vo.dtype;
     a.kind = is_int_dt(dtype) ? K_I64 : dtype == ACL_DOUBLE ? K_F64 : K_F32;
     a.scale = is_mean ? 1.0 / (double)count : 1.0;
+    a.mean_count = is_mean && a.kind == K_I64 ? count : 0;
     a.n_out = n_out;
     cannon_arg_ref refs[3];
     size_t nrefs = 0;

@@ -67,6 +67,7 @@ static aclnnStatus gather_phase1(const char *api, cannon_dtype_set dts, bool gat
     p.dst_off = vo.offset;
     p.esize = cannonDtypeSize(vs.dtype);
     p.index_dtype = vi.dtype;
+    p.neg_index = gather_nd; /* CANN's GatherV2 counts a negative index from the end; IndexSelect does not */
     p.n_index = n_index;
     p.axis_size = sshape[dim];
     p.axis_stride = sstr[dim];

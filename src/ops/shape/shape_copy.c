@@ -287,7 +287,7 @@ typedef struct si_args {
     const void *index; /* bound, contiguous */
     int64_t *last;     /* workspace: index copy's last position per destination slice */
     const char *api;   /* static string, for messages */
-    int32_t scatter, idx64;
+    int32_t scatter, idx64, neg_index;
     int32_t outer_ndim, index_ndim;
     int64_t n_outer, n_index, units, per_block;
     int64_t axis_size, axis_stride;
@@ -299,7 +299,8 @@ typedef struct si_args {
 
 static inline int64_t si_index(const si_args *a, int64_t j)
 {
-    return a->idx64 ? ((const int64_t *)a->index)[j] : (int64_t)((const int32_t *)a->index)[j];
+    const int64_t k = a->idx64 ? ((const int64_t *)a->index)[j] : (int64_t)((const int32_t *)a->index)[j];
+    return a->neg_index && k < 0 && k >= -a->axis_size ? k + a->axis_size : k;
 }
 
 /* One block: check every index; for an index copy, record the last position naming each slice. */
@@ -312,7 +313,7 @@ static int si_check_kernel(const cannon_kernel_ctx *ctx, void *args)
         if (k < 0 || k >= a->axis_size) {
             if (bad < 0) {
                 bad = j;
-                badv = k;
+                badv = a->idx64 ? ((const int64_t *)a->index)[j] : (int64_t)((const int32_t *)a->index)[j];
             }
             continue;
         }
@@ -321,8 +322,9 @@ static int si_check_kernel(const cannon_kernel_ctx *ctx, void *args)
     }
     if (bad >= 0)
         return cannonKernelReportError(ctx, ACL_ERROR_RT_AICORE_EXCEPTION,
-                                       "%s: index[%lld] = %lld is out of range [0, %lld)", a->api, (long long)bad,
-                                       (long long)badv, (long long)a->axis_size);
+                                       "%s: index[%lld] = %lld is out of range [%lld, %lld)", a->api, (long long)bad,
+                                       (long long)badv, a->neg_index ? -(long long)a->axis_size : 0LL,
+                                       (long long)a->axis_size);
     return 0;
 }
 
@@ -380,6 +382,7 @@ bool shape_record_index_copy(cannon_op *op, const shape_index_plan *p)
     a.api = op->api;
     a.scatter = p->scatter;
     a.idx64 = p->index_dtype == ACL_INT64;
+    a.neg_index = p->neg_index;
     a.outer_ndim = p->outer_ndim;
     a.index_ndim = p->index_ndim;
     a.n_outer = p->n_outer;

@@ -85,6 +85,7 @@ typedef struct shape_index_plan {
     int64_t inner_shape[CANNON_OP_MAX_RANK], inner_sst[CANNON_OP_MAX_RANK], inner_dst[CANNON_OP_MAX_RANK];
     size_t esize;
     aclDataType index_dtype;
+    int neg_index; /* 1: an index in [-axis_size, 0) counts from the end (GatherV2) */
 } shape_index_plan;
 
 bool shape_record_index_copy(cannon_op *op, const shape_index_plan *p);

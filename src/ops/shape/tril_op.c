@@ -1,5 +1,5 @@
 /*
- * aclnnTril, aclnnTriu, aclnnInplaceTriu: one kernel over the rows of the last two dims (every
+ * aclnnTril, aclnnInplaceTril, aclnnTriu, aclnnInplaceTriu: one kernel over the rows of the last two dims (every
  * batch). Row i keeps columns j <= i + diagonal (Tril) or j >= i + diagonal (Triu) and zeroes the
  * others: per row one copy run and one zero run, through the views' strides. The in-place form
  * only writes the zeros. A 0-D tensor is copied as it is (CANN accepts rank 0).
@@ -163,5 +163,12 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceTriuGetWorkspaceSize(aclTensor *self
                                                                  uint64_t *workspaceSize, aclOpExecutor **executor)
 {
     return tri_phase1("aclnnInplaceTriu", cn_dts_InplaceTriu(), false, selfRef, diagonal, NULL, workspaceSize,
+                      executor);
+}
+
+ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceTrilGetWorkspaceSize(const aclTensor *selfRef, int64_t diagonal,
+                                                                 uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    return tri_phase1("aclnnInplaceTril", cn_dts_InplaceTril(), true, selfRef, diagonal, NULL, workspaceSize,
                       executor);
 }
