@@ -367,6 +367,26 @@ def test_extreme_scores_no_overflow(isa):
     check_out(got, ref, mag, "float16")
 
 
+def test_nan_propagates(isa):
+    """A NaN in a query row makes that row NaN; a NaN key makes every row that sees it NaN; a row
+    that does not see it stays exact."""
+    rng = np.random.default_rng(6)
+    B, N, S, Skv, D = 1, 2, 6, 40, 64
+    q, k, v = make(rng, B, N, N, S, Skv, D)
+    q[0, 0, 1, 5] = np.nan
+    k[0, 1, 30, 7] = np.nan
+    m = golden.array(np.triu(np.ones((2048, 2048), dtype=bool), 1), "bool")
+    got, qr, kr, vr, scale = run(q, k, v, "float16", "BNSD", mask_dev=m, sparse=3)  # row i sees j <= i + 34
+    assert np.all(np.isnan(got[0, 0, 1]))
+    assert np.all(np.isnan(got[0, 1, 0:]))  # every row of head 1 sees key 30
+    qr[0, 0, 1, 5] = 0.0
+    kr[0, 1, 30, 7] = 0.0
+    vis = np.broadcast_to(visible(S, Skv, 3, 0, 0, True), (B, S, Skv))
+    ref, _, mag, _ = reference(qr, kr, vr, scale, vis=vis)
+    rows = [0, 2, 3, 4, 5]
+    check_out(got[0, 0, rows], ref[0, 0, rows], mag[0, 0, rows], "float16")
+
+
 def test_deterministic_over_worker_counts():
     script = """
 import hashlib, numpy as np, golden

@@ -10,7 +10,8 @@
  *   3. online softmax: m' = max(m, max_j s_j), c = exp(m - m'), p_j = exp(s_j - m'),
  *      l = l c + sum_j p_j, acc = acc c + sum_j p_j v_j (vectorised over D, keys in order).
  * Finally out = acc / l, rounded once to the output dtype (0 where l is 0: a row that sees no key),
- * and softmaxLse = m + log(l). The order of every sum is fixed by the shape.
+ * and softmaxLse = m + log(l). A NaN score makes its row NaN. The order of every sum is fixed by
+ * the shape.
  */
 #include <math.h>
 #include <string.h>
@@ -206,11 +207,11 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u)
                         s = FIA_NEG_INF;
                 }
                 S[c] = s;
-                mx = s > mx ? s : mx;
+                mx = s > mx || s != s ? s : mx; /* a NaN score stays the max: it propagates */
             }
             if (mx == FIA_NEG_INF)
                 continue;
-            const float mnew = mx > m[r] ? mx : m[r];
+            const float mnew = mx > m[r] || mx != mx ? mx : m[r];
             const float corr = m[r] == FIA_NEG_INF ? 0.0f : expf(m[r] - mnew);
             const float psum = fia_exp_row(S, ncols, mnew);
             l[r] = l[r] * corr + psum;
@@ -221,7 +222,7 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u)
     for (int64_t r = 0; r < R; r++) {
         const int64_t h = g * G + r / ni, i = i0 + r % ni;
         float *o = Q + r * Dp; /* the row's query is no longer needed */
-        if (l[r] > 0.0f) {
+        if (l[r] != 0.0f) { /* l > 0, or NaN from a NaN input */
             const vf inv = vf_set1(1.0f / l[r]);
             for (int64_t d = 0; d < Dp; d += VW)
                 vf_store_f32(o + d, vf_mul(vf_load_f32(acc + r * Dp + d), inv));
@@ -230,7 +231,7 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u)
         }
         fia_row_out(a->out + (b * a->os[0] + h * a->os[1] + i * a->os[2]) * 2, a->os[3], o, D, (int)dt);
         if (a->lse) {
-            const float v = l[r] > 0.0f ? (float)((double)m[r] + log((double)l[r])) : FIA_NEG_INF;
+            const float v = l[r] != 0.0f ? (float)((double)m[r] + log((double)l[r])) : FIA_NEG_INF;
             memcpy(a->lse + (b * a->ls[0] + h * a->ls[1] + i * a->ls[2]) * 4, &v, sizeof v);
         }
     }
