@@ -387,11 +387,58 @@ def test_nan_propagates(isa):
     check_out(got[0, 0, rows], ref[0, 0, rows], mag[0, 0, rows], "float16")
 
 
-def test_deterministic_over_worker_counts():
-    script = """
+@pytest.mark.parametrize("case", ["decode_gqa", "prefill_causal", "masked_chunk"])
+def test_key_split(isa, case):
+    """Few units and long keys: the keys are cut into chunks combined afterwards."""
+    rng = np.random.default_rng(13)
+    if case == "decode_gqa":  # 1 unit, 8 query heads on one key/value head, 5000 keys
+        B, N, Nkv, S, Skv, D, dt = 1, 8, 1, 1, 5000, 128, "float16"
+    elif case == "prefill_causal":
+        B, N, Nkv, S, Skv, D, dt = 2, 2, 2, 3, 1500, 64, "bfloat16"
+    else:
+        B, N, Nkv, S, Skv, D, dt = 1, 4, 2, 1, 2100, 80, "float16"
+    q, k, v = make(rng, B, N, Nkv, S, Skv, D)
+    lse = golden.empty((B, N, S, 1), "float32")
+    kw = dict(lse_flag=True, lse=lse)
+    masked = vis = None
+    if case == "prefill_causal":
+        kw.update(mask_dev=golden.array(np.triu(np.ones((2048, 2048), dtype=bool), 1), "bool"), sparse=3)
+        vis = np.broadcast_to(visible(S, Skv, 3, 0, 0, True), (B, S, Skv))
+    if case == "masked_chunk":
+        m = np.zeros((B, Skv), dtype=bool)
+        m[:, :1400] = True  # whole chunks see nothing
+        kw.update(mask_dev=golden.array(m, "bool"))
+        masked = np.broadcast_to(m[:, None, None, :], (B, N, S, Skv))
+    got, qr, kr, vr, scale = run(q, k, v, dt, "BSND", **kw)
+    ref, rlse, mag, maxabs = reference(qr, kr, vr, scale, masked=masked, vis=vis)
+    check_out(got, ref, mag, dt, f"{case} {isa}")
+    check_lse(golden.read_float(lse)[..., 0], rlse, maxabs)
+
+
+def test_key_split_nan_and_empty_rows():
+    rng = np.random.default_rng(14)
+    B, N, S, Skv, D = 1, 2, 1, 3000, 64
+    q, k, v = make(rng, B, N, N, S, Skv, D)
+    k[0, 0, 2500, 3] = np.nan
+    m = np.zeros((B, Skv), dtype=bool)
+    m[0, :] = True
+    m[0, 2400:2600] = False  # head 0 sees the NaN key, only the last chunks see anything
+    got, qr, kr, vr, scale = run(q, k, v, "float16", "BNSD", mask_dev=golden.array(m, "bool"))
+    assert np.all(np.isnan(got[0, 0]))
+    kr[0, 0, 2500, 3] = 0.0
+    ref, _, mag, _ = reference(qr, kr, vr, scale, masked=np.broadcast_to(m[:, None, None, :], (B, N, S, Skv)))
+    check_out(got[0, 1], ref[0, 1], mag[0, 1], "float16")
+    m[0, :] = True
+    got, *_ = run(q, k, v, "float16", "BNSD", mask_dev=golden.array(m, "bool"))
+    assert np.all(got == 0)
+
+
+@pytest.mark.parametrize("shape", [(2, 8, 2, 40, 300, 64), (1, 4, 1, 1, 3000, 64)])
+def test_deterministic_over_worker_counts(shape):
+    script = f"""
 import hashlib, numpy as np, golden
 rng = np.random.default_rng(4)
-B, N, Nkv, S, Skv, D = 2, 8, 2, 40, 300, 64
+B, N, Nkv, S, Skv, D = {shape}
 q = golden.array(rng.standard_normal((B, S, N, D)), "bfloat16")
 k = golden.array(rng.standard_normal((B, Skv, Nkv, D)), "bfloat16")
 v = golden.array(rng.standard_normal((B, Skv, Nkv, D)), "bfloat16")

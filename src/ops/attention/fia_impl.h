@@ -135,7 +135,8 @@ static float fia_exp_row(float *Sc, int64_t n, float mx)
     return t;
 }
 
-static void fia_unit(const fia_args *a, float *ws, int64_t u)
+/* Unit u over keys [kc0, kc1): into the output, or into @p part (rows of m, l, acc[Dp]). */
+static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64_t kc1, float *part)
 {
     const int64_t qb = u % a->nqb, t = u / a->nqb, g = t % a->Nkv, b = t / a->Nkv;
     const int64_t Dp = a->Dp, D = a->D, G = a->group, dt = a->dt;
@@ -159,8 +160,9 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u)
         m[r] = FIA_NEG_INF;
         l[r] = 0.0f;
         int64_t lo = i + shift + a->lo, hi = i + shift + a->hi + 1;
-        lo = lo < 0 ? 0 : lo;
+        lo = lo < kc0 ? kc0 : lo;
         hi = hi > kvlen ? kvlen : hi;
+        hi = hi > kc1 ? kc1 : hi;
         if (i >= qlen || lo >= hi)
             lo = hi = 0;
         jlo[r] = lo;
@@ -219,10 +221,19 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u)
             fia_pv(acc + r * Dp, S, V, Dp, ja, jb, corr);
         }
     }
+    if (part) {
+        for (int64_t r = 0; r < R; r++) {
+            float *pr = part + r * (Dp + 2);
+            pr[0] = m[r];
+            pr[1] = l[r];
+            memcpy(pr + 2, acc + r * Dp, (size_t)Dp * sizeof(float));
+        }
+        return;
+    }
     for (int64_t r = 0; r < R; r++) {
         const int64_t h = g * G + r / ni, i = i0 + r % ni;
         float *o = Q + r * Dp; /* the row's query is no longer needed */
-        if (l[r] != 0.0f) { /* l > 0, or NaN from a NaN input */
+        if (l[r] != 0.0f) {    /* l > 0, or NaN from a NaN input */
             const vf inv = vf_set1(1.0f / l[r]);
             for (int64_t d = 0; d < Dp; d += VW)
                 vf_store_f32(o + d, vf_mul(vf_load_f32(acc + r * Dp + d), inv));
@@ -237,8 +248,15 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u)
     }
 }
 
-void FIA_UNITS_FN(const fia_args *a, float *ws, int64_t u0, int64_t u1)
+void FIA_UNITS_FN(const fia_args *a, float *ws, int64_t w0, int64_t w1)
 {
-    for (int64_t u = u0; u < u1; u++)
-        fia_unit(a, ws, u);
+    for (int64_t w = w0; w < w1; w++) {
+        if (a->nsplit <= 1) {
+            fia_unit(a, ws, w, 0, a->Skv, NULL);
+            continue;
+        }
+        const int64_t c = w % a->nsplit, kc0 = c * a->chunk;
+        const int64_t kc1 = a->Skv - kc0 < a->chunk ? a->Skv : kc0 + a->chunk;
+        fia_unit(a, ws, w / a->nsplit, kc0, kc1, (float *)(void *)a->part + w * a->part_rows * (a->Dp + 2));
+    }
 }

@@ -12,6 +12,7 @@
  * consecutive units and their count depends only on the shape; each unit's arithmetic is fixed by
  * the shape, so the result does not depend on the worker count.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 
 #include "../kernels/isa.h"
 #include "fia_kernels.h"
+#include "fp_convert.h"
 
 #define FIA_API "aclnnFusedInferAttentionScoreV2"
 /* Record an invalid argument (161002) and end phase 1. */
@@ -38,6 +40,10 @@
 #define FIA_MAX_N 256
 #define FIA_MAX_D 512
 #define FIA_MAX_GROUP 64
+/* Key split (fia_kernels.h): launches of fewer than FIA_SPLIT_UNITS units cut each unit's keys into
+ * chunks of at least FIA_SPLIT_KEYS keys, up to FIA_SPLIT_UNITS work items in all. */
+#define FIA_SPLIT_UNITS 16
+#define FIA_SPLIT_KEYS 512
 /* The side of the optimised causal mask sparseMode 2, 3 and 4 take. */
 #define FIA_OPT_MASK 2048
 
@@ -47,9 +53,9 @@ static int fia_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
     const fia_args *a = (const fia_args *)args;
     const int64_t u0 = (int64_t)ctx->block_idx * a->per_block;
-    if (u0 >= a->units)
+    if (u0 >= a->items)
         return 0;
-    const int64_t u1 = a->units - u0 < a->per_block ? a->units : u0 + a->per_block;
+    const int64_t u1 = a->items - u0 < a->per_block ? a->items : u0 + a->per_block;
     float *ws = (float *)(void *)a->ws + (int64_t)ctx->block_idx * a->ws_floats;
     switch (a->isa) {
 #if defined(CANNON_OPS_HAVE_AVX512)
@@ -65,6 +71,50 @@ static int fia_kernel(const cannon_kernel_ctx *ctx, void *args)
     default:
         cannon_fia_units_scalar(a, ws, u0, u1);
         break;
+    }
+    return 0;
+}
+
+/* Block u of the key split's second kernel: unit u's rows from its chunks' (m, l, acc), in chunk
+ * order: m* = max m_c, l = sum l_c e^(m_c - m*), out = sum acc_c e^(m_c - m*) / l (0 where l is 0). */
+static int fia_combine_kernel(const cannon_kernel_ctx *ctx, void *args)
+{
+    const fia_args *a = (const fia_args *)args;
+    const int64_t u = ctx->block_idx, Dp = a->Dp, D = a->D, G = a->group, stride = a->part_rows * (Dp + 2);
+    const int64_t qb = u % a->nqb, t = u / a->nqb, g = t % a->Nkv, b = t / a->Nkv, i0 = qb * a->qblk;
+    const int64_t ni = a->S - i0 < a->qblk ? a->S - i0 : a->qblk;
+    const float *p0 = (const float *)(const void *)a->part + u * a->nsplit * stride;
+    float *o = (float *)(void *)a->ws + (int64_t)ctx->block_idx * a->ws_floats;
+    for (int64_t r = 0; r < G * ni; r++) {
+        const int64_t h = g * G + r / ni, i = i0 + r % ni;
+        float mx = -__builtin_inff();
+        for (int64_t c = 0; c < a->nsplit; c++) {
+            const float mc = p0[c * stride + r * (Dp + 2)];
+            mx = mc > mx || mc != mc ? mc : mx;
+        }
+        float l = 0.0f;
+        memset(o, 0, (size_t)D * sizeof(float));
+        if (mx != -__builtin_inff())
+            for (int64_t c = 0; c < a->nsplit; c++) {
+                const float *pr = p0 + c * stride + r * (Dp + 2);
+                if (pr[0] == -__builtin_inff())
+                    continue;
+                const float w = expf(pr[0] - mx);
+                l += pr[1] * w;
+                for (int64_t d = 0; d < D; d++)
+                    o[d] += pr[2 + d] * w;
+            }
+        const float inv = l != 0.0f ? 1.0f / l : 0.0f;
+        char *dst = a->out + (b * a->os[0] + h * a->os[1] + i * a->os[2]) * 2;
+        for (int64_t d = 0; d < D; d++) {
+            const float y = o[d] * inv;
+            const uint16_t x = a->dt == FIA_F16 ? cannon_f32_to_f16(y) : cannon_f32_to_bf16(y);
+            memcpy(dst + d * a->os[3] * 2, &x, sizeof x);
+        }
+        if (a->lse) {
+            const float v = l != 0.0f ? (float)((double)mx + log((double)l)) : -__builtin_inff();
+            memcpy(a->lse + (b * a->ls[0] + h * a->ls[1] + i * a->ls[2]) * 4, &v, sizeof v);
+        }
     }
     return 0;
 }
@@ -469,14 +519,27 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnFusedInferAttentionScoreV2GetWorkspaceSize(
     a.qblk = FIA_ROWS / a.group < S ? FIA_ROWS / a.group : S;
     a.nqb = (S + a.qblk - 1) / a.qblk;
     a.units = B * Nkv * a.nqb;
-    const int64_t blocks0 = a.units < FIA_MAX_BLOCKS ? a.units : FIA_MAX_BLOCKS;
-    a.per_block = (a.units + blocks0 - 1) / blocks0;
-    const int64_t blocks = (a.units + a.per_block - 1) / a.per_block;
+    a.nsplit = 1;
+    a.chunk = Skv;
+    if (a.units < FIA_SPLIT_UNITS && Skv >= 2 * FIA_SPLIT_KEYS) {
+        int64_t n = (FIA_SPLIT_UNITS + a.units - 1) / a.units;
+        n = n < Skv / FIA_SPLIT_KEYS ? n : Skv / FIA_SPLIT_KEYS;
+        a.chunk = (Skv + n - 1) / n;
+        a.chunk = (a.chunk + FIA_KB - 1) / FIA_KB * FIA_KB;
+        a.nsplit = (Skv + a.chunk - 1) / a.chunk;
+    }
+    a.items = a.units * a.nsplit;
+    a.part_rows = a.group * a.qblk;
+    const int64_t blocks0 = a.items < FIA_MAX_BLOCKS ? a.items : FIA_MAX_BLOCKS;
+    a.per_block = (a.items + blocks0 - 1) / blocks0;
+    const int64_t blocks = (a.items + a.per_block - 1) / a.per_block;
     a.ws_floats = (2 * FIA_ROWS * a.Dp + 2 * FIA_KB * a.Dp + FIA_ROWS * FIA_KB + 2 * FIA_ROWS + 15) / 16 * 16;
-    uint64_t ws_off = 0;
+    uint64_t ws_off = 0, part_off = 0;
     cannonOpWorkspace(&op, (uint64_t)(blocks * a.ws_floats) * sizeof(float), &ws_off);
+    if (a.nsplit > 1)
+        cannonOpWorkspace(&op, (uint64_t)(a.items * a.part_rows * (a.Dp + 2)) * sizeof(float), &part_off);
 
-    cannon_arg_ref refs[8];
+    cannon_arg_ref refs[9];
     size_t nrefs = 0;
     cannonOpBindView(&op, sq, (uint32_t)offsetof(fia_args, q), &refs[nrefs++]);
     cannonOpBindView(&op, sk, (uint32_t)offsetof(fia_args, k), &refs[nrefs++]);
@@ -491,8 +554,17 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnFusedInferAttentionScoreV2GetWorkspaceSize(
     refs[nrefs].args_offset = (uint32_t)offsetof(fia_args, ws);
     refs[nrefs].slot = CANNON_SLOT_WORKSPACE;
     refs[nrefs++].byte_offset = (int64_t)ws_off;
+    if (a.nsplit > 1) {
+        refs[nrefs].args_offset = (uint32_t)offsetof(fia_args, part);
+        refs[nrefs].slot = CANNON_SLOT_WORKSPACE;
+        refs[nrefs++].byte_offset = (int64_t)part_off;
+    }
     memcpy(args, &a, sizeof a);
     cannonOpKernel(&op, FIA_API, fia_kernel, (uint32_t)blocks, args, blob, refs, nrefs);
+    /* the combine's blocks (one per unit, fewer than FIA_SPLIT_UNITS) use the first D floats of
+     * the first kernel's per-block workspace */
+    if (a.nsplit > 1)
+        cannonOpKernel(&op, FIA_API, fia_combine_kernel, (uint32_t)a.units, args, blob, refs, nrefs);
     free(args);
     return cannonOpFinish(&op);
 }
