@@ -298,7 +298,11 @@ def check(conformance_dir=CONFORMANCE):
 
 _FUZZ_HANDLES = {"aclTensor": "fz_tensor(c)", "aclScalar": "fz_scalar(c)", "aclIntArray": "fz_intarray(c)",
                  "aclBoolArray": "fz_boolarray(c)", "aclFloatArray": "fz_floatarray(c)",
-                 "aclTensorList": "fz_tensorlist(c)", "aclScalarList": "fz_scalarlist(c)"}
+                 "aclTensorList": "fz_tensorlist(c)", "aclScalarList": "fz_scalarlist(c)",
+                 # a layout name (char *: FusedInferAttentionScoreV2's inputLayout): CANN's names, a
+                 # near miss, an empty string and NULL
+                 "char": '((char *const[]){(char *)"BSH", (char *)"BSND", (char *)"BNSD", (char *)"BNSD_BSND", '
+                         '(char *)"TND", (char *)"BSN", (char *)"", NULL})[fz_u8(&c->in) % 8]'}
 _FUZZ_VALUES = {"int64_t": "fz_i64(&c->in)", "int32_t": "(int32_t)fz_i64(&c->in)", "int": "(int)fz_i64(&c->in)", "int8_t": "(int8_t)fz_i64(&c->in)",
                 "uint64_t": "(uint64_t)fz_i64(&c->in)", "uint32_t": "(uint32_t)fz_i64(&c->in)",
                 "bool": "(fz_u8(&c->in) & 1) != 0", "double": "fz_f64(&c->in)", "float": "(float)fz_f64(&c->in)",

@@ -1,0 +1,262 @@
+/*
+ * One tier of the attention kernel: the including file includes its vec_<tier>.h, defines
+ * FIA_UNITS_FN (the exported entry) and includes this file.
+ *
+ * Per unit (see fia_kernels.h), for each key block of FIA_KB keys that some row of the unit sees:
+ *   1. the block's keys are converted to fp32 and transposed (Kt[d][j]), its values converted
+ *      (V[j][d], rows zero-padded to Dp);
+ *   2. for each row, scores s_j = scale * q.k_j (vectorised over keys, the dot product summed over
+ *      d in order), plus pseShift, with keys outside the row's window or masked set to -inf;
+ *   3. online softmax: m' = max(m, max_j s_j), c = exp(m - m'), p_j = exp(s_j - m'),
+ *      l = l c + sum_j p_j, acc = acc c + sum_j p_j v_j (vectorised over D, keys in order).
+ * Finally out = acc / l, rounded once to the output dtype (0 where l is 0: a row that sees no key),
+ * and softmaxLse = m + log(l). A NaN score makes its row NaN. The order of every sum is fixed by
+ * the shape.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "fia_kernels.h"
+#include "fp_convert.h"
+
+#define FIA_NEG_INF (-__builtin_inff())
+
+static inline float fia_ld(const char *p, int dt)
+{
+    uint16_t h;
+    memcpy(&h, p, sizeof h);
+    return dt == FIA_F16 ? cannon_f16_to_f32(h) : cannon_bf16_to_f32(h);
+}
+
+/* n elements at p (element stride st) as fp32 into dst, then zeros up to np. */
+static void fia_row_in(float *dst, const char *p, int64_t st, int64_t n, int64_t np, int dt)
+{
+    int64_t i = 0;
+    if (st == 1) {
+        const uint16_t *h = (const uint16_t *)(const void *)p;
+        if (dt == FIA_F16)
+            for (; i + VW <= n; i += VW)
+                vf_store_f32(dst + i, vf_load_f16(h + i));
+        else
+            for (; i + VW <= n; i += VW)
+                vf_store_f32(dst + i, vf_load_bf16(h + i));
+    }
+    for (; i < n; i++)
+        dst[i] = fia_ld(p + i * st * 2, dt);
+    for (; i < np; i++)
+        dst[i] = 0.0f;
+}
+
+/* n fp32 values rounded to the dtype into p (element stride st). */
+static void fia_row_out(char *p, int64_t st, const float *src, int64_t n, int dt)
+{
+    int64_t i = 0;
+    if (st == 1) {
+        uint16_t *h = (uint16_t *)(void *)p;
+        if (dt == FIA_F16)
+            for (; i + VW <= n; i += VW)
+                vf_store_f16(h + i, vf_load_f32(src + i));
+        else
+            for (; i + VW <= n; i += VW)
+                vf_store_bf16(h + i, vf_load_f32(src + i));
+    }
+    for (; i < n; i++) {
+        const uint16_t x = dt == FIA_F16 ? cannon_f32_to_f16(src[i]) : cannon_f32_to_bf16(src[i]);
+        memcpy(p + i * st * 2, &x, sizeof x);
+    }
+}
+
+/* Scores of one row for key columns [0, ncols) (a multiple of 4 * VW): Sc[c] = q . Kt[.][c]. */
+static void fia_scores(const float *q, const float *Kt, int64_t D, int64_t ncols, float *Sc)
+{
+    for (int64_t c = 0; c < ncols; c += 4 * VW) {
+        vf s0 = vf_set1(0.0f), s1 = s0, s2 = s0, s3 = s0;
+        const float *kt = Kt + c;
+        for (int64_t d = 0; d < D; d++, kt += FIA_KB) {
+            const vf qd = vf_set1(q[d]);
+            s0 = vf_fma(qd, vf_load_f32(kt), s0);
+            s1 = vf_fma(qd, vf_load_f32(kt + VW), s1);
+            s2 = vf_fma(qd, vf_load_f32(kt + 2 * VW), s2);
+            s3 = vf_fma(qd, vf_load_f32(kt + 3 * VW), s3);
+        }
+        vf_store_f32(Sc + c, s0);
+        vf_store_f32(Sc + c + VW, s1);
+        vf_store_f32(Sc + c + 2 * VW, s2);
+        vf_store_f32(Sc + c + 3 * VW, s3);
+    }
+}
+
+/* ar = ar * corr + sum_{j in [ja, jb)} P[j] V[j] over Dp columns (a multiple of VW). */
+static void fia_pv(float *ar, const float *P, const float *V, int64_t Dp, int64_t ja, int64_t jb, float corr)
+{
+    const vf cv = vf_set1(corr);
+    int64_t d0 = 0;
+    for (; d0 + 4 * VW <= Dp; d0 += 4 * VW) {
+        vf a0 = vf_mul(vf_load_f32(ar + d0), cv), a1 = vf_mul(vf_load_f32(ar + d0 + VW), cv);
+        vf a2 = vf_mul(vf_load_f32(ar + d0 + 2 * VW), cv), a3 = vf_mul(vf_load_f32(ar + d0 + 3 * VW), cv);
+        for (int64_t j = ja; j < jb; j++) {
+            const vf pj = vf_set1(P[j]);
+            const float *vr = V + j * Dp + d0;
+            a0 = vf_fma(pj, vf_load_f32(vr), a0);
+            a1 = vf_fma(pj, vf_load_f32(vr + VW), a1);
+            a2 = vf_fma(pj, vf_load_f32(vr + 2 * VW), a2);
+            a3 = vf_fma(pj, vf_load_f32(vr + 3 * VW), a3);
+        }
+        vf_store_f32(ar + d0, a0);
+        vf_store_f32(ar + d0 + VW, a1);
+        vf_store_f32(ar + d0 + 2 * VW, a2);
+        vf_store_f32(ar + d0 + 3 * VW, a3);
+    }
+    for (; d0 < Dp; d0 += VW) {
+        vf a0 = vf_mul(vf_load_f32(ar + d0), cv);
+        for (int64_t j = ja; j < jb; j++)
+            a0 = vf_fma(vf_set1(P[j]), vf_load_f32(V + j * Dp + d0), a0);
+        vf_store_f32(ar + d0, a0);
+    }
+}
+
+/* p = exp(s - mx) over n values (a multiple of VW), 0 where s is -inf; returns their sum, added in
+ * lane order of fixed vector sums. */
+static float fia_exp_row(float *Sc, int64_t n, float mx)
+{
+    const vf mv = vf_set1(mx), ninf = vf_set1(FIA_NEG_INF), zero = vf_set1(0.0f);
+    vf sum = zero;
+    for (int64_t c = 0; c < n; c += VW) {
+        const vf s = vf_load_f32(Sc + c);
+        const vf p = vf_blend(vf_eq(s, ninf), zero, vf_exp(vf_sub(s, mv)));
+        vf_store_f32(Sc + c, p);
+        sum = vf_add(sum, p);
+    }
+    float lanes[VW];
+    vf_to_array(lanes, sum);
+    float t = 0.0f;
+    for (int k = 0; k < VW; k++)
+        t += lanes[k];
+    return t;
+}
+
+/* Unit u over keys [kc0, kc1): into the output, or into @p part (rows of m, l, acc[Dp]). */
+static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64_t kc1, float *part)
+{
+    const int64_t qb = u % a->nqb, t = u / a->nqb, g = t % a->Nkv, b = t / a->Nkv;
+    const int64_t Dp = a->Dp, D = a->D, G = a->group, dt = a->dt;
+    const int64_t i0 = qb * a->qblk;
+    const int64_t ni = a->S - i0 < a->qblk ? a->S - i0 : a->qblk;
+    const int64_t R = G * ni;
+    int64_t qlen = a->S, kvlen = a->Skv;
+    if (a->has_lens) {
+        qlen = fia_lens(a)[b];
+        kvlen = fia_lens(a)[a->B + b];
+    }
+    float *Q = ws, *acc = Q + FIA_ROWS * Dp, *Kt = acc + FIA_ROWS * Dp, *V = Kt + Dp * FIA_KB;
+    float *Sc = V + FIA_KB * Dp, *m = Sc + FIA_ROWS * FIA_KB, *l = m + FIA_ROWS;
+    int64_t jlo[FIA_ROWS], jhi[FIA_ROWS];
+    const int64_t shift = a->rightdown ? kvlen - qlen : 0;
+    int64_t jmin = kvlen, jmax = 0;
+    for (int64_t r = 0; r < R; r++) {
+        const int64_t h = g * G + r / ni, i = i0 + r % ni;
+        fia_row_in(Q + r * Dp, a->q + (b * a->qs[0] + h * a->qs[1] + i * a->qs[2]) * 2, a->qs[3], D, Dp, (int)dt);
+        memset(acc + r * Dp, 0, (size_t)Dp * sizeof(float));
+        m[r] = FIA_NEG_INF;
+        l[r] = 0.0f;
+        int64_t lo = i + shift + a->lo, hi = i + shift + a->hi + 1;
+        lo = lo < kc0 ? kc0 : lo;
+        hi = hi > kvlen ? kvlen : hi;
+        hi = hi > kc1 ? kc1 : hi;
+        if (i >= qlen || lo >= hi)
+            lo = hi = 0;
+        jlo[r] = lo;
+        jhi[r] = hi;
+        if (lo < hi) {
+            jmin = lo < jmin ? lo : jmin;
+            jmax = hi > jmax ? hi : jmax;
+        }
+    }
+    for (int64_t j0 = jmin; j0 < jmax; j0 += FIA_KB) {
+        const int64_t nk = jmax - j0 < FIA_KB ? jmax - j0 : FIA_KB;
+        float *tmp = Sc; /* a key row, before the scores need Sc */
+        for (int64_t j = 0; j < nk; j++) {
+            const int64_t jj = j0 + j;
+            fia_row_in(tmp, a->k + (b * a->ks[0] + g * a->ks[1] + jj * a->ks[2]) * 2, a->ks[3], D, D, (int)dt);
+            for (int64_t d = 0; d < D; d++)
+                Kt[d * FIA_KB + j] = tmp[d];
+            fia_row_in(V + j * Dp, a->v + (b * a->vs[0] + g * a->vs[1] + jj * a->vs[2]) * 2, a->vs[3], D, Dp, (int)dt);
+        }
+        if (nk < FIA_KB)
+            for (int64_t d = 0; d < D; d++)
+                memset(Kt + d * FIA_KB + nk, 0, (size_t)(FIA_KB - nk) * sizeof(float));
+        for (int64_t r = 0; r < R; r++) {
+            const int64_t ja = jlo[r] > j0 ? jlo[r] - j0 : 0;
+            const int64_t jb = jhi[r] < j0 + nk ? jhi[r] - j0 : nk;
+            if (ja >= jb)
+                continue;
+            const int64_t h = g * G + r / ni, i = i0 + r % ni;
+            const int64_t ncols = (jb + 4 * VW - 1) / (4 * VW) * (4 * VW);
+            float *S = Sc + r * FIA_KB;
+            fia_scores(Q + r * Dp, Kt, D, ncols, S);
+            const char *pse = a->has_pse ? a->pse + (b * a->ps[0] + h * a->ps[1] + i * a->ps[2]) * 2 : NULL;
+            const unsigned char *mk =
+                a->has_mask ? (const unsigned char *)a->mask + b * a->ms[0] + h * a->ms[1] + i * a->ms[2] : NULL;
+            float mx = FIA_NEG_INF;
+            for (int64_t c = 0; c < ncols; c++) {
+                float s = FIA_NEG_INF;
+                if (c >= ja && c < jb) {
+                    const int64_t jj = j0 + c;
+                    s = S[c] * a->scale;
+                    if (pse)
+                        s += fia_ld(pse + jj * a->ps[3] * 2, (int)dt);
+                    if (mk && mk[jj * a->ms[3]])
+                        s = FIA_NEG_INF;
+                }
+                S[c] = s;
+                mx = s > mx || s != s ? s : mx; /* a NaN score stays the max: it propagates */
+            }
+            if (mx == FIA_NEG_INF)
+                continue;
+            const float mnew = mx > m[r] || mx != mx ? mx : m[r];
+            const float corr = m[r] == FIA_NEG_INF ? 0.0f : expf(m[r] - mnew);
+            const float psum = fia_exp_row(S, ncols, mnew);
+            l[r] = l[r] * corr + psum;
+            m[r] = mnew;
+            fia_pv(acc + r * Dp, S, V, Dp, ja, jb, corr);
+        }
+    }
+    if (part) {
+        for (int64_t r = 0; r < R; r++) {
+            float *pr = part + r * (Dp + 2);
+            pr[0] = m[r];
+            pr[1] = l[r];
+            memcpy(pr + 2, acc + r * Dp, (size_t)Dp * sizeof(float));
+        }
+        return;
+    }
+    for (int64_t r = 0; r < R; r++) {
+        const int64_t h = g * G + r / ni, i = i0 + r % ni;
+        float *o = Q + r * Dp; /* the row's query is no longer needed */
+        if (l[r] != 0.0f) {    /* l > 0, or NaN from a NaN input */
+            const vf inv = vf_set1(1.0f / l[r]);
+            for (int64_t d = 0; d < Dp; d += VW)
+                vf_store_f32(o + d, vf_mul(vf_load_f32(acc + r * Dp + d), inv));
+        } else {
+            memset(o, 0, (size_t)Dp * sizeof(float));
+        }
+        fia_row_out(a->out + (b * a->os[0] + h * a->os[1] + i * a->os[2]) * 2, a->os[3], o, D, (int)dt);
+        if (a->lse) {
+            const float v = l[r] != 0.0f ? (float)((double)m[r] + log((double)l[r])) : FIA_NEG_INF;
+            memcpy(a->lse + (b * a->ls[0] + h * a->ls[1] + i * a->ls[2]) * 4, &v, sizeof v);
+        }
+    }
+}
+
+void FIA_UNITS_FN(const fia_args *a, float *ws, int64_t w0, int64_t w1)
+{
+    for (int64_t w = w0; w < w1; w++) {
+        if (a->nsplit <= 1) {
+            fia_unit(a, ws, w, 0, a->Skv, NULL);
+            continue;
+        }
+        const int64_t c = w % a->nsplit, kc0 = c * a->chunk;
+        const int64_t kc1 = a->Skv - kc0 < a->chunk ? a->Skv : kc0 + a->chunk;
+        fia_unit(a, ws, w / a->nsplit, kc0, kc1, (float *)(void *)a->part + w * a->part_rows * (a->Dp + 2));
+    }
+}

@@ -1,0 +1,63 @@
+/*
+ * The attention kernel's arguments and its per-tier entries (fia_impl.h, one copy per tier).
+ *
+ * Work unit: (batch b, key/value head g, query block qb). A unit holds the `group` query heads that
+ * share key/value head g and `qblk` query positions of each, at most FIA_ROWS rows in all, so one
+ * conversion of a key/value block to fp32 serves every row of the unit. Rows run an online
+ * softmax over key blocks of FIA_KB keys (running max m, running sum l and an fp32 accumulator of
+ * D values per row), so memory is O(rows * D) whatever the key length.
+ *
+ * Key split: when a launch has few units (decode with few batches and key/value heads), each unit's
+ * keys are cut into nsplit chunks of `chunk` keys (a multiple of FIA_KB); work item w is (unit
+ * w / nsplit, chunk w % nsplit), and writes its rows' (m, l, acc[Dp]) into `part` instead of the
+ * output. A second kernel combines a unit's chunks in chunk order. Both the split and the order
+ * depend only on the shape.
+ */
+#ifndef CANNON_OPS_ATTENTION_FIA_KERNELS_H_
+#define CANNON_OPS_ATTENTION_FIA_KERNELS_H_
+
+#include <stdint.h>
+
+/* Rows (query head x query position) per unit, keys per key block. FIA_KB is a multiple of 4 *
+ * the widest vector (16 lanes). */
+#define FIA_ROWS 64
+#define FIA_KB 64
+/* Query/key element dtypes. */
+#define FIA_F16 0
+#define FIA_BF16 1
+/* A bound no row offset reaches (|preTokens|, |nextTokens| are clamped to it). */
+#define FIA_FAR ((int64_t)1 << 40)
+
+typedef struct fia_args {
+    const char *q, *k, *v, *pse, *mask; /* bound views (pse, mask NULL when absent) */
+    char *out, *lse;                    /* bound views (lse NULL when not written) */
+    char *ws;                           /* bound: ws_floats floats per block */
+    char *part;                         /* bound (split only): items x part_rows x (Dp + 2) floats */
+    int32_t isa, dt;
+    int32_t has_pse, has_mask;
+    int32_t rightdown; /* band offsets count from the bottom-right corner (kv_len - q_len) */
+    int32_t has_lens;  /* per-batch lengths follow the struct: q_len[B], kv_len[B] */
+    int64_t B, N, S, D, Nkv, Skv, group, Dp;
+    /* element strides, per (b, n, s, d); pse and mask per (b, n, s, kv); lse per (b, n, s) */
+    int64_t qs[4], ks[4], vs[4], os[4], ps[4], ms[4], ls[3];
+    /* a key j is visible from query row i iff lo <= j - i - shift <= hi (shift: kv_len - q_len when
+     * rightdown, else 0), j < kv_len and the mask (if any) is 0 */
+    int64_t lo, hi;
+    float scale;
+    int32_t pad_;
+    int64_t qblk, nqb, units, per_block, ws_floats;
+    int64_t nsplit, chunk, items, part_rows; /* items = units * nsplit; nsplit 1: no split */
+} fia_args;
+
+/* The lengths after the struct (has_lens). */
+static inline const int64_t *fia_lens(const fia_args *a)
+{
+    return (const int64_t *)(const void *)(a + 1);
+}
+
+/* Work items [w0, w1) (units, or (unit, chunk) pairs when split). */
+void cannon_fia_units_scalar(const fia_args *a, float *ws, int64_t w0, int64_t w1);
+void cannon_fia_units_avx2(const fia_args *a, float *ws, int64_t w0, int64_t w1);
+void cannon_fia_units_avx512(const fia_args *a, float *ws, int64_t w0, int64_t w1);
+
+#endif /* CANNON_OPS_ATTENTION_FIA_KERNELS_H_ */
