@@ -1,0 +1,410 @@
+#!/usr/bin/python3
+"""ggml's CANN backend as a client of cannon.
+
+Steps: install cannon into a prefix (unless one is given), take the environment of the prefix's set_env.sh,
+configure a ggml source tree with -DGGML_CANN=ON (the SoC comes from the prefix's npu-smi, read by ggml's own
+CMake), build ggml's test-backend-ops outside the cannon tree, run it in test mode on CANN0 (or on every CANN
+device with --devices 2) one ggml op per process, and print a per-op table of passed, failed and unsupported
+cases. An aclnn error makes ggml abort its process; the harness records the case that was running as failed
+and restarts the op without that case. With --perf it also runs the performance mode on CANN0 and on ggml's
+CPU backend for the speed-list ops and prints the time ratios.
+
+Exit status: 0 when every case that ran passed and at least one did, 1 on any failure or abort, 2 on a
+usage, build or setup error. Standard library only.
+"""
+
+import argparse
+import math
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, '..', '..', '..'))
+
+# Ops of the speed list (test-backend-ops names); MUL_MAT is split by the weight type in the tables.
+PERF_OPS = ['MUL_MAT', 'SOFT_MAX', 'RMS_NORM', 'ADD', 'MUL', 'ROPE', 'GET_ROWS', 'SET_ROWS', 'CPY',
+            'FLASH_ATTN_EXT']
+PERF_MUL_MAT_TYPES = ['f32', 'f16', 'q8_0', 'q4_0']
+
+ANSI = re.compile(r'\x1b\[[0-9;]*m')
+# "  OP(params): result" as test-backend-ops prints each case; the last "): " ends the parameters.
+CASE = re.compile(r'^  ([A-Z0-9_]+)\((.*)\): (.*)$')
+PERF = re.compile(r'^\s*(\d+) runs - +([0-9.]+) us/run')
+
+
+class HarnessError(Exception):
+    pass
+
+
+def log(msg):
+    print('[ggml-client] ' + msg, flush=True)
+
+
+def run(cmd, env=None, cwd=None, quiet=False, logfile=None):
+    """Runs a build step; its output goes to logfile (when given) and, unless quiet, to the console."""
+    log('$ ' + ' '.join(shlex.quote(c) for c in cmd))
+    out = open(logfile, 'a') if logfile else None
+    try:
+        if out:
+            r = subprocess.run(cmd, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+        elif quiet:
+            r = subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL)
+        else:
+            r = subprocess.run(cmd, env=env, cwd=cwd)
+    finally:
+        if out:
+            out.close()
+    if r.returncode != 0:
+        where = ' (log: %s)' % logfile if logfile else ''
+        raise HarnessError('command failed with status %d%s: %s' % (r.returncode, where, ' '.join(cmd)))
+
+
+def inside(path, root):
+    path, root = os.path.realpath(path), os.path.realpath(root)
+    return path == root or path.startswith(root + os.sep)
+
+
+def install_cannon(build, prefix, logfile):
+    if not os.path.isfile(os.path.join(build, 'CMakeCache.txt')):
+        raise HarnessError('no cannon build in %s (run `make build` first, or give --prefix)' % build)
+    run(['cmake', '--install', build, '--prefix', prefix], logfile=logfile)
+
+
+def toolkit_env(prefix):
+    """The environment after sourcing the prefix's set_env.sh, as a CANN user's shell has it."""
+    script = os.path.join(prefix, 'set_env.sh')
+    if not os.path.isfile(script):
+        raise HarnessError('%s is not a CANN toolkit prefix: no set_env.sh' % prefix)
+    r = subprocess.run(['bash', '-c', '. "$1" >/dev/null && env -0', 'set_env', script],
+                       stdout=subprocess.PIPE, check=False)
+    if r.returncode != 0:
+        raise HarnessError('sourcing %s failed' % script)
+    env = {}
+    for item in r.stdout.split(b'\0'):
+        if b'=' in item:
+            k, v = item.split(b'=', 1)
+            env[k.decode()] = v.decode(errors='replace')
+    return env
+
+
+def detect_soc(env):
+    """The chip name the way ggml's CMake reads it: `npu-smi info`, line 7, third field."""
+    try:
+        r = subprocess.run(['npu-smi', 'info'], env=env, stdout=subprocess.PIPE, check=False)
+    except OSError:
+        raise HarnessError('npu-smi not found on the PATH set by set_env.sh')
+    lines = r.stdout.decode(errors='replace').split('\n')
+    fields = lines[6].split() if len(lines) > 6 else []
+    if r.returncode != 0 or len(fields) < 3:
+        raise HarnessError('npu-smi info gives no chip name on line 7')
+    return 'Ascend' + fields[2]
+
+
+def extra_flags(extra_prefixes):
+    """Compiler and linker flags that put overlay prefixes (include/, lib64/*.so) into the ggml build only."""
+    if not extra_prefixes:
+        return []
+    incs, libs = [], []
+    for p in extra_prefixes:
+        p = os.path.abspath(p)
+        if os.path.isdir(os.path.join(p, 'include')):
+            incs.append('-I' + os.path.join(p, 'include'))
+        libdir = os.path.join(p, 'lib64')
+        if os.path.isdir(libdir):
+            names = sorted(f[3:-3] for f in os.listdir(libdir) if f.startswith('lib') and f.endswith('.so'))
+            if names:
+                libs += ['-L' + libdir, '-Wl,-rpath,' + libdir, '-Wl,--no-as-needed']
+                libs += ['-l' + n for n in names]
+                libs += ['-Wl,--as-needed']
+    return ['-DCMAKE_CXX_FLAGS=' + ' '.join(incs), '-DCMAKE_CXX_STANDARD_LIBRARIES=' + ' '.join(libs)]
+
+
+def build_ggml(args, env, graph, logfile):
+    bdir = os.path.join(args.work, 'ggml-graph-' + graph)
+    cmd = ['cmake', '-S', args.ggml, '-B', bdir, '-DCMAKE_BUILD_TYPE=Release', '-DGGML_CANN=ON',
+           '-DUSE_ACL_GRAPH=' + ('ON' if graph == 'on' else 'OFF'), '-DGGML_BUILD_TESTS=ON',
+           '-DGGML_BUILD_EXAMPLES=OFF']
+    if args.soc:
+        cmd.append('-DSOC_TYPE=' + args.soc)
+    cmd += extra_flags(args.extra_prefix)
+    run(cmd, env=env, logfile=logfile)
+    run(['cmake', '--build', bdir, '--target', 'test-backend-ops', '-j', str(args.jobs)], env=env,
+        logfile=logfile)
+    exe = os.path.join(bdir, 'bin', 'test-backend-ops')
+    if not os.path.isfile(exe):
+        raise HarnessError('the build made no %s' % exe)
+    return exe
+
+
+def list_ops(exe, env):
+    r = subprocess.run([exe, '--list-ops'], env=env, stdout=subprocess.PIPE, check=False)
+    ops = []
+    for line in r.stdout.decode(errors='replace').split('\n'):
+        m = re.match(r'^  ([A-Z0-9_]+)$', line)
+        if m:
+            ops.append(m.group(1))
+    if not ops:
+        raise HarnessError('test-backend-ops --list-ops listed no ops')
+    return ops
+
+
+def ecma_escape(s):
+    """Escapes a literal for std::regex's ECMAScript grammar (test-backend-ops -p)."""
+    return re.sub(r'([\\^$.*+?()\[\]{}|/])', r'\\\1', s)
+
+
+def run_op(exe, env, mode, op, backend, timeout, excluded, logfh):
+    """One test-backend-ops process for one op. Returns (cases, aborted, tail, rc): the parsed cases (see
+    parse_output), the (device, params) of the case the process died in or None, the lines printed after that
+    case's name, and the exit status ('timeout' when it was killed)."""
+    cmd = [exe, mode, '-o', op]
+    if backend:
+        cmd += ['-b', backend]
+    if excluded:
+        cmd += ['-p', '^(?!(?:' + '|'.join(ecma_escape(e) for e in excluded) + ')$)']
+    logfh.write('$ ' + ' '.join(shlex.quote(c) for c in cmd) + '\n')
+    logfh.flush()
+    t0 = time.time()
+    try:
+        r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+        text, rc = r.stdout.decode(errors='replace'), r.returncode
+    except subprocess.TimeoutExpired as e:
+        text, rc = (e.stdout or b'').decode(errors='replace') + '\n[timed out]\n', 'timeout'
+    logfh.write(text)
+    logfh.write('[exit %s after %.1f s]\n' % (rc, time.time() - t0))
+    logfh.flush()
+    cases, pending, tail = parse_output(text, op, mode)
+    aborted = pending if rc != 0 else None
+    return cases, aborted, tail, rc
+
+
+def parse_output(text, op, mode):
+    """Parses test-backend-ops console output for one op.
+
+    Returns (cases, pending, tail): cases is a list of (device, params, status, detail) with status ok, fail,
+    unsupported or skipped (in perf mode detail is the time in us per run); pending is (device, params) of a
+    case that printed no result (the process died in it), else None; tail the lines printed after it."""
+    text = ANSI.sub('', text)
+    cases, device, pending, tail = [], None, None, []
+    for line in text.split('\n'):
+        m = re.match(r'^Backend \d+/\d+: (\S+)', line)
+        if m:
+            device = m.group(1)
+            continue
+        m = CASE.match(line)
+        if m and m.group(1) == op:
+            params, res = m.group(2), m.group(3).strip()
+            pending, tail = None, []
+            pm = PERF.search(res) if mode == 'perf' else None
+            if pm:
+                cases.append((device, params, 'ok', float(pm.group(2))))
+            elif res.endswith('OK') and mode != 'perf':
+                cases.append((device, params, 'ok', ''))
+            elif res.endswith('FAIL'):
+                cases.append((device, params, 'fail', res[:-4].strip()))
+            elif res.startswith('not supported'):
+                cases.append((device, params, 'unsupported', ''))
+            elif res.startswith('skipping'):
+                cases.append((device, params, 'skipped', ''))
+            else:
+                pending = (device, params)
+                tail = [res] if res else []
+        elif pending is not None and line.strip():
+            tail.append(line.strip())
+    return cases, pending, tail
+
+
+def test_op(args, exe, env, op, backend, logfh):
+    """All cases of one op, restarting after each abort without the case that aborted."""
+    cases, aborts, excluded = [], [], []
+    while True:
+        got, aborted, tail, rc = run_op(exe, env, 'test', op, backend, args.timeout, excluded, logfh)
+        cases += got
+        if aborted is None:
+            if rc not in (0, 1):
+                aborts.append((None, '', 'exit status %s outside any case (after %d cases)' % (rc, len(got))))
+            return dedupe(cases), aborts
+        device, params = aborted
+        detail = ' | '.join(tail[-6:]) if tail else 'exit status %s' % rc
+        aborts.append((device, params, detail))
+        if len(aborts) > args.max_aborts:
+            aborts.append((device, '', 'more than %d aborts: the rest of the op was not run' % args.max_aborts))
+            return dedupe(cases), aborts
+        excluded.append(params)
+        # A restart reruns the cases before the abort: each case counts once.
+        cases = dedupe(cases)
+
+
+def dedupe(cases):
+    seen, out = set(), []
+    for c in cases:
+        key = (c[0], c[1])
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
+
+
+def print_table(title, header, rows):
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    print('\n' + title)
+    fmt = lambda r: '  '.join(str(v).ljust(w) if i == 0 else str(v).rjust(w) for i, (v, w) in
+                              enumerate(zip(r, widths)))
+    print(fmt(header))
+    print('  '.join('-' * w for w in widths))
+    for r in rows:
+        print(fmt(r))
+
+
+def test_mode(args, exe, env, graph, logfh):
+    ops = args.ops.split(',') if args.ops else list_ops(exe, env)
+    backend = 'CANN0' if args.devices == 1 else None
+    rows, failures, total = [], [], {'ok': 0, 'fail': 0, 'unsupported': 0, 'aborted': 0}
+    for op in ops:
+        cases, aborts = test_op(args, exe, env, op, backend, logfh)
+        devs = sorted(set(c[0] for c in cases if c[0]) | set(a[0] for a in aborts if a[0])) or [backend or '-']
+        for dev in devs:
+            n = {k: sum(1 for c in cases if c[0] == dev and c[2] == k) for k in ('ok', 'fail', 'unsupported')}
+            na = sum(1 for a in aborts if a[0] == dev and a[1])
+            if sum(n.values()) + na == 0 and not any(a[0] in (dev, None) for a in aborts):
+                continue
+            rows.append([op, dev, n['ok'], n['fail'] + na, n['unsupported'], na])
+            for k in n:
+                total[k] += n[k]
+            total['aborted'] += na
+        for c in cases:
+            if c[2] == 'fail':
+                failures.append('%s %s(%s): %s' % (c[0], op, c[1], c[3] or 'FAIL'))
+        for a in aborts:
+            failures.append('%s %s(%s): ABORTED: %s' % (a[0] or '-', op, a[1], a[2]))
+            if a[0] is None or not a[1]:
+                total['aborted'] += 1
+        log('%s: %d passed, %d failed, %d aborted, %d not supported' % (
+            op, sum(1 for c in cases if c[2] == 'ok'), sum(1 for c in cases if c[2] == 'fail'),
+            len(aborts), sum(1 for c in cases if c[2] == 'unsupported')))
+    print_table('test-backend-ops test, USE_ACL_GRAPH=%s (passed / failed incl. aborted / not supported / aborted)'
+                % graph.upper(), ['op', 'device', 'passed', 'failed', 'not supported', 'aborted'],
+                rows + [['TOTAL', '', total['ok'], total['fail'] + total['aborted'], total['unsupported'],
+                         total['aborted']]])
+    if failures:
+        print('\nFailing cases:')
+        for f in failures:
+            print('  ' + f)
+    ok = total['fail'] == 0 and total['aborted'] == 0 and total['ok'] > 0
+    print('\nggml client, USE_ACL_GRAPH=%s: %s' % (graph.upper(), 'PASS' if ok else 'FAIL'))
+    return ok
+
+
+def perf_group(op, params):
+    if op == 'MUL_MAT':
+        m = re.search(r'type_a=([a-z0-9_]+)', params)
+        return 'MUL_MAT ' + (m.group(1) if m else '?')
+    return op
+
+
+def perf_mode(args, exe, env, logfh):
+    results = {'CANN0': {}, 'CPU': {}}
+    for backend in ('CANN0', 'CPU'):
+        for op in PERF_OPS:
+            cases, aborted, tail, rc = run_op(exe, env, 'perf', op, backend, args.timeout, [], logfh)
+            if aborted:
+                log('perf %s on %s aborted at %s: %s' % (op, backend, aborted[1], ' | '.join(tail[-4:])))
+            for dev, params, status, us in cases:
+                if status == 'ok':
+                    results[backend][(op, params)] = us
+    groups = {}
+    rows = []
+    for key in sorted(set(results['CANN0']) & set(results['CPU'])):
+        cann, cpu = results['CANN0'][key], results['CPU'][key]
+        ratio = cpu / cann if cann > 0 else float('inf')
+        groups.setdefault(perf_group(*key), []).append(ratio)
+        if args.perf_cases:
+            rows.append(['%s(%s)' % key, '%.2f' % cann, '%.2f' % cpu, '%.2f' % ratio])
+    if rows:
+        print_table('perf per case (us/run; ratio = CPU / CANN0, above 1: CANN0 faster)',
+                    ['case', 'CANN0 us', 'CPU us', 'ratio'], rows)
+    summary = []
+    names = [('MUL_MAT ' + t) if op == 'MUL_MAT' else op for op in PERF_OPS
+             for t in (PERF_MUL_MAT_TYPES if op == 'MUL_MAT' else [''])]
+    names += sorted(g for g in groups if g not in names)
+    for g in names:
+        rs = groups.get(g, [])
+        if rs:
+            geo = math.exp(sum(math.log(max(r, 1e-12)) for r in rs) / len(rs))
+            summary.append([g, len(rs), '%.2f' % geo, '%.2f' % min(rs), '%.2f' % max(rs)])
+        else:
+            summary.append([g, 0, '-', '-', '-'])
+    print_table('perf: CPU time / CANN0 time per op (geometric mean over the cases both ran)',
+                ['op', 'cases', 'ratio', 'min', 'max'], summary)
+    missing = set(results['CPU']) - set(results['CANN0'])
+    if missing:
+        print('\n%d perf cases ran on CPU but not on CANN0 (not supported or aborted)' % len(missing))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--ggml', required=True, help='ggml source tree (github ggml-org/ggml)')
+    ap.add_argument('--prefix', help='installed cannon (a CANN toolkit prefix); default: install the build '
+                    'given by --build into WORK/cannon-prefix')
+    ap.add_argument('--build', default=os.path.join(REPO, 'build'), help='cannon build folder to install '
+                    '(default: %(default)s)')
+    ap.add_argument('--work', default=os.path.join(os.environ.get('TMPDIR', '/tmp'), 'cannon-ggml-client'),
+                    help='folder for the ggml builds and logs, outside the cannon tree (default: %(default)s)')
+    ap.add_argument('--graph', choices=['on', 'off'], default='off', help='build ggml with USE_ACL_GRAPH')
+    ap.add_argument('--devices', type=int, choices=[1, 2], default=1,
+                    help='1: test CANN0; 2: two virtual devices, test-backend-ops tests CANN0 and CANN1')
+    ap.add_argument('--perf', action='store_true', help='also run the perf mode on CANN0 and CPU (speed list)')
+    ap.add_argument('--perf-cases', action='store_true', help='with --perf, also print the ratio of every case')
+    ap.add_argument('--no-test', action='store_true', help='skip the test mode (e.g. with --perf)')
+    ap.add_argument('--ops', help='comma-separated ggml ops to test (default: all that --list-ops names)')
+    ap.add_argument('--soc', help='pass -DSOC_TYPE to ggml instead of its npu-smi detection')
+    ap.add_argument('--extra-prefix', action='append', default=[],
+                    help='overlay folder with include/ and lib64/*.so added to the ggml build only '
+                    '(e.g. declarations cannon does not ship yet); repeatable')
+    ap.add_argument('--jobs', type=int, default=os.cpu_count() or 1, help='build jobs (default: %(default)s)')
+    ap.add_argument('--timeout', type=int, default=3600, help='seconds per test-backend-ops process')
+    ap.add_argument('--max-aborts', type=int, default=20, help='aborts per op before the op is given up')
+    args = ap.parse_args()
+
+    args.ggml = os.path.abspath(args.ggml)
+    args.work = os.path.abspath(args.work)
+    try:
+        if not os.path.isfile(os.path.join(args.ggml, 'src', 'ggml-cann', 'CMakeLists.txt')):
+            raise HarnessError('%s is not a ggml source tree (no src/ggml-cann)' % args.ggml)
+        if inside(args.work, REPO):
+            raise HarnessError('--work must be outside the cannon tree (%s)' % REPO)
+        os.makedirs(args.work, exist_ok=True)
+        logfile = os.path.join(args.work, 'build.log')
+        prefix = os.path.abspath(args.prefix) if args.prefix else os.path.join(args.work, 'cannon-prefix')
+        if not args.prefix:
+            install_cannon(os.path.abspath(args.build), prefix, logfile)
+        env = toolkit_env(prefix)
+        if args.extra_prefix:
+            libs = [os.path.join(os.path.abspath(p), 'lib64') for p in args.extra_prefix]
+            env['LD_LIBRARY_PATH'] = ':'.join(libs + [env.get('LD_LIBRARY_PATH', '')]).rstrip(':')
+        env.setdefault('CANNON_CPU_DEVICES', str(args.devices))
+        soc = args.soc or detect_soc(env)
+        log('cannon prefix %s, SoC %s%s' % (prefix, soc, '' if args.soc else ' (npu-smi)'))
+        exe = build_ggml(args, env, args.graph, logfile)
+        log('built %s' % exe)
+        ok = True
+        runlog = os.path.join(args.work, 'test-backend-ops-graph-%s.log' % args.graph)
+        with open(runlog, 'w') as logfh:
+            log('test-backend-ops output: %s' % runlog)
+            if not args.no_test:
+                ok = test_mode(args, exe, env, args.graph, logfh)
+            if args.perf:
+                perf_mode(args, exe, env, logfh)
+        return 0 if ok else 1
+    except HarnessError as e:
+        print('[ggml-client] error: %s' % e, file=sys.stderr)
+        return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,150 @@
+#!/usr/bin/python3
+"""Tests of the ggml client harness that need no ggml tree: the parsing of test-backend-ops output, the
+restart after an aborted case (against a stand-in program), the regex escaping and the overlay flags.
+Standard library only: python3 test_harness.py."""
+
+import io
+import os
+import stat
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+
+TEST_OUTPUT = '''Testing 2 devices
+
+Backend 1/2: CANN0
+  Device description: Ascend910B3
+  Device memory: 8192 MB (8192 MB free)
+
+  ADD(type=f32,ne=[10,5,4,3],nr=[1,1,1,1],nf=1): \x1b[1;32mOK\x1b[0m
+  ADD(type=f16,ne=[10,5,4,3],nr=[2,1,1,1],nf=1): [ADD] ERR = 0.001953125 > 0.000000100 \x1b[1;31mFAIL\x1b[0m
+  ADD(type=bf16,ne=[1,1,8,1],nr=[1,1,1,1],nf=1): not supported [CANN0] 
+  ADD(type=f32,ne=[4,3,2,1],nr=[1,1,1,1],nf=2): [ADD] NaN at index 3 (CANN0=nan CPU=1.000000) \x1b[1;31mFAIL\x1b[0m
+  MUL(type=f32,ne=[1,1,1,1],nr=[1,1,1,1],nf=1): \x1b[1;32mOK\x1b[0m
+  2/4 tests passed
+  Backend CANN0: \x1b[1;31mFAIL\x1b[0m
+Backend 2/2: CPU
+  Skipping CPU backend
+'''
+
+ABORT_OUTPUT = '''Backend 1/1: CANN0
+  Device description: Ascend910B3
+
+  MUL_MAT(type_a=f16,type_b=f32,m=16,n=1,k=256,bs=[1,1],nr=[1,1],per=[0,1,2,3],v=0,o=1): \x1b[1;32mOK\x1b[0m
+  MUL_MAT(type_a=f32,type_b=f32,m=16,n=1,k=256,bs=[1,1],nr=[1,1],per=[0,1,2,3],v=0,o=1): stub: aclnnMv called
+new_pool_for_device: device 0 use vmm pool
+CANN error: EZ1001: self has an unsupported dtype
+  current device: 0, in function ggml_cann_mul_mat at aclnn_ops.cpp:2155
+  aclnnMvGetWorkspaceSize(...)
+'''
+
+PERF_OUTPUT = '''Backend 1/1: CANN0
+  Device description: Ascend910B3
+
+  SOFT_MAX(type=f32,ne=[4096,4096,5,1],mask=0,sinks=0,m_prec=f32,nr23=[1,1],scale=1.000000,max_bias=0.000000,inplace=0):                  12 runs - 84561.17 us/run -   327680 kB/run - \x1b[1;34m   3.70 GB/s\x1b[0m
+  SOFT_MAX(type=f32,ne=[77,4096,5,1],mask=0): not supported
+  MUL_MAT(type_a=q4_0,type_b=f32,m=4096,n=1,k=14336,bs=[1,1],nr=[1,1],per=[0,1,2,3],k_v=0,o=1):      23 runs - 44130.61 us/run - 117.44 MFLOP/run - \x1b[1;34m  2.66 GFLOPS\x1b[0m
+'''
+
+# A stand-in for test-backend-ops: prints three cases of the op given with -o and dies in the one whose
+# parameters contain "bad" unless the -p regex excludes it (Python's re reads the lookahead the same way).
+FAKE = '''#!/usr/bin/python3
+import os, re, sys
+a = sys.argv[1:]
+op = a[a.index('-o') + 1]
+pat = a[a.index('-p') + 1] if '-p' in a else ''
+print('Backend 1/1: CANN0')
+for params in ['x=1', 'x=bad1', 'x=2', 'x=bad2', 'x=3']:
+    if pat and not re.search(pat, params):
+        continue
+    print('  %s(%s): ' % (op, params), end='', flush=True)
+    if 'bad' in params:
+        print('CANN error: aclnnAdd returned 161002', flush=True)
+        os.abort()
+    print('OK')
+print('  Backend CANN0: OK')
+'''
+
+
+class ParseTest(unittest.TestCase):
+    def test_test_mode(self):
+        cases, pending, tail = harness.parse_output(TEST_OUTPUT, 'ADD', 'test')
+        self.assertIsNone(pending)
+        self.assertEqual([c[2] for c in cases], ['ok', 'fail', 'unsupported', 'fail'])
+        self.assertEqual(set(c[0] for c in cases), {'CANN0'})
+        self.assertEqual(cases[0][1], 'type=f32,ne=[10,5,4,3],nr=[1,1,1,1],nf=1')
+        self.assertEqual(cases[1][3], '[ADD] ERR = 0.001953125 > 0.000000100')
+        self.assertIn('NaN at index 3', cases[3][3])
+        # The cases of another op in the same output are not counted for this one.
+        mul, _, _ = harness.parse_output(TEST_OUTPUT, 'MUL', 'test')
+        self.assertEqual([(c[1], c[2]) for c in mul], [('type=f32,ne=[1,1,1,1],nr=[1,1,1,1],nf=1', 'ok')])
+
+    def test_abort(self):
+        cases, pending, tail = harness.parse_output(ABORT_OUTPUT, 'MUL_MAT', 'test')
+        self.assertEqual(len(cases), 1)
+        self.assertEqual(pending, ('CANN0', 'type_a=f32,type_b=f32,m=16,n=1,k=256,bs=[1,1],nr=[1,1],'
+                                            'per=[0,1,2,3],v=0,o=1'))
+        self.assertEqual(tail[0], 'stub: aclnnMv called')
+        self.assertIn('CANN error: EZ1001: self has an unsupported dtype', tail)
+        self.assertEqual(tail[-1], 'aclnnMvGetWorkspaceSize(...)')
+
+    def test_perf_mode(self):
+        soft, _, _ = harness.parse_output(PERF_OUTPUT, 'SOFT_MAX', 'perf')
+        self.assertEqual([(c[2], c[3]) for c in soft], [('ok', 84561.17), ('unsupported', '')])
+        mm, _, _ = harness.parse_output(PERF_OUTPUT, 'MUL_MAT', 'perf')
+        self.assertEqual(mm[0][3], 44130.61)
+        self.assertEqual(harness.perf_group('MUL_MAT', mm[0][1]), 'MUL_MAT q4_0')
+        self.assertEqual(harness.perf_group('SOFT_MAX', soft[0][1]), 'SOFT_MAX')
+
+    def test_ecma_escape(self):
+        self.assertEqual(harness.ecma_escape('ne=[4,3],f(x)=a.b|c*d+e?^$\\'),
+                         'ne=\\[4,3\\],f\\(x\\)=a\\.b\\|c\\*d\\+e\\?\\^\\$\\\\')
+
+
+class RestartTest(unittest.TestCase):
+    def test_aborted_cases_fail_and_the_rest_runs(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            exe = os.path.join(tmp, 'test-backend-ops')
+            with open(exe, 'w') as f:
+                f.write(FAKE)
+            os.chmod(exe, os.stat(exe).st_mode | stat.S_IXUSR)
+
+            class Args:
+                timeout = 60
+                max_aborts = 5
+            log = io.StringIO()
+            cases, aborts = harness.test_op(Args, exe, dict(os.environ), 'ADD', 'CANN0', log)
+            self.assertEqual(sorted(c[1] for c in cases if c[2] == 'ok'), ['x=1', 'x=2', 'x=3'])
+            self.assertEqual([a[1] for a in aborts], ['x=bad1', 'x=bad2'])
+            self.assertIn('161002', aborts[0][2])
+            self.assertEqual(log.getvalue().count('$ '), 3)  # two restarts
+
+            Args.max_aborts = 0
+            cases, aborts = harness.test_op(Args, exe, dict(os.environ), 'ADD', 'CANN0', io.StringIO())
+            self.assertEqual([c[1] for c in cases], ['x=1'])
+            self.assertEqual(len(aborts), 2)
+            self.assertIn('rest of the op was not run', aborts[1][2])
+
+
+class FlagsTest(unittest.TestCase):
+    def test_extra_prefix(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            os.makedirs(os.path.join(tmp, 'include'))
+            os.makedirs(os.path.join(tmp, 'lib64'))
+            open(os.path.join(tmp, 'lib64', 'libstub.so'), 'w').close()
+            flags = harness.extra_flags([tmp])
+            self.assertEqual(flags[0], '-DCMAKE_CXX_FLAGS=-I' + os.path.join(tmp, 'include'))
+            self.assertIn('-lstub', flags[1])
+            self.assertIn('-L' + os.path.join(tmp, 'lib64'), flags[1])
+        self.assertEqual(harness.extra_flags([]), [])
+
+    def test_inside(self):
+        self.assertTrue(harness.inside(os.path.join(harness.REPO, 'build', 'x'), harness.REPO))
+        self.assertFalse(harness.inside(harness.REPO + '-other', harness.REPO))
+
+
+if __name__ == '__main__':
+    unittest.main()
