@@ -229,7 +229,7 @@ def test_op(args, exe, env, op, backend, logfh):
                 aborts.append((None, '', 'exit status %s outside any case (after %d cases)' % (rc, len(got))))
             return dedupe(cases), aborts
         device, params = aborted
-        detail = ' | '.join(tail[-6:]) if tail else 'exit status %s' % rc
+        detail = abort_detail(tail, rc)
         aborts.append((device, params, detail))
         if len(aborts) > args.max_aborts:
             aborts.append((device, '', 'more than %d aborts: the rest of the op was not run' % args.max_aborts))
@@ -237,6 +237,19 @@ def test_op(args, exe, env, op, backend, logfh):
         excluded.append(params)
         # A restart reruns the cases before the abort: each case counts once.
         cases = dedupe(cases)
+
+
+def abort_detail(tail, rc):
+    """The informative lines of a dead case: ggml's CANN error block (message with aclGetRecentErrMsg, where,
+    the call), GGML_ASSERT lines, and lines from overlay stubs; else the first lines printed."""
+    keep = []
+    for i, line in enumerate(tail):
+        if line.startswith('CANN error:'):
+            keep += tail[i:i + 3]
+        elif 'GGML_ASSERT' in line or line.startswith('stub:'):
+            keep.append(line)
+    keep = keep or tail[:4]
+    return ' | '.join(keep) if keep else 'exit status %s' % rc
 
 
 def dedupe(cases):
@@ -388,6 +401,9 @@ def main():
             libs = [os.path.join(os.path.abspath(p), 'lib64') for p in args.extra_prefix]
             env['LD_LIBRARY_PATH'] = ':'.join(libs + [env.get('LD_LIBRARY_PATH', '')]).rstrip(':')
         env.setdefault('CANNON_CPU_DEVICES', str(args.devices))
+        # ggml's abort path attaches gdb for a backtrace unless this is set: slow, and the harness reports
+        # the failing call from ggml's own error lines.
+        env.setdefault('GGML_NO_BACKTRACE', '1')
         soc = args.soc or detect_soc(env)
         log('cannon prefix %s, SoC %s%s' % (prefix, soc, '' if args.soc else ' (npu-smi)'))
         exe = build_ggml(args, env, args.graph, logfile)

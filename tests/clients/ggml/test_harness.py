@@ -90,6 +90,11 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(tail[0], 'stub: aclnnMv called')
         self.assertIn('CANN error: EZ1001: self has an unsupported dtype', tail)
         self.assertEqual(tail[-1], 'aclnnMvGetWorkspaceSize(...)')
+        self.assertEqual(harness.abort_detail(tail, -6),
+                         'stub: aclnnMv called | CANN error: EZ1001: self has an unsupported dtype | '
+                         'current device: 0, in function ggml_cann_mul_mat at aclnn_ops.cpp:2155 | '
+                         'aclnnMvGetWorkspaceSize(...)')
+        self.assertEqual(harness.abort_detail([], -6), 'exit status -6')
 
     def test_perf_mode(self):
         soft, _, _ = harness.parse_output(PERF_OUTPUT, 'SOFT_MAX', 'perf')
