@@ -20,6 +20,7 @@ import re
 import shlex
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -169,12 +170,26 @@ def run_op(exe, env, mode, op, backend, timeout, excluded, logfh):
     logfh.write('$ ' + ' '.join(shlex.quote(c) for c in cmd) + '\n')
     logfh.flush()
     t0 = time.time()
+    # The output goes to the log as it comes (a long op can be followed there); a timer kills a hung run.
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    chunks = []
     try:
-        r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
-        text, rc = r.stdout.decode(errors='replace'), r.returncode
-    except subprocess.TimeoutExpired as e:
-        text, rc = (e.stdout or b'').decode(errors='replace') + '\n[timed out]\n', 'timeout'
-    logfh.write(text)
+        for raw in iter(proc.stdout.readline, b''):
+            line = raw.decode(errors='replace')
+            chunks.append(line)
+            logfh.write(line)
+            logfh.flush()
+        rc = proc.wait()
+    finally:
+        timed_out = not timer.is_alive()
+        timer.cancel()
+        proc.stdout.close()
+    if timed_out:
+        chunks.append('\n[timed out after %d s]\n' % timeout)
+        rc = 'timeout'
+    text = ''.join(chunks)
     logfh.write('[exit %s after %.1f s]\n' % (rc, time.time() - t0))
     logfh.flush()
     cases, pending, tail = parse_output(text, op, mode)
