@@ -32,8 +32,9 @@ PERF_OPS = ['MUL_MAT', 'SOFT_MAX', 'RMS_NORM', 'ADD', 'MUL', 'ROPE', 'GET_ROWS',
 PERF_MUL_MAT_TYPES = ['f32', 'f16', 'q8_0', 'q4_0']
 
 ANSI = re.compile(r'\x1b\[[0-9;]*m')
-# "  OP(params): result" as test-backend-ops prints each case; the last "): " ends the parameters.
-CASE = re.compile(r'^  ([A-Z0-9_]+)\((.*)\): (.*)$')
+# Lines of test-backend-ops's console output that are no case and no error text.
+SUMMARY = re.compile(r'^(\d+/\d+ (tests|backends) passed|Backend \S+: (OK|FAIL)|OK|FAIL|Failing tests:|Testing \d+ '
+                     r'devices|Device (description|memory):.*|Skipping.*)$')
 PERF = re.compile(r'^\s*(\d+) runs - +([0-9.]+) us/run')
 
 
@@ -159,9 +160,8 @@ def ecma_escape(s):
 
 
 def run_op(exe, env, mode, op, backend, timeout, excluded, logfh):
-    """One test-backend-ops process for one op. Returns (cases, aborted, tail, rc): the parsed cases (see
-    parse_output), the (device, params) of the case the process died in or None, the lines printed after that
-    case's name, and the exit status ('timeout' when it was killed)."""
+    """One test-backend-ops process for one op. Returns (cases, tail, rc): the parsed cases and the other
+    lines after the last one (see parse_output), and the exit status ('timeout' when it was killed)."""
     cmd = [exe, mode, '-o', op]
     if backend:
         cmd += ['-b', backend]
@@ -192,66 +192,103 @@ def run_op(exe, env, mode, op, backend, timeout, excluded, logfh):
     text = ''.join(chunks)
     logfh.write('[exit %s after %.1f s]\n' % (rc, time.time() - t0))
     logfh.flush()
-    cases, pending, tail = parse_output(text, op, mode)
-    aborted = pending if rc != 0 else None
-    return cases, aborted, tail, rc
+    cases, tail = parse_output(text, op, mode)
+    return cases, tail, rc
 
 
 def parse_output(text, op, mode):
     """Parses test-backend-ops console output for one op.
 
-    Returns (cases, pending, tail): cases is a list of (device, params, status, detail) with status ok, fail,
-    unsupported or skipped (in perf mode detail is the time in us per run); pending is (device, params) of a
-    case that printed no result (the process died in it), else None; tail the lines printed after it."""
-    text = ANSI.sub('', text)
+    test-backend-ops prints a case only when it is done: "  OP(params): " (flushed), then the result; what the
+    comparison found comes before it on the same line ("[OP] ERR = 0.1 > 1e-07   OP(params): FAIL"). When the
+    process dies, its last lines are the error text of the case after the last one printed, which may split
+    that last case's line from its result.
+
+    Returns (cases, tail): cases is a list of (device, params, status, detail) in order, with status ok, fail,
+    unsupported, skipped or supported (support mode; perf mode: ok with the time in us per run as detail); tail
+    the lines after the last case that are neither a result nor a summary line."""
+    case = re.compile(r'^(.*?)  ' + re.escape(op) + r'\((.*)\): (.*)$')
     cases, device, pending, tail = [], None, None, []
-    for line in text.split('\n'):
+
+    def result(params, prefix, res):
+        res = res.strip()
+        if mode == 'perf':
+            pm = PERF.search(res)
+            if pm:
+                return (device, params, 'ok', float(pm.group(2)))
+        if res.startswith('not supported') or res == 'NOT SUPPORTED':
+            return (device, params, 'unsupported', '')
+        if res == 'SUPPORTED':
+            return (device, params, 'supported', '')
+        if res.startswith('skipping'):
+            return (device, params, 'skipped', '')
+        if res.endswith('FAIL'):
+            return (device, params, 'fail', (prefix.strip() + ' ' + res[:-4].strip()).strip())
+        if res.endswith('OK'):
+            return (device, params, 'ok', '')
+        return None
+
+    for line in ANSI.sub('', text).split('\n'):
         m = re.match(r'^Backend \d+/\d+: (\S+)', line)
         if m:
-            device = m.group(1)
+            device, pending, tail = m.group(1), None, []
             continue
-        m = CASE.match(line)
-        if m and m.group(1) == op:
-            params, res = m.group(2), m.group(3).strip()
-            pending, tail = None, []
-            pm = PERF.search(res) if mode == 'perf' else None
-            if pm:
-                cases.append((device, params, 'ok', float(pm.group(2))))
-            elif res.endswith('OK') and mode != 'perf':
-                cases.append((device, params, 'ok', ''))
-            elif res.endswith('FAIL'):
-                cases.append((device, params, 'fail', res[:-4].strip()))
-            elif res.startswith('not supported'):
-                cases.append((device, params, 'unsupported', ''))
-            elif res.startswith('skipping'):
-                cases.append((device, params, 'skipped', ''))
+        m = case.match(line)
+        if m:
+            prefix, params, res = m.groups()
+            r = result(params, prefix, res)
+            tail = []
+            if r:
+                cases.append(r)
+                pending = None
             else:
-                pending = (device, params)
-                tail = [res] if res else []
-        elif pending is not None and line.strip():
-            tail.append(line.strip())
-    return cases, pending, tail
+                pending = (params, prefix)
+                if res.strip():
+                    tail.append(res.strip())
+            continue
+        stripped = line.strip()
+        if pending is not None and stripped in ('OK', 'FAIL'):
+            cases.append(result(pending[0], pending[1], stripped))
+            pending = None
+        elif stripped and not SUMMARY.match(stripped):
+            tail.append(stripped)
+    return cases, tail
+
+
+def case_order(exe, env, op, backend, timeout, logfh):
+    """The cases of an op in the order test mode runs them: support mode goes through the same list and prints
+    every case without computing it."""
+    cases, _, _ = run_op(exe, env, 'support', op, backend, timeout, [], logfh)
+    first = cases[0][0] if cases else None
+    return [c[1] for c in cases if c[0] == first]
 
 
 def test_op(args, exe, env, op, backend, logfh):
-    """All cases of one op, restarting after each abort without the case that aborted."""
-    cases, aborts, excluded = [], [], []
+    """All cases of one op, restarting after each abort without the case that aborted. The case a process died
+    in is the one after the last it printed (test mode prints every case of the op, in a fixed order). A
+    restart runs the cases before the abort again, so the last run's cases are all the cases that ran; two
+    cases may have the same parameters, so the runs are not merged. Returns (cases, aborts); an abort is
+    (device, params, detail), params '' when the case is unknown."""
+    aborts, excluded, order = [], [], None
     while True:
-        got, aborted, tail, rc = run_op(exe, env, 'test', op, backend, args.timeout, excluded, logfh)
-        cases += got
-        if aborted is None:
-            if rc not in (0, 1):
-                aborts.append((None, '', 'exit status %s outside any case (after %d cases)' % (rc, len(got))))
-            return dedupe(cases), aborts
-        device, params = aborted
+        cases, tail, rc = run_op(exe, env, 'test', op, backend, args.timeout, excluded, logfh)
+        if rc in (0, 1):
+            return cases, aborts
+        if order is None:
+            order = case_order(exe, env, op, backend, args.timeout, logfh)
+        device = cases[-1][0] if cases else (backend or None)
+        done = sum(1 for c in cases if c[0] == device)
+        remaining = [p for p in order if p not in excluded]
         detail = abort_detail(tail, rc)
+        if done >= len(remaining):
+            aborts.append((device, '', 'exit status %s after the last case: %s' % (rc, detail)))
+            return cases, aborts
+        params = remaining[done]
         aborts.append((device, params, detail))
         if len(aborts) > args.max_aborts:
             aborts.append((device, '', 'more than %d aborts: the rest of the op was not run' % args.max_aborts))
-            return dedupe(cases), aborts
+            return cases, aborts
         excluded.append(params)
-        # A restart reruns the cases before the abort: each case counts once.
-        cases = dedupe(cases)
 
 
 def abort_detail(tail, rc):
@@ -265,16 +302,6 @@ def abort_detail(tail, rc):
             keep.append(line)
     keep = keep or tail[:4]
     return ' | '.join(keep) if keep else 'exit status %s' % rc
-
-
-def dedupe(cases):
-    seen, out = set(), []
-    for c in cases:
-        key = (c[0], c[1])
-        if key not in seen:
-            seen.add(key)
-            out.append(c)
-    return out
 
 
 def print_table(title, header, rows):
@@ -338,9 +365,10 @@ def perf_mode(args, exe, env, logfh):
     results = {'CANN0': {}, 'CPU': {}}
     for backend in ('CANN0', 'CPU'):
         for op in PERF_OPS:
-            cases, aborted, tail, rc = run_op(exe, env, 'perf', op, backend, args.timeout, [], logfh)
-            if aborted:
-                log('perf %s on %s aborted at %s: %s' % (op, backend, aborted[1], ' | '.join(tail[-4:])))
+            cases, tail, rc = run_op(exe, env, 'perf', op, backend, args.timeout, [], logfh)
+            if rc not in (0, 1):
+                last = cases[-1][1] if cases else 'the start'
+                log('perf %s on %s: exit status %s after %s: %s' % (op, backend, rc, last, abort_detail(tail, rc)))
             for dev, params, status, us in cases:
                 if status == 'ok':
                     results[backend][(op, params)] = us
