@@ -159,14 +159,22 @@ def ecma_escape(s):
     return re.sub(r'([\\^$.*+?()\[\]{}|/])', r'\\\1', s)
 
 
-def run_op(exe, env, mode, op, backend, timeout, excluded, logfh):
-    """One test-backend-ops process for one op. Returns (cases, tail, rc): the parsed cases and the other
-    lines after the last one (see parse_output), and the exit status ('timeout' when it was killed)."""
-    cmd = [exe, mode, '-o', op]
-    if backend:
-        cmd += ['-b', backend]
-    if excluded:
-        cmd += ['-p', '^(?!(?:' + '|'.join(ecma_escape(e) for e in excluded) + ')$)']
+def case_filter(op, only):
+    """test-backend-ops arguments that select the cases of op whose parameters are in only (all when None):
+    -o with full case names, which it compares as strings, or a -p regular expression when a name has
+    parentheses (-o splits full names at the first closing one)."""
+    if only is None:
+        return ['-o', op]
+    if any('(' in p or ')' in p for p in only):
+        return ['-o', op, '-p', '^(?:' + '|'.join(ecma_escape(p) for p in only) + ')$']
+    return ['-o', ','.join('%s(%s)' % (op, p) for p in only)]
+
+
+def run_op(exe, env, mode, op, backend, timeout, only, logfh):
+    """One test-backend-ops process for one op (only: the parameters of the cases to run, None for all).
+    Returns (cases, tail, rc): the parsed cases and the other lines after the last one (see parse_output),
+    and the exit status ('timeout' when it was killed)."""
+    cmd = [exe, mode] + case_filter(op, only) + ['-b', backend]
     logfh.write('$ ' + ' '.join(shlex.quote(c) for c in cmd) + '\n')
     logfh.flush()
     t0 = time.time()
@@ -258,37 +266,64 @@ def parse_output(text, op, mode):
 def case_order(exe, env, op, backend, timeout, logfh):
     """The cases of an op in the order test mode runs them: support mode goes through the same list and prints
     every case without computing it."""
-    cases, _, _ = run_op(exe, env, 'support', op, backend, timeout, [], logfh)
-    first = cases[0][0] if cases else None
-    return [c[1] for c in cases if c[0] == first]
+    cases, _, _ = run_op(exe, env, 'support', op, backend, timeout, None, logfh)
+    return [c[1] for c in cases]
+
+
+# Cases per process after an abort, and the longest -o argument (the kernel's limit is 128 KiB).
+CHUNK_CASES = 200
+CHUNK_CHARS = 64 * 1024
 
 
 def test_op(args, exe, env, op, backend, logfh):
-    """All cases of one op, restarting after each abort without the case that aborted. The case a process died
-    in is the one after the last it printed (test mode prints every case of the op, in a fixed order). A
-    restart runs the cases before the abort again, so the last run's cases are all the cases that ran; two
-    cases may have the same parameters, so the runs are not merged. Returns (cases, aborts); an abort is
-    (device, params, detail), params '' when the case is unknown."""
-    aborts, excluded, order = [], [], None
+    """All cases of one op on one device. ggml aborts the process on any CANN error, so when a run dies the
+    case it died in (the one after the last it printed: test mode prints every case of the op, in a fixed
+    order) is recorded as aborted and the cases after it run in new processes, a chunk at a time.
+
+    Returns a list of (params, status, detail), status ok, fail, unsupported, skipped, aborted or missing."""
+    order, status = None, None
+    only = None
+    aborts = 0
     while True:
-        cases, tail, rc = run_op(exe, env, 'test', op, backend, args.timeout, excluded, logfh)
-        if rc in (0, 1):
-            return cases, aborts
+        cases, tail, rc = run_op(exe, env, 'test', op, backend, args.timeout, only, logfh)
         if order is None:
+            if rc in (0, 1):
+                return [(c[1], c[2], c[3]) for c in cases]
             order = case_order(exe, env, op, backend, args.timeout, logfh)
-        device = cases[-1][0] if cases else (backend or None)
-        done = sum(1 for c in cases if c[0] == device)
-        remaining = [p for p in order if p not in excluded]
-        detail = abort_detail(tail, rc)
-        if done >= len(remaining):
-            aborts.append((device, '', 'exit status %s after the last case: %s' % (rc, detail)))
-            return cases, aborts
-        params = remaining[done]
-        aborts.append((device, params, detail))
-        if len(aborts) > args.max_aborts:
-            aborts.append((device, '', 'more than %d aborts: the rest of the op was not run' % args.max_aborts))
-            return cases, aborts
-        excluded.append(params)
+            status = [None] * len(order)
+        names = set(only) if only is not None else None
+        # The cases this run went through, in order; a name may stand for several cases.
+        expected = [i for i, p in enumerate(order) if names is None or p in names]
+        for i, c in zip(expected, cases):
+            if status[i] is None:
+                status[i] = (c[1], c[2], c[3])
+        if rc not in (0, 1):
+            if len(cases) < len(expected):
+                i = expected[len(cases)]
+                status[i] = (order[i], 'aborted', abort_detail(tail, rc))
+                aborts += 1
+            else:
+                # Died after its last case (teardown): nothing left to attribute it to.
+                status.append(('', 'aborted', 'exit status %s after the last case: %s' % (rc, abort_detail(tail, rc))))
+                order.append('')
+                aborts += 1
+        for i in expected[len(cases):]:
+            if status[i] is None and rc in (0, 1):
+                status[i] = (order[i], 'missing', 'not run by a process that ended normally')
+        left = [i for i, st in enumerate(status) if st is None]
+        if not left:
+            return status
+        if aborts >= args.max_aborts:
+            for i in left:
+                status[i] = (order[i], 'missing', 'not run: more than %d aborts in this op' % args.max_aborts)
+            return status
+        only, size = [], 0
+        for i in left:
+            if len(only) >= CHUNK_CASES or size > CHUNK_CHARS:
+                break
+            if order[i] not in only:
+                only.append(order[i])
+                size += len(op) + len(order[i]) + 3
 
 
 def abort_detail(tail, rc):
@@ -317,39 +352,33 @@ def print_table(title, header, rows):
 
 def test_mode(args, exe, env, graph, logfh):
     ops = args.ops.split(',') if args.ops else list_ops(exe, env)
-    backend = 'CANN0' if args.devices == 1 else None
-    rows, failures, total = [], [], {'ok': 0, 'fail': 0, 'unsupported': 0, 'aborted': 0}
+    devices = ['CANN%d' % d for d in range(args.devices)]
+    keys = ('ok', 'fail', 'aborted', 'missing', 'unsupported')
+    rows, failures, total = [], [], dict((k, 0) for k in keys)
     for op in ops:
-        cases, aborts = test_op(args, exe, env, op, backend, logfh)
-        devs = sorted(set(c[0] for c in cases if c[0]) | set(a[0] for a in aborts if a[0])) or [backend or '-']
-        for dev in devs:
-            n = {k: sum(1 for c in cases if c[0] == dev and c[2] == k) for k in ('ok', 'fail', 'unsupported')}
-            na = sum(1 for a in aborts if a[0] == dev and a[1])
-            if sum(n.values()) + na == 0 and not any(a[0] in (dev, None) for a in aborts):
+        for dev in devices:
+            results = test_op(args, exe, env, op, dev, logfh)
+            n = dict((k, sum(1 for r in results if r[1] == k)) for k in keys)
+            log('%s %s: %d passed, %d failed, %d aborted, %d not run, %d not supported' % (
+                op, dev, n['ok'], n['fail'], n['aborted'], n['missing'], n['unsupported']))
+            if not results:
                 continue
-            rows.append([op, dev, n['ok'], n['fail'] + na, n['unsupported'], na])
-            for k in n:
+            rows.append([op, dev, n['ok'], n['fail'], n['aborted'], n['missing'], n['unsupported']])
+            for k in keys:
                 total[k] += n[k]
-            total['aborted'] += na
-        for c in cases:
-            if c[2] == 'fail':
-                failures.append('%s %s(%s): %s' % (c[0], op, c[1], c[3] or 'FAIL'))
-        for a in aborts:
-            failures.append('%s %s(%s): ABORTED: %s' % (a[0] or '-', op, a[1], a[2]))
-            if a[0] is None or not a[1]:
-                total['aborted'] += 1
-        log('%s: %d passed, %d failed, %d aborted, %d not supported' % (
-            op, sum(1 for c in cases if c[2] == 'ok'), sum(1 for c in cases if c[2] == 'fail'),
-            len(aborts), sum(1 for c in cases if c[2] == 'unsupported')))
-    print_table('test-backend-ops test, USE_ACL_GRAPH=%s (passed / failed incl. aborted / not supported / aborted)'
-                % graph.upper(), ['op', 'device', 'passed', 'failed', 'not supported', 'aborted'],
-                rows + [['TOTAL', '', total['ok'], total['fail'] + total['aborted'], total['unsupported'],
-                         total['aborted']]])
+            for params, st, detail in results:
+                if st in ('fail', 'aborted', 'missing'):
+                    failures.append('%s %s(%s): %s%s' % (dev, op, params, '' if st == 'fail' else st.upper() + ': ',
+                                                          detail or 'FAIL'))
+    print_table('test-backend-ops test, USE_ACL_GRAPH=%s: cases per op' % graph.upper(),
+                ['op', 'device', 'passed', 'failed', 'aborted', 'not run', 'not supported'],
+                rows + [['TOTAL', '', total['ok'], total['fail'], total['aborted'], total['missing'],
+                         total['unsupported']]])
     if failures:
         print('\nFailing cases:')
         for f in failures:
             print('  ' + f)
-    ok = total['fail'] == 0 and total['aborted'] == 0 and total['ok'] > 0
+    ok = total['fail'] == 0 and total['aborted'] == 0 and total['missing'] == 0 and total['ok'] > 0
     print('\nggml client, USE_ACL_GRAPH=%s: %s' % (graph.upper(), 'PASS' if ok else 'FAIL'))
     return ok
 
@@ -365,7 +394,7 @@ def perf_mode(args, exe, env, logfh):
     results = {'CANN0': {}, 'CPU': {}}
     for backend in ('CANN0', 'CPU'):
         for op in PERF_OPS:
-            cases, tail, rc = run_op(exe, env, 'perf', op, backend, args.timeout, [], logfh)
+            cases, tail, rc = run_op(exe, env, 'perf', op, backend, args.timeout, None, logfh)
             if rc not in (0, 1):
                 last = cases[-1][1] if cases else 'the start'
                 log('perf %s on %s: exit status %s after %s: %s' % (op, backend, rc, last, abort_detail(tail, rc)))
@@ -413,7 +442,7 @@ def main():
                     help='folder for the ggml builds and logs, outside the cannon tree (default: %(default)s)')
     ap.add_argument('--graph', choices=['on', 'off'], default='off', help='build ggml with USE_ACL_GRAPH')
     ap.add_argument('--devices', type=int, choices=[1, 2], default=1,
-                    help='1: test CANN0; 2: two virtual devices, test-backend-ops tests CANN0 and CANN1')
+                    help='1: test CANN0; 2: two virtual devices, each op is tested on CANN0 and on CANN1')
     ap.add_argument('--perf', action='store_true', help='also run the perf mode on CANN0 and CPU (speed list)')
     ap.add_argument('--perf-cases', action='store_true', help='with --perf, also print the ratio of every case')
     ap.add_argument('--no-test', action='store_true', help='skip the test mode (e.g. with --perf)')
@@ -424,7 +453,8 @@ def main():
                     '(e.g. declarations cannon does not ship yet); repeatable')
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 1, help='build jobs (default: %(default)s)')
     ap.add_argument('--timeout', type=int, default=3600, help='seconds per test-backend-ops process')
-    ap.add_argument('--max-aborts', type=int, default=20, help='aborts per op before the op is given up')
+    ap.add_argument('--max-aborts', type=int, default=50,
+                    help='aborted cases per op and device before the rest of the op is given up')
     args = ap.parse_args()
 
     args.ggml = os.path.abspath(args.ggml)

@@ -50,18 +50,20 @@ PERF_OUTPUT = '''Backend 1/1: CANN0
   MUL_MAT(type_a=q4_0,type_b=f32,m=4096,n=1,k=14336,bs=[1,1],nr=[1,1],per=[0,1,2,3],k_v=0,o=1):      23 runs - 44130.61 us/run - 117.44 MFLOP/run - \x1b[1;34m  2.66 GFLOPS\x1b[0m
 '''
 
-# A stand-in for test-backend-ops: runs the cases of the op given with -o that the -p regex keeps (Python's re
-# reads the lookahead the same way), printing each when it is done, and dies in the ones whose parameters
+# A stand-in for test-backend-ops: runs the cases of the op given with -o (an op name or full case names) that
+# the -p regex keeps, printing each when it is done, and dies in the ones whose parameters
 # contain "bad" with the error on stderr before the last result reaches stdout, as ggml does. Two cases have
 # the same parameters, as some of ggml's do. Support mode lists the cases.
 FAKE = '''#!/usr/bin/python3
 import os, re, sys
 a = sys.argv[1:]
-op = a[a.index('-o') + 1]
+sel = a[a.index('-o') + 1]
+op = sel.split('(')[0]
+names = set(re.findall(r'\\(([^)]*)\\)', sel)) if '(' in sel else None
 pat = a[a.index('-p') + 1] if '-p' in a else ''
 print('Backend 1/1: CANN0')
 for params in ['x=1', 'x=bad1', 'x=2', 'x=bad2', 'x=3', 'x=3']:
-    if pat and not re.search(pat, params):
+    if (pat and not re.search(pat, params)) or (names is not None and params not in names):
         continue
     if a[0] == 'support':
         print('  %s(%s): SUPPORTED' % (op, params))
@@ -129,17 +131,27 @@ class RestartTest(unittest.TestCase):
                 timeout = 60
                 max_aborts = 5
             log = io.StringIO()
-            cases, aborts = harness.test_op(Args, exe, dict(os.environ), 'ADD', 'CANN0', log)
-            self.assertEqual(sorted(c[1] for c in cases if c[2] == 'ok'), ['x=1', 'x=2', 'x=3', 'x=3'])
-            self.assertEqual([a[1] for a in aborts], ['x=bad1', 'x=bad2'])
-            self.assertEqual(aborts[0][2], 'CANN error: aclnnAdd returned 161002')
-            self.assertEqual(log.getvalue().count('$ '), 4)  # the case list and two restarts
+            results = harness.test_op(Args, exe, dict(os.environ), 'ADD', 'CANN0', log)
+            self.assertEqual([(r[0], r[1]) for r in results],
+                             [('x=1', 'ok'), ('x=bad1', 'aborted'), ('x=2', 'ok'), ('x=bad2', 'aborted'),
+                              ('x=3', 'ok'), ('x=3', 'ok')])
+            self.assertEqual(results[1][2], 'CANN error: aclnnAdd returned 161002')
+            # The whole op, the case list, then the cases after each abort: nothing runs twice.
+            cmds = [l for l in log.getvalue().split('\n') if l.startswith('$ ')]
+            self.assertEqual(len(cmds), 4)
+            self.assertIn(' support -o ADD -b CANN0', cmds[1])
+            self.assertIn(" -o 'ADD(x=2),ADD(x=bad2),ADD(x=3)' -b CANN0", cmds[2])
+            self.assertIn(" -o 'ADD(x=3)' -b CANN0", cmds[3])
 
-            Args.max_aborts = 0
-            cases, aborts = harness.test_op(Args, exe, dict(os.environ), 'ADD', 'CANN0', io.StringIO())
-            self.assertEqual([c[1] for c in cases], ['x=1'])
-            self.assertEqual(len(aborts), 2)
-            self.assertIn('rest of the op was not run', aborts[1][2])
+            Args.max_aborts = 1
+            results = harness.test_op(Args, exe, dict(os.environ), 'ADD', 'CANN0', io.StringIO())
+            self.assertEqual([r[1] for r in results], ['ok', 'aborted', 'missing', 'missing', 'missing', 'missing'])
+            self.assertIn('more than 1 aborts', results[2][2])
+
+    def test_case_filter(self):
+        self.assertEqual(harness.case_filter('ADD', None), ['-o', 'ADD'])
+        self.assertEqual(harness.case_filter('ADD', ['a=[1,2]', 'b=3']), ['-o', 'ADD(a=[1,2]),ADD(b=3)'])
+        self.assertEqual(harness.case_filter('ADD', ['f(x)=1']), ['-o', 'ADD', '-p', '^(?:f\\(x\\)=1)$'])
 
 
 class FlagsTest(unittest.TestCase):
