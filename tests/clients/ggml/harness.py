@@ -4,13 +4,13 @@
 Steps: install cannon into a prefix (unless one is given), take the environment of the prefix's set_env.sh,
 configure a ggml source tree with -DGGML_CANN=ON (the SoC comes from the prefix's npu-smi, read by ggml's own
 CMake), build ggml's test-backend-ops outside the cannon tree, run it in test mode on CANN0 (or on every CANN
-device with --devices 2) one ggml op per process, and print a per-op table of passed, failed and unsupported
-cases. An aclnn error makes ggml abort its process; the harness records the case that was running as failed
-and restarts the op without that case. With --perf it also runs the performance mode on CANN0 and on ggml's
-CPU backend for the speed-list ops and prints the time ratios.
+device with --devices 2) one ggml op per process, and print a per-op table of passed, failed, aborted and
+unsupported cases. An aclnn error makes ggml abort its process; the harness records the case that was running
+as aborted and runs the cases after it in new processes. With --perf it also runs the performance mode on
+CANN0 and on ggml's CPU backend for the speed-list ops and prints the time ratios.
 
-Exit status: 0 when every case that ran passed and at least one did, 1 on any failure or abort, 2 on a
-usage, build or setup error. Standard library only.
+Exit status: 0 when every case that ran passed and at least one did, 1 on any failed, aborted or unrun case,
+2 on a usage, build or setup error. Standard library only.
 """
 
 import argparse
