@@ -35,6 +35,8 @@ ANSI = re.compile(r'\x1b\[[0-9;]*m')
 # Lines of test-backend-ops's console output that are no case and no error text.
 SUMMARY = re.compile(r'^(\d+/\d+ (tests|backends) passed|Backend \S+: (OK|FAIL)|OK|FAIL|Failing tests:|Testing \d+ '
                      r'devices|Device (description|memory):.*|Skipping.*)$')
+# A case's result alone on a line: its name was printed before some error text of the next case.
+RESULT = re.compile(r'^(OK|FAIL|not supported( \[.*\])?|SUPPORTED|NOT SUPPORTED|skipping.*|\d+ runs - .*)$')
 PERF = re.compile(r'^\s*(\d+) runs - +([0-9.]+) us/run')
 
 
@@ -255,8 +257,9 @@ def parse_output(text, op, mode):
                     tail.append(res.strip())
             continue
         stripped = line.strip()
-        if pending is not None and stripped in ('OK', 'FAIL'):
-            cases.append(result(pending[0], pending[1], stripped))
+        r = result(pending[0], pending[1], stripped) if pending is not None and RESULT.match(stripped) else None
+        if r:
+            cases.append(r)
             pending = None
         elif stripped and not SUMMARY.match(stripped):
             tail.append(stripped)

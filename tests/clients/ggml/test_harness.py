@@ -42,6 +42,14 @@ CANN error: EZ1001: self has an unsupported dtype
 /src/ggml-cann/ggml-cann.cpp:70: CANN error
 '''
 
+# The same with a "not supported" case as the last one printed.
+ABORT_UNSUPPORTED = '''Backend 1/1: CANN0
+  GET_ROWS(type=q5_1,n=256,m=5,r=4,be1=7,be2=1,v=1): CANN error: aclnnMul: other is NULL
+  current device: 0, in function aclnn_mul at aclnn_ops.cpp:338
+not supported [CANN0] 
+/src/ggml-cann/ggml-cann.cpp:70: CANN error
+'''
+
 PERF_OUTPUT = '''Backend 1/1: CANN0
   Device description: Ascend910B3
 
@@ -105,6 +113,13 @@ class ParseTest(unittest.TestCase):
                          'current device: 0, in function ggml_cann_mul_mat at aclnn_ops.cpp:2155 | '
                          'aclnnMvGetWorkspaceSize(...)')
         self.assertEqual(harness.abort_detail([], -6), 'exit status -6')
+
+    def test_abort_after_unsupported(self):
+        cases, tail = harness.parse_output(ABORT_UNSUPPORTED, 'GET_ROWS', 'test')
+        self.assertEqual([(c[1], c[2]) for c in cases], [('type=q5_1,n=256,m=5,r=4,be1=7,be2=1,v=1', 'unsupported')])
+        self.assertEqual(harness.abort_detail(tail, -6), 'CANN error: aclnnMul: other is NULL | '
+                         'current device: 0, in function aclnn_mul at aclnn_ops.cpp:338 | '
+                         '/src/ggml-cann/ggml-cann.cpp:70: CANN error')
 
     def test_perf_mode(self):
         soft, _ = harness.parse_output(PERF_OUTPUT, 'SOFT_MAX', 'perf')
