@@ -486,8 +486,9 @@ def main():
         log('built %s' % exe)
         ok = True
         runlog = os.path.join(args.work, 'test-backend-ops-graph-%s.log' % args.graph)
-        with open(runlog, 'w') as logfh:
-            log('test-backend-ops output: %s' % runlog)
+        with open(runlog, 'a') as logfh:
+            logfh.write('=== %s: %s\n' % (time.strftime('%Y-%m-%d %H:%M:%S'), ' '.join(sys.argv[1:])))
+            log('test-backend-ops output (appended): %s' % runlog)
             if not args.no_test:
                 ok = test_mode(args, exe, env, args.graph, logfh)
             if args.perf:
