@@ -241,7 +241,9 @@ def parse_output(text, op, mode):
     for line in ANSI.sub('', text).split('\n'):
         m = re.match(r'^Backend \d+/\d+: (\S+)', line)
         if m:
-            device, pending, tail = m.group(1), None, []
+            # stdout is flushed only at a case's line: the error text of a process that dies in its first
+            # case comes before this header, so tail is kept.
+            device, pending = m.group(1), None
             continue
         m = case.match(line)
         if m:

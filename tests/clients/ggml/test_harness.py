@@ -121,6 +121,16 @@ class ParseTest(unittest.TestCase):
                          'current device: 0, in function aclnn_mul at aclnn_ops.cpp:338 | '
                          '/src/ggml-cann/ggml-cann.cpp:70: CANN error')
 
+    def test_abort_in_the_first_case(self):
+        # The buffered header reaches the pipe after the error text.
+        text = ('CANN error: aclnnCat: out dtype INT4 is not supported\n  current device: 0, in function aclnn_concat\n'
+                '  aclnnCatGetWorkspaceSize(...)\nTesting 2 devices\n\nBackend 1/2: CANN0\n'
+                '  Device description: Ascend910B3\n\n/src/ggml-cann/ggml-cann.cpp:70: CANN error\n')
+        cases, tail = harness.parse_output(text, 'CONCAT', 'test')
+        self.assertEqual(cases, [])
+        self.assertEqual(harness.abort_detail(tail, -6), 'CANN error: aclnnCat: out dtype INT4 is not supported | '
+                         'current device: 0, in function aclnn_concat | aclnnCatGetWorkspaceSize(...)')
+
     def test_perf_mode(self):
         soft, _ = harness.parse_output(PERF_OUTPUT, 'SOFT_MAX', 'perf')
         self.assertEqual([(c[2], c[3]) for c in soft], [('ok', 84561.17), ('unsupported', '')])
