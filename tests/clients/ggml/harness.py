@@ -397,8 +397,9 @@ def perf_group(op, params):
 
 def perf_mode(args, exe, env, logfh):
     results = {'CANN0': {}, 'CPU': {}}
+    ops = [op for op in PERF_OPS if not args.ops or op in args.ops.split(',')]
     for backend in ('CANN0', 'CPU'):
-        for op in PERF_OPS:
+        for op in ops:
             cases, tail, rc = run_op(exe, env, 'perf', op, backend, args.timeout, None, logfh)
             if rc not in (0, 1):
                 last = cases[-1][1] if cases else 'the start'
@@ -418,7 +419,7 @@ def perf_mode(args, exe, env, logfh):
         print_table('perf per case (us/run; ratio = CPU / CANN0, above 1: CANN0 faster)',
                     ['case', 'CANN0 us', 'CPU us', 'ratio'], rows)
     summary = []
-    names = [('MUL_MAT ' + t) if op == 'MUL_MAT' else op for op in PERF_OPS
+    names = [('MUL_MAT ' + t) if op == 'MUL_MAT' else op for op in ops
              for t in (PERF_MUL_MAT_TYPES if op == 'MUL_MAT' else [''])]
     names += sorted(g for g in groups if g not in names)
     for g in names:
@@ -451,7 +452,8 @@ def main():
     ap.add_argument('--perf', action='store_true', help='also run the perf mode on CANN0 and CPU (speed list)')
     ap.add_argument('--perf-cases', action='store_true', help='with --perf, also print the ratio of every case')
     ap.add_argument('--no-test', action='store_true', help='skip the test mode (e.g. with --perf)')
-    ap.add_argument('--ops', help='comma-separated ggml ops to test (default: all that --list-ops names)')
+    ap.add_argument('--ops', help='comma-separated ggml ops to test (default: all that --list-ops names); with '
+                    '--perf it also narrows the speed list')
     ap.add_argument('--soc', help='pass -DSOC_TYPE to ggml instead of its npu-smi detection')
     ap.add_argument('--extra-prefix', action='append', default=[],
                     help='overlay folder with include/ and lib64/*.so added to the ggml build only '
