@@ -151,6 +151,25 @@ def test_scalar_and_size_one():
     assert np.array_equal(run("aclnnReduceSum", y, "float32", [0, 2], False, "float32", "float32"), y[0, :, 0])
 
 
+def test_single_element_out_of_another_shape():
+    """ReduceSum writes a one-element result into any one-element out ([] into [1] or [1, 1], [1] into []),
+    as CANN does; other shape differences and Mean keep the exact-shape rule."""
+    x = np.arange(1, 8, dtype=np.float32)
+    for oshape in ((1,), (1, 1)):
+        to = golden.empty(oshape, "float32", fill=0)
+        golden.call("aclnnReduceSum", golden.array(x, "float32"), [0], 0, "float32", to)
+        assert golden.read(to).shape == oshape and golden.read(to).ravel()[0] == 28.0
+    to = golden.empty((), "float32", fill=0)
+    golden.call("aclnnReduceSum", golden.array(x, "float32"), [0], 1, "float32", to)
+    assert golden.read(to) == 28.0
+    y = golden.array(np.ones((2, 3), np.float32), "float32")
+    assert golden.phase1_status("aclnnReduceSum", y, [0, 1], 0, "float32", golden.empty((2,), "float32")) == \
+        golden.PARAM_INVALID
+    assert "aclnnReduceSum: out shape [2] differs from the reduced self shape []" in golden.recent_error()
+    assert golden.phase1_status("aclnnMean", golden.array(x, "float32"), [0], 0, "float32",
+                                golden.empty((1,), "float32")) == golden.PARAM_INVALID
+
+
 def test_empty():
     x = np.zeros((3, 0, 2), np.float32)
     assert np.all(run("aclnnReduceSum", x, "float32", [1], False, "float32", "float32") == 0)

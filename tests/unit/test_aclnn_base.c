@@ -195,10 +195,21 @@ static void test_tensor_errors(void **state)
     aclTensor *t = aclCreateTensor(shape, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, (const int64_t[]){6}, 1, NULL);
     assert_non_null(t);
     NN_OK(aclDestroyTensor(t));
-    EXPECT_NULL_WITH_MSG(aclCreateTensor(shape, 2, ACL_FLOAT, NULL, 1, ACL_FORMAT_ND, (const int64_t[]){6}, 1, NULL));
-    /* the (6,5)/(10,1) view at offset 51 reaches element 105 of a 100-element storage */
-    EXPECT_NULL_WITH_MSG(aclCreateTensor((const int64_t[]){6, 5}, 2, ACL_FLOAT, (const int64_t[]){10, 1}, 51,
-                                         ACL_FORMAT_ND, (const int64_t[]){10, 10}, 2, NULL));
+    /* the (6,5)/(10,1) view spans 55 elements: too many for a 50-element storage */
+    EXPECT_NULL_WITH_MSG(aclCreateTensor((const int64_t[]){6, 5}, 2, ACL_FLOAT, (const int64_t[]){10, 1}, 0,
+                                         ACL_FORMAT_ND, (const int64_t[]){5, 10}, 2, NULL));
+    /* The offset is not counted against the storage (CANN clients give a view at an offset the storage of
+     * its own extent): 2x3 at offset 1 in 6 elements, and (6,5)/(10,1) at offset 51 in 55. */
+    t = aclCreateTensor(shape, 2, ACL_FLOAT, NULL, 1, ACL_FORMAT_ND, (const int64_t[]){6}, 1, NULL);
+    assert_non_null(t);
+    int64_t off = -1;
+    NN_OK(aclGetViewOffset(t, &off));
+    assert_int_equal(off, 1);
+    NN_OK(aclDestroyTensor(t));
+    t = aclCreateTensor((const int64_t[]){6, 5}, 2, ACL_FLOAT, (const int64_t[]){10, 1}, 51, ACL_FORMAT_ND,
+                        (const int64_t[]){55}, 1, NULL);
+    assert_non_null(t);
+    NN_OK(aclDestroyTensor(t));
     /* element count overflow */
     EXPECT_NULL_WITH_MSG(aclCreateTensor((const int64_t[]){INT64_MAX / 2, 4}, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND,
                                          NULL, 0, NULL));
@@ -276,9 +287,9 @@ static void test_tensor_init(void **state)
     aclDataType dt;
     NN_OK(aclGetDataType(t, &dt));
     assert_int_equal(dt, ACL_INT8);
-    /* an invalid description leaves the tensor unchanged */
+    /* an invalid description (a 120-element view in a 119-element storage) leaves the tensor unchanged */
     NN_EXPECT(ACLNN_ERR_PARAM_INVALID, aclInitTensor(t, (const int64_t[]){4, 5, 6}, 3, ACL_INT8, NULL, 8,
-                                                     ACL_FORMAT_ND, (const int64_t[]){127}, 1, NULL));
+                                                     ACL_FORMAT_ND, (const int64_t[]){119}, 1, NULL));
     NN_EXPECT(ACLNN_ERR_PARAM_NULLPTR, aclInitTensor(t, NULL, 3, ACL_INT8, NULL, 0, ACL_FORMAT_ND, NULL, 0, NULL));
     NN_EXPECT(ACLNN_ERR_PARAM_NULLPTR,
               aclInitTensor(NULL, (const int64_t[]){1}, 1, ACL_INT8, NULL, 0, ACL_FORMAT_ND, NULL, 0, NULL));

@@ -66,8 +66,11 @@ static aclnnStatus check_desc(const char *api, const int64_t *viewDims, uint64_t
                 return NN_ERR(ACLNN_ERR_PARAM_INVALID, "%s: the view's strides overflow int64", api);
         }
     }
-    /* Highest element index the view can reach (only meaningful when numel > 0). */
-    int64_t last = offset;
+    /* Highest element index the view can reach from its first element (only meaningful when numel > 0).
+     * The offset is not counted against the storage: CANN clients describe a view at an offset with a
+     * storage of the view's own extent (ggml's CANN backend does so for the scales that follow a
+     * quantized tensor's data), and CANN accepts them. */
+    int64_t last = 0;
     for (int64_t i = 0; i < d->ndim && numel > 0; i++) {
         int64_t span;
         if (__builtin_mul_overflow(d->shape[i] - 1, d->strides[i], &span) || __builtin_add_overflow(last, span, &last))
@@ -86,8 +89,8 @@ static aclnnStatus check_desc(const char *api, const int64_t *viewDims, uint64_t
     /* Only an explicitly given storage shape can be checked: CANN callers commonly pass none. */
     if (storageDimsNum > 0 && numel > 0 && last >= storage_numel)
         return NN_ERR(ACLNN_ERR_PARAM_INVALID,
-                      "%s: the view reaches element %lld but the storage holds only %lld elements", api,
-                      (long long)last, (long long)storage_numel);
+                      "%s: the view spans %llu elements but the storage holds only %lld", api,
+                      (unsigned long long)last + 1u, (long long)storage_numel);
     return ACLNN_SUCCESS;
 }
 

@@ -454,7 +454,13 @@ static aclnnStatus plan(int is_mean, const aclTensor *self, const aclIntArray *d
         }
     }
     const cannon_tensor_view ve = {.dtype = vo.dtype, .ndim = erank, .shape = eshape};
-    if (!cannonOpSameShape(&op, "out", &vo, "the reduced self", &ve))
+    /* ReduceSum, like CANN's, also takes an out of another shape when the result and out both hold
+     * exactly one element (a full reduction to [] written into [1], [1,1], ...). */
+    int64_t n_expect = 1;
+    for (int64_t d = 0; d < erank; d++)
+        n_expect *= eshape[d];
+    const bool single = !is_mean && n_expect == 1 && cannonTensorNumel(out) == 1;
+    if (!single && !cannonOpSameShape(&op, "out", &vo, "the reduced self", &ve))
         return cannonOpFinish(&op);
 
     const int sx = cannonOpInput(&op, self);
