@@ -27,6 +27,8 @@ typedef struct mm_args {
     int64_t bst[3][MM_MAX_BATCH];  /* batch strides of c, a, b (elements) */
     int64_t am, ak, bk, bn, cm, cn; /* matrix strides (elements) */
     int32_t dt, path;              /* MM_F32..; MM_PATH_* */
+    int32_t dta, dtb, dtc;         /* the dtypes of a, b and c (all dt unless mixed) */
+    int32_t mixed;                 /* operands of different dtypes: widened to fp32, out through dt */
     int32_t rsplit, csplit;        /* fp32: row and column blocks of each batch's product */
     int64_t kp, npan, ntile;       /* bf16: K rounded up to even, panels of MM_NR columns, tiles of MM_MR rows */
     int64_t tpb, ppb;              /* bf16: tiles per row block, panels per column block */

@@ -22,6 +22,12 @@
  *    A and columns of B to fp32 in its worker's scratch, multiplies with sgemm and rounds once.
  * Without OpenBLAS (CANNON_HAVE_OPENBLAS undefined) a plain C triple loop stands in for sgemm.
  * cubeMathType is validated (0..4) but every mode computes as KEEP_DTYPE: no down-conversion.
+ * Mixed dtypes: self and mat2 may differ where CANN's promotion gives them a common type (FLOAT16
+ * or BFLOAT16 with FLOAT -> FLOAT, FLOAT16 with BFLOAT16 -> FLOAT), and out may be any dtype that
+ * type casts to. Such a call takes the widening path: every operand is read through its own dtype
+ * (fp16/bf16 -> fp32 is exact), the fp32 product is rounded to the promoted type and then cast to
+ * out's dtype (a second rounding only where out is narrower than or unlike the promoted type, as
+ * CANN's Cast after the product). Same-dtype calls keep the paths above unchanged.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +109,14 @@ static void st_f(int dt, void *p, int64_t i, float v)
         ((uint16_t *)p)[i] = cannon_f32_to_bf16(v);
 }
 
+/* v rounded to dtype dt and widened back (exact for the widening). */
+static float round_to(int dt, float v)
+{
+    return dt == MM_F32   ? v
+           : dt == MM_F16 ? cannon_f16_to_f32(cannon_f32_to_f16(v))
+                          : cannon_bf16_to_f32(cannon_f32_to_bf16(v));
+}
+
 #if defined(CANNON_HAVE_OPENBLAS)
 /* Each block calls sgemm on one worker, so OpenBLAS must not start its own threads: two thread
  * pools on the same cores fight (OpenBLAS's idle threads spin for a long while after each call),
@@ -145,7 +159,7 @@ static void split_range(const mm_args *g, int64_t part, int64_t *i0, int64_t *i1
 static int mm_sgemm_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
     const mm_args *g = (const mm_args *)args;
-    const int64_t es = g->dt == MM_F32 ? 4 : 2;
+    const int64_t esa = g->dta == MM_F32 ? 4 : 2, esb = g->dtb == MM_F32 ? 4 : 2, esc = g->dtc == MM_F32 ? 4 : 2;
     const int64_t parts = (int64_t)g->rsplit * g->csplit, bi = ctx->block_idx / parts;
     int64_t i0, i1, j0, j1;
     split_range(g, ctx->block_idx % parts, &i0, &i1, &j0, &j1);
@@ -159,10 +173,10 @@ static int mm_sgemm_kernel(const cannon_kernel_ctx *ctx, void *args)
     batch_offsets(g, bi, off);
     /* An empty inner dimension: the operands may have no storage (NULL, no address to offset)
      * and nothing of them is read; the product is zeros. */
-    const char *a = K ? (const char *)g->a + (off[1] + i0 * g->am) * es : NULL;
-    const char *b = K ? (const char *)g->b + (off[2] + j0 * g->bn) * es : NULL;
-    char *c = (char *)g->c + (off[0] + i0 * g->cm + j0 * g->cn) * es;
-    if (g->dt == MM_F32) {
+    const char *a = K ? (const char *)g->a + (off[1] + i0 * g->am) * esa : NULL;
+    const char *b = K ? (const char *)g->b + (off[2] + j0 * g->bn) * esb : NULL;
+    char *c = (char *)g->c + (off[0] + i0 * g->cm + j0 * g->cn) * esc;
+    if (g->dt == MM_F32 && !g->mixed) {
         int64_t lda = 1, ldb = 1, ldc = 1;
         const int ta = blas_layout(M, K, g->am, g->ak, &lda);
         const int tb = blas_layout(K, N, g->bk, g->bn, &ldb);
@@ -171,8 +185,8 @@ static int mm_sgemm_kernel(const cannon_kernel_ctx *ctx, void *args)
               (float *)(void *)c, ldc);
         return 0;
     }
-    /* 16-bit types: widen this block's operands (exactly) into the worker's scratch, multiply in
-     * fp32, round once */
+    /* 16-bit types and mixed operands: widen this block's operands (exactly) into the worker's
+     * scratch, multiply in fp32, round once to the computed dtype (and cast that to out's) */
     if (ctx->worker_id >= (uint32_t)g->nwork)
         return cannonKernelReportError(ctx, ACL_ERROR_RT_PARAM_INVALID, "matmul: worker %u beyond the %lld planned",
                                        ctx->worker_id, (long long)g->nwork);
@@ -180,14 +194,21 @@ static int mm_sgemm_kernel(const cannon_kernel_ctx *ctx, void *args)
     float *wb = wa + M * K, *wc = wb + K * N;
     for (int64_t i = 0; i < M; i++)
         for (int64_t p = 0; p < K; p++)
-            wa[i * K + p] = ld_f(g->dt, a, i * g->am + p * g->ak);
+            wa[i * K + p] = ld_f(g->dta, a, i * g->am + p * g->ak);
     for (int64_t p = 0; p < K; p++)
         for (int64_t j = 0; j < N; j++)
-            wb[p * N + j] = ld_f(g->dt, b, p * g->bk + j * g->bn);
+            wb[p * N + j] = ld_f(g->dtb, b, p * g->bk + j * g->bn);
     sgemm(0, 0, M, N, K, wa, K > 0 ? K : 1, wb, N, wc, N);
-    for (int64_t i = 0; i < M; i++)
-        for (int64_t j = 0; j < N; j++)
-            st_f(g->dt, c, i * g->cm + j * g->cn, wc[i * N + j]);
+    if (g->dtc == g->dt) {
+        for (int64_t i = 0; i < M; i++)
+            for (int64_t j = 0; j < N; j++)
+                st_f(g->dt, c, i * g->cm + j * g->cn, wc[i * N + j]);
+    } else {
+        /* the product in its computed dtype, then the cast to out's dtype */
+        for (int64_t i = 0; i < M; i++)
+            for (int64_t j = 0; j < N; j++)
+                st_f(g->dtc, c, i * g->cm + j * g->cn, round_to(g->dt, wc[i * N + j]));
+    }
     return 0;
 }
 
@@ -316,8 +337,17 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
     cannonOpTensor(&op, "self", self, dts, &va);
     cannonOpTensor(&op, bname, mat2, dts, &vb);
     cannonOpTensor(&op, "out", out, dts, &vc);
-    cannonOpSameDtype(&op, bname, &vb, "self", &va);
-    cannonOpSameDtype(&op, "out", &vc, "self", &va);
+    /* self and mat2 need a common type under CANN's promotion, and out a dtype that type casts to */
+    aclDataType pdt = ACL_DT_UNDEFINED;
+    if (cannonOpOk(&op)) {
+        pdt = cannonDtypePromote(va.dtype, vb.dtype);
+        if (!cannonDtypeIn(pdt, dts))
+            cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "%s dtype %s and self dtype %s have no common type", bname,
+                         cannonDtypeName(vb.dtype), cannonDtypeName(va.dtype));
+        else if (!cannonDtypeCanCast(pdt, vc.dtype))
+            cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "the product's dtype %s cannot be cast to out dtype %s",
+                         cannonDtypeName(pdt), cannonDtypeName(vc.dtype));
+    }
     if (cannonOpOk(&op) && (cubeMathType < 0 || cubeMathType > 4))
         cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "cubeMathType %d is not one of 0..4", (int)cubeMathType);
     if (!cannonOpOk(&op))
@@ -337,11 +367,16 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
                      (long long)ra, (long long)rb);
     if (!cannonOpOk(&op))
         return cannonOpFinish(&op);
-    const int dt = dt_code(va.dtype);
+    const int dt = dt_code(pdt);
+    const int mixed = va.dtype != vb.dtype || vc.dtype != va.dtype;
     const int a1 = ra == 1, b1 = rb == 1;
     mm_args g;
     memset(&g, 0, sizeof g);
     g.dt = dt;
+    g.dta = dt_code(va.dtype);
+    g.dtb = dt_code(vb.dtype);
+    g.dtc = dt_code(vc.dtype);
+    g.mixed = mixed;
     g.M = a1 ? 1 : va.shape[ra - 2];
     g.K = va.shape[ra - 1];
     const int64_t Kb = b1 ? vb.shape[0] : vb.shape[rb - 2];
@@ -391,7 +426,7 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
     const uint32_t off_a = (uint32_t)offsetof(mm_args, a), off_b = (uint32_t)offsetof(mm_args, b);
     const uint32_t off_c = (uint32_t)offsetof(mm_args, c);
     /* (an empty inner dimension takes the sgemm path: its operands may have no storage to pack) */
-    const int bf16dp = dt == MM_BF16 && g.K > 0 && cannon_isa_select() == CANNON_ISA_AVX512
+    const int bf16dp = dt == MM_BF16 && !mixed && g.K > 0 && cannon_isa_select() == CANNON_ISA_AVX512
 #if defined(CANNON_OPS_HAVE_AVX512)
                        && cannon_mm_bf16_available()
 #else
@@ -400,21 +435,23 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
         ;
     /* FLOAT reads its operands in place where BLAS can express their layout (rows or columns
      * contiguous) and writes out in place when its rows are; only other matrices are gathered /
-     * scattered through the workspace. 16-bit types read and write every view through its strides. */
+     * scattered through the workspace. 16-bit types and mixed operands read and write every view
+     * through its strides. */
+    const int f32 = dt == MM_F32 && !mixed;
     int64_t ld;
-    if (dt == MM_F32 && blas_layout(g.M, g.K, a1 ? 0 : sta[ra - 2], sta[ra - 1], &ld) < 0) {
+    if (f32 && blas_layout(g.M, g.K, a1 ? 0 : sta[ra - 2], sta[ra - 1], &ld) < 0) {
         cannonOpBind(&op, sa, CANNON_BIND_IN, off_a, &refs[0]);
         contiguous_strides(sta, va.shape, ra);
     } else {
         cannonOpBindView(&op, sa, off_a, &refs[0]);
     }
-    if (dt == MM_F32 && blas_layout(g.K, g.N, b1 ? stb[0] : stb[rb - 2], b1 ? 0 : stb[rb - 1], &ld) < 0) {
+    if (f32 && blas_layout(g.K, g.N, b1 ? stb[0] : stb[rb - 2], b1 ? 0 : stb[rb - 1], &ld) < 0) {
         cannonOpBind(&op, sb, CANNON_BIND_IN, off_b, &refs[1]);
         contiguous_strides(stb, vb.shape, rb);
     } else {
         cannonOpBindView(&op, sb, off_b, &refs[1]);
     }
-    if (dt == MM_F32 &&
+    if (f32 &&
         blas_layout(g.M, g.N, a1 ? 0 : stc[vc.ndim - (b1 ? 1 : 2)], b1 ? 0 : stc[vc.ndim - 1], &ld) != 0) {
         cannonOpBind(&op, sc, CANNON_BIND_OUT, off_c, &refs[2]);
         contiguous_strides(stc, vc.shape, vc.ndim);
@@ -475,7 +512,7 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
     parts = parts < maxp ? parts : maxp;
     g.rsplit = (int32_t)(g.M >= g.N ? parts : 1);
     g.csplit = (int32_t)(g.M >= g.N ? 1 : parts);
-    if (dt != MM_F32) {
+    if (!f32) {
         /* per-worker scratch for one block's widened A rows, B columns and C block */
         const int64_t rc = (g.M + g.rsplit - 1) / g.rsplit, cc = (g.N + g.csplit - 1) / g.csplit;
         const uint32_t w = cannonGetWorkerCount();

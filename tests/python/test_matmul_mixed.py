@@ -1,0 +1,154 @@
+"""Golden tests of aclnnMm / aclnnBatchMatMul / aclnnMatmul / aclnnMv with operands of different
+dtypes, as CANN accepts them: self and mat2 need a common type under CANN's promotion (FLOAT16 or
+BFLOAT16 with FLOAT -> FLOAT; FLOAT16 with BFLOAT16 -> FLOAT), and out any floating dtype that type
+casts to. The product is computed in fp32 from the exactly widened operands, rounded to the
+promoted type, then cast to out's dtype.
+
+Pass criteria, against the float64 product of the operands' exact values: |ours - ref| <= 2^-20 *
+sum_k |a_ik b_kj| (the fp32 accumulation, as in test_matmul.py) + |ref| * (u(promoted) + u(out))
+(one rounding to each narrower type, u = 2^-11 for fp16, 2^-8 for bf16, 0 for fp32) + 2^-24 where a
+16-bit rounding happens (fp16's subnormal spacing). Where the promoted type is 16-bit, every
+result is also checked to be a value of that type (the rounding to it happens before the cast).
+Layouts include mat2 as a transposed view of [n, k] storage (how ggml passes its weights),
+strided, offset and padded views, transposed outputs, broadcast batches, and every ISA tier.
+"""
+import pytest
+import torch
+
+import golden
+from golden import torch_dtype
+
+FLOATS = ["float32", "float16", "bfloat16"]
+MIXED = [(a, b) for a in FLOATS for b in FLOATS if a != b]
+U = {"float32": 0.0, "float16": 2.0 ** -11, "bfloat16": 2.0 ** -8}
+
+
+def promoted(da, db):
+    return da if da == db else "float32"
+
+
+def check(ours, a, b, da, db, dout, what=""):
+    a64, b64 = a.double(), b.double()
+    ref = torch.matmul(a64, b64)
+    mag = torch.matmul(a64.abs(), b64.abs())
+    dp = promoted(da, db)
+    u = U[dp] + U[dout]
+    bound = 2.0 ** -20 * mag + ref.abs() * u * 1.001 + (2.0 ** -24 if u else 1e-30)
+    assert ours.shape == ref.shape, what
+    err = (ours.double() - ref).abs()
+    assert bool((err <= bound).all()), f"{what}: worst {(err - bound).max().item():.3g}"
+    if dp != "float32" and dout != dp:
+        # the product is rounded to the promoted type before the cast to out's dtype
+        back = ours.to(torch_dtype(dp)).to(ours.dtype)
+        assert bool((back == ours).all()), f"{what}: not values of {dp}"
+
+
+def rand(shape, dt, gen):
+    return torch.randn(shape, generator=gen).to(torch_dtype(dt))
+
+
+@pytest.mark.parametrize("da,db", MIXED)
+@pytest.mark.parametrize("dout", FLOATS)
+def test_mm_ggml_layout(isa, da, db, dout):
+    """aclnnMm(self [m, k], mat2 = transposed view of [n, k] storage, out [m, n]) as ggml calls it
+    (cubeMathType 2), and other views of both operands and of out."""
+    gen = torch.Generator().manual_seed(3)
+    for m, k, n in ((5, 7, 3), (33, 64, 65), (1, 128, 40), (70, 17, 1)):
+        a, b = rand((m, k), da, gen), rand((k, n), db, gen)
+        for la, lb, lo in (("contig", "transposed", "contig"), ("strided", "transposed", "transposed"),
+                           ("offset", "contig", "contig"), ("transposed", "padded", "strided")):
+            O = golden.empty([m, n], dout, layout=lo)
+            golden.call("aclnnMm", golden.upload(a, da, la), golden.upload(b, db, lb), O, 2)
+            check(golden.download(O, dout), a, b, da, db, dout, f"mm {da}x{db}->{dout} {m},{k},{n} {la} {lb} {lo}")
+
+
+@pytest.mark.parametrize("da,db", MIXED)
+@pytest.mark.parametrize("dout", FLOATS)
+def test_bmm(isa, da, db, dout):
+    gen = torch.Generator().manual_seed(4)
+    for bsz, m, k, n in ((3, 9, 21, 13), (1, 16, 32, 8), (4, 1, 5, 30)):
+        a, b = rand((bsz, m, k), da, gen), rand((bsz, k, n), db, gen)
+        for la, lb in (("contig", "transposed"), ("strided", "offset"), ("transposed", "contig")):
+            O = golden.empty([bsz, m, n], dout)
+            golden.call("aclnnBatchMatMul", golden.upload(a, da, la), golden.upload(b, db, lb), O, 2)
+            check(golden.download(O, dout), a, b, da, db, dout, f"bmm {da}x{db}->{dout} {bsz},{m},{k},{n} {la} {lb}")
+    # a broadcast batch of 1 in mat2
+    a, b = rand((4, 6, 11), da, gen), rand((1, 11, 7), db, gen)
+    O = golden.empty([4, 6, 7], dout)
+    golden.call("aclnnBatchMatMul", golden.upload(a, da), golden.upload(b, db, "transposed"), O, 0)
+    check(golden.download(O, dout), a, b, da, db, dout, "bmm broadcast")
+
+
+CASES = [((7,), (7,)), ((7,), (7, 5)), ((4, 7), (7,)), ((2, 3, 9, 10), (10, 11)), ((9, 10), (2, 10, 11)),
+         ((3, 1, 5, 6), (4, 6, 7)), ((5,), (2, 5, 3)), ((2, 3, 4), (4,)), ((130, 70), (70, 33))]
+
+
+@pytest.mark.parametrize("da,db", MIXED)
+@pytest.mark.parametrize("dout", FLOATS)
+def test_matmul_broadcast(isa, da, db, dout):
+    """aclnnMatmul (torch.matmul semantics, broadcast batches) with cubeMathType 1, as ggml's
+    OUT_PROD calls it."""
+    gen = torch.Generator().manual_seed(5)
+    for sa, sb in CASES:
+        for la, lb in (("contig", "contig"), ("transposed", "strided"), ("offset", "transposed")):
+            a, b = rand(sa, da, gen), rand(sb, db, gen)
+            oshape = list(torch.matmul(a.double(), b.double()).shape)
+            O = golden.empty(oshape, dout)
+            golden.call("aclnnMatmul", golden.upload(a, da, la), golden.upload(b, db, lb), O, 1)
+            check(golden.download(O, dout), a, b, da, db, dout, f"matmul {da}x{db}->{dout} {sa} {sb} {la} {lb}")
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+@pytest.mark.parametrize("dout", FLOATS)
+def test_same_inputs_other_out(isa, dt, dout):
+    """Equal input dtypes with another out dtype: the product in the input type, cast to out's."""
+    if dt == dout:
+        pytest.skip("the same-dtype paths: test_matmul.py")
+    gen = torch.Generator().manual_seed(6)
+    a, b = rand((2, 19, 40), dt, gen), rand((40, 23), dt, gen)
+    O = golden.empty([2, 19, 23], dout)
+    golden.call("aclnnMatmul", golden.upload(a, dt), golden.upload(b, dt, "transposed"), O, 0)
+    check(golden.download(O, dout), a, b, dt, dt, dout, f"{dt}->{dout}")
+
+
+@pytest.mark.parametrize("da,db", MIXED)
+def test_mv(isa, da, db):
+    gen = torch.Generator().manual_seed(7)
+    a, x = rand((21, 37), da, gen), rand((37,), db, gen)
+    O = golden.empty([21], "float32")
+    golden.call("aclnnMv", golden.upload(a, da, "transposed"), golden.upload(x, db, "strided"), O, 0)
+    check(golden.download(O, "float32"), a, x, da, db, "float32", f"mv {da}x{db}")
+
+
+def test_mixed_matches_widened_fp32(isa):
+    """FLOAT x FLOAT16 is the fp32 product of the exactly widened operand: the same values as the
+    all-FLOAT call on that operand, within fp32's accumulation bound."""
+    gen = torch.Generator().manual_seed(8)
+    a, b = rand((48, 96), "float32", gen), rand((96, 40), "float16", gen)
+    O1, O2 = golden.empty([48, 40], "float32"), golden.empty([48, 40], "float32")
+    golden.call("aclnnMm", golden.upload(a, "float32"), golden.upload(b, "float16", "transposed"), O1, 2)
+    golden.call("aclnnMm", golden.upload(a, "float32"), golden.upload(b.float(), "float32", "transposed"), O2, 2)
+    r1, r2 = golden.download(O1, "float32").double(), golden.download(O2, "float32").double()
+    mag = torch.matmul(a.double().abs(), b.double().abs())
+    assert bool(((r1 - r2).abs() <= 2.0 ** -19 * mag).all())
+
+
+def test_empty_mixed():
+    O = golden.empty([3, 5], "float16", fill=7.0)
+    golden.call("aclnnMm", golden.empty([3, 0], "float32"), golden.empty([0, 5], "float16"), O, 0)
+    assert bool((golden.download(O, "float16") == 0).all())
+    O = golden.empty([0, 5], "float32")
+    golden.call("aclnnMm", golden.empty([0, 4], "bfloat16"), golden.empty([4, 5], "float32"), O, 0)
+
+
+def test_rejected_pairs():
+    f = lambda s, dt: golden.empty(list(s), dt)
+    for api, sa, sb, so in (("aclnnMm", (3, 4), (4, 6), (3, 6)), ("aclnnBatchMatMul", (2, 3, 4), (2, 4, 6), (2, 3, 6)),
+                            ("aclnnMatmul", (2, 3, 4), (4, 6), (2, 3, 6)), ("aclnnMv", (3, 4), (4,), (3,))):
+        for da, db, do in (("float32", "int8", "float32"), ("float16", "int32", "float16"),
+                           ("int8", "bfloat16", "bfloat16"), ("float32", "double", "float32"),
+                           ("float32", "float16", "int32")):
+            with pytest.raises(golden.AclError) as ei:
+                golden.call(api, f(sa, da), f(sb, db), f(so, do), 0)
+            assert ei.value.code == 161002, (api, da, db, do)
+            assert "is not supported" in ei.value.message, ei.value.message
