@@ -87,6 +87,10 @@ def test_avgpool_errors():
     assert "strides" in golden.recent_error()
     assert golden.phase1_status(op, x, k, s, [2, 0], False, True, 0, 0, o) == INVALID
     assert "half" in golden.recent_error()
+    # padding near 2^62: "at most half of kernelSize" is decided without overflowing 2 * padding
+    assert golden.phase1_status(op, x, k, s, [6109623405325956144, 0], False, True, 0, 0, o) == INVALID
+    assert "half" in golden.recent_error()
+    assert golden.phase1_status(op, x, k, s, [0, 2**63 - 1], False, True, 0, 0, o) == INVALID
     assert golden.phase1_status(op, x, k, s, [], False, True, 0, 0, o) == INVALID
     assert golden.phase1_status(op, x, k, s, p, False, True, 0, 4, o) == INVALID
     assert "cubeMathType" in golden.recent_error()

@@ -255,7 +255,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnAvgPool2dGetWorkspaceSize(const aclTensor *
         a.sh = a.kh;
         a.sw = a.kw;
     }
-    if (cannonOpOk(&op) && (2 * a.ph > a.kh || 2 * a.pw > a.kw))
+    if (cannonOpOk(&op) && (a.ph > a.kh / 2 || a.pw > a.kw / 2)) /* 2 * ph > kh, without overflow */
         cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "paddings (%lld, %lld) must be at most half of kernelSize "
                      "(%lld, %lld)", (long long)a.ph, (long long)a.pw, (long long)a.kh, (long long)a.kw);
     if (cannonOpOk(&op) && (cubeMathType < 0 || cubeMathType > 3))
