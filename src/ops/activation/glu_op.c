@@ -39,22 +39,6 @@ typedef struct glu_args {
     int32_t isa;
 } glu_args;
 
-static ew_vec_fn glu_vec(int isa)
-{
-    switch (isa) {
-#if defined(CANNON_OPS_HAVE_AVX512)
-    case CANNON_ISA_AVX512:
-        return cannon_ew_vec_avx512;
-#endif
-#if defined(CANNON_OPS_HAVE_AVX2)
-    case CANNON_ISA_AVX2:
-        return cannon_ew_vec_avx2;
-#endif
-    default:
-        return cannon_ew_vec_scalar;
-    }
-}
-
 static void widen(int vdt, const void *p, int64_t i, int64_t n, float *d)
 {
     const uint16_t *h = (const uint16_t *)p + i;
@@ -103,7 +87,7 @@ static void glu_run(const glu_args *a, ew_vec_fn vec, const ew_params *prm, int6
 static int glu_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
     const glu_args *a = (const glu_args *)args;
-    const ew_vec_fn vec = glu_vec(a->isa);
+    const ew_vec_fn vec = cannon_ew_vec_for(a->isa);
     ew_params prm;
     memset(&prm, 0, sizeof prm);
     const int64_t total = a->outer * a->M;

@@ -116,6 +116,8 @@ void cannon_ew_vec_avx2(int op, int vdt, void *o, const void *a, int amode, floa
                         int bmode, float bs, int64_t n, const ew_params *prm, int nt);
 void cannon_ew_vec_avx512(int op, int vdt, void *o, const void *a, int amode, float as, const void *b,
                           int bmode, float bs, int64_t n, const ew_params *prm, int nt);
+/* The vector loop of an ISA tier (CANNON_ISA_*) this build has; the scalar one otherwise. */
+ew_vec_fn cannon_ew_vec_for(int isa);
 
 /* fp64 reference math (the EW_MODE_F64 path and the tests' notion of the exact function). */
 double cannon_ew_apply_f64(int op, double a, double b, const ew_params *prm);

@@ -524,7 +524,7 @@ static void ew_segment(const ew_ctx *c, char *po, const char *pa, const char *pb
     }
 }
 
-static ew_vec_fn vec_for(int isa)
+ew_vec_fn cannon_ew_vec_for(int isa)
 {
     switch (isa) {
 #if defined(CANNON_OPS_HAVE_AVX512)
@@ -555,7 +555,7 @@ static int ew_kernel(const cannon_kernel_ctx *kctx, void *args)
     ew_ctx c;
     c.a = a;
     c.kt = cannon_kernels_for((cannon_isa)a->isa);
-    c.vec = vec_for(a->isa);
+    c.vec = cannon_ew_vec_for(a->isa);
     c.vdt = a->mode == EW_MODE_F32 && a->dt[0] == a->dt[1] ? vdt_of((aclDataType)a->dt[0]) : -1;
     c.es = c.vdt == EW_VF32 ? 4 : 2;
     c.round16 = a->mode == EW_MODE_F32 && (a->ct == ACL_FLOAT16 || a->ct == ACL_BF16);
