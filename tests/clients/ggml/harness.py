@@ -307,6 +307,12 @@ def test_op(args, exe, env, op, backend, logfh):
                 i = expected[len(cases)]
                 status[i] = (order[i], 'aborted', abort_detail(tail, rc))
                 aborts += 1
+                # test-backend-ops selects cases by name only: a later case with the same name as this one
+                # would always be preceded by it, and can never run.
+                for j, p in enumerate(order):
+                    if p == order[i] and status[j] is None:
+                        status[j] = (p, 'missing', 'not run: an earlier case of the same name aborted, and '
+                                     'test-backend-ops selects cases by name')
             else:
                 # Died after its last case (teardown): nothing left to attribute it to.
                 status.append(('', 'aborted', 'exit status %s after the last case: %s' % (rc, abort_detail(tail, rc))))
