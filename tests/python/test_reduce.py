@@ -241,6 +241,16 @@ def test_mean_integer_example():
     assert run("aclnnMean", y, "int32", [0], False, "int32", "int32").tolist() == -1
 
 
+@pytest.mark.parametrize("odt", ["float32", "float16", "bfloat16", "float64", "int8", "int32", "int64"])
+def test_mean_integer_empty(odt):
+    """An empty integer Mean writes 0 in out's dtype, and only out's elements: a floating out of an
+    integer mean is stored at its own width (the storage after the view keeps its fill)."""
+    x = np.zeros((3, 0), np.int32)
+    to = golden.empty((3,), odt, storage_elems=8, fill=5)
+    golden.call("aclnnMean", golden.array(x, "int32"), [1], 0, "int32", to)
+    assert golden.decode(to.storage(), odt).tolist() == [0.0] * 3 + [5.0] * 5
+
+
 DET_SCRIPT = r"""
 import hashlib
 import numpy as np

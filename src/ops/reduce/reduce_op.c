@@ -56,7 +56,8 @@ typedef struct red_args {
     int64_t tiles;         /* mode B: column tiles per kept-outer index */
     int64_t units;         /* output units (each split into P parts) */
     double scale;          /* 1, or 1 / count for Mean */
-    int64_t mean_count;    /* Mean in an integer dtype: the reduced count (0: a sum) */
+    int64_t mean_count;    /* Mean in an integer dtype: the reduced count (0: empty) */
+    int32_t mean_int;      /* Mean in an integer dtype */
 } red_args;
 
 /* ---- element access ---- */
@@ -207,10 +208,10 @@ static void store_out(const red_args *a, int64_t o, red_acc v)
     void *out = a->out;
     if (a->kind == K_I64) {
         int64_t sv = v.i;
-        if (a->mean_count > 0) {
+        if (a->mean_int) {
             /* Integer Mean: the int64 sum divided by the count, truncated toward zero, in `dtype`,
-             * then converted to out's dtype (any of the integer or floating ones). */
-            sv = wrap_int(sv / a->mean_count, a->cast_dt);
+             * then converted to out's dtype (any of the integer or floating ones); 0 when empty. */
+            sv = a->mean_count > 0 ? wrap_int(sv / a->mean_count, a->cast_dt) : 0;
             if (!is_int_dt((aclDataType)a->out_dt)) {
                 store_float(out, a->out_dt, o, (double)sv);
                 return;
@@ -476,7 +477,8 @@ static aclnnStatus plan(int is_mean, const aclTensor *self, const aclIntArray *d
     a.out_dt = vo.dtype;
     a.kind = is_int_dt(dtype) ? K_I64 : dtype == ACL_DOUBLE ? K_F64 : K_F32;
     a.scale = is_mean ? 1.0 / (double)count : 1.0;
-    a.mean_count = is_mean && a.kind == K_I64 ? count : 0;
+    a.mean_int = is_mean && a.kind == K_I64;
+    a.mean_count = a.mean_int ? count : 0;
     a.n_out = n_out;
     cannon_arg_ref refs[3];
     size_t nrefs = 0;
