@@ -339,6 +339,10 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
     cannonOpTensor(&op, "out", out, dts, &vc);
     /* self and mat2 need a common type under CANN's promotion, and out a dtype that type casts to */
     aclDataType pdt = ACL_DT_UNDEFINED;
+    /* Mv's page differs: vec and out have self's dtype */
+    if (kind == MK_MV && cannonOpOk(&op) && (vb.dtype != va.dtype || vc.dtype != va.dtype))
+        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "self, vec and out dtypes differ (%s, %s, %s)",
+                     cannonDtypeName(va.dtype), cannonDtypeName(vb.dtype), cannonDtypeName(vc.dtype));
     if (cannonOpOk(&op)) {
         pdt = cannonDtypePromote(va.dtype, vb.dtype);
         if (!cannonDtypeIn(pdt, dts))
