@@ -87,6 +87,15 @@ print('  Backend CANN0: OK')
 '''
 
 
+def write_fake(folder):
+    """The stand-in test-backend-ops, written as an executable into folder; returns its path."""
+    exe = os.path.join(folder, 'test-backend-ops')
+    with open(exe, 'w') as f:
+        f.write(FAKE)
+    os.chmod(exe, os.stat(exe).st_mode | stat.S_IXUSR)
+    return exe
+
+
 class ParseTest(unittest.TestCase):
     def test_test_mode(self):
         cases, tail = harness.parse_output(TEST_OUTPUT, 'ADD', 'test')
@@ -147,10 +156,7 @@ class ParseTest(unittest.TestCase):
 class RestartTest(unittest.TestCase):
     def test_aborted_cases_fail_and_the_rest_runs(self):
         with tempfile.TemporaryDirectory() as tmp:
-            exe = os.path.join(tmp, 'test-backend-ops')
-            with open(exe, 'w') as f:
-                f.write(FAKE)
-            os.chmod(exe, os.stat(exe).st_mode | stat.S_IXUSR)
+            exe = write_fake(tmp)
 
             class Args:
                 timeout = 60
@@ -178,10 +184,7 @@ class RestartTest(unittest.TestCase):
         once instead of rerunning the aborted case until the abort limit (and a case named like a done one
         runs again harmlessly)."""
         with tempfile.TemporaryDirectory() as tmp:
-            exe = os.path.join(tmp, 'test-backend-ops')
-            with open(exe, 'w') as f:
-                f.write(FAKE)
-            os.chmod(exe, os.stat(exe).st_mode | stat.S_IXUSR)
+            exe = write_fake(tmp)
 
             class Args:
                 timeout = 60
