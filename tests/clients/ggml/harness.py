@@ -18,6 +18,7 @@ import math
 import os
 import re
 import shlex
+import statistics
 import subprocess
 import sys
 import threading
@@ -25,6 +26,28 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, '..', '..', '..'))
+
+# Cases that fail because of ggml's CANN code, not of the device under it: what ggml hands to aclnn cannot give
+# ggml's result on any CANN device. They are run and reported apart ("ggml-side") and not counted as failures;
+# --strict counts them. Each entry: op, a regular expression on the case's parameters, the reason.
+CLIENT_DEFECTS = [
+    ('CONCAT', r'^type=(q[0-9]|iq|tq|mxfp|nvfp)',
+     'ggml_cann_concat hands quantized blocks to aclnnCat as one plain tensor (INT8, INT4 or an undefined dtype, '
+     'strides in blocks), while its buffers keep the blocks\' scales apart from their weights: the scales are '
+     'never concatenated'),
+    ('SET_ROWS', r'^type_src=f16,type_dst=f32,',
+     'ggml_cann_set_rows\' F32 path describes the source as FLOAT with the f16 source\'s byte strides (element '
+     'strides nb/4, a negative storage size for some views), so aclnnInplaceIndexCopy reads other elements'),
+]
+
+
+def client_defect(op, params):
+    """The reason a case is a known ggml-side defect (CLIENT_DEFECTS), else None."""
+    for dop, pattern, reason in CLIENT_DEFECTS:
+        if dop == op and re.search(pattern, params):
+            return reason
+    return None
+
 
 # Ops of the speed list (test-backend-ops names); MUL_MAT is split by the weight type in the tables.
 PERF_OPS = ['MUL_MAT', 'SOFT_MAX', 'RMS_NORM', 'ADD', 'MUL', 'ROPE', 'GET_ROWS', 'SET_ROWS', 'CPY',
@@ -306,7 +329,8 @@ def test_op(args, exe, env, op, backend, logfh):
             if len(cases) < len(expected):
                 i = expected[len(cases)]
                 status[i] = (order[i], 'aborted', abort_detail(tail, rc))
-                aborts += 1
+                if getattr(args, "strict", False) or client_defect(op, order[i]) is None:
+                    aborts += 1
                 # test-backend-ops selects cases by name only: a later case with the same name as this one
                 # would always be preceded by it, and can never run.
                 for j, p in enumerate(order):
@@ -364,17 +388,24 @@ def print_table(title, header, rows):
 def test_mode(args, exe, env, graph, logfh):
     ops = args.ops.split(',') if args.ops else list_ops(exe, env)
     devices = ['CANN%d' % d for d in range(args.devices)]
-    keys = ('ok', 'fail', 'aborted', 'missing', 'unsupported')
-    rows, failures, total = [], [], dict((k, 0) for k in keys)
+    keys = ('ok', 'fail', 'aborted', 'missing', 'client', 'unsupported')
+    rows, failures, client, total = [], [], {}, dict((k, 0) for k in keys)
     for op in ops:
         for dev in devices:
             results = test_op(args, exe, env, op, dev, logfh)
+            if not args.strict:
+                # A known ggml-side defect that did not pass is counted apart (a passing one stays passed).
+                for j, (params, st, detail) in enumerate(results):
+                    reason = client_defect(op, params) if st in ('fail', 'aborted', 'missing') else None
+                    if reason:
+                        results[j] = (params, 'client', detail)
+                        client.setdefault((op, reason), []).append(st)
             n = dict((k, sum(1 for r in results if r[1] == k)) for k in keys)
-            log('%s %s: %d passed, %d failed, %d aborted, %d not run, %d not supported' % (
-                op, dev, n['ok'], n['fail'], n['aborted'], n['missing'], n['unsupported']))
+            log('%s %s: %d passed, %d failed, %d aborted, %d not run, %d ggml-side, %d not supported' % (
+                op, dev, n['ok'], n['fail'], n['aborted'], n['missing'], n['client'], n['unsupported']))
             if not results:
                 continue
-            rows.append([op, dev, n['ok'], n['fail'], n['aborted'], n['missing'], n['unsupported']])
+            rows.append([op, dev] + [n[k] for k in keys])
             for k in keys:
                 total[k] += n[k]
             for params, st, detail in results:
@@ -382,9 +413,13 @@ def test_mode(args, exe, env, graph, logfh):
                     failures.append('%s %s(%s): %s%s' % (dev, op, params, '' if st == 'fail' else st.upper() + ': ',
                                                           detail or 'FAIL'))
     print_table('test-backend-ops test, USE_ACL_GRAPH=%s: cases per op' % graph.upper(),
-                ['op', 'device', 'passed', 'failed', 'aborted', 'not run', 'not supported'],
-                rows + [['TOTAL', '', total['ok'], total['fail'], total['aborted'], total['missing'],
-                         total['unsupported']]])
+                ['op', 'device', 'passed', 'failed', 'aborted', 'not run', 'ggml-side', 'not supported'],
+                rows + [['TOTAL', ''] + [total[k] for k in keys]])
+    if client:
+        print('\nggml-side defects (cases that fail on any CANN device; not counted, --strict counts them):')
+        for (op, reason), sts in sorted(client.items()):
+            print('  %s: %d cases (%s): %s' % (op, len(sts), ', '.join(
+                '%d %s' % (sts.count(k), k) for k in ('fail', 'aborted', 'missing') if sts.count(k)), reason))
     if failures:
         print('\nFailing cases:')
         for f in failures:
@@ -402,17 +437,23 @@ def perf_group(op, params):
 
 
 def perf_mode(args, exe, env, logfh):
-    results = {'CANN0': {}, 'CPU': {}}
+    """Perf mode on CANN0 and on ggml's CPU backend. The two alternate op by op, and each round swaps which
+    goes first, so a change in the machine's load falls on both; a case's time is its median over the rounds."""
+    samples = {'CANN0': {}, 'CPU': {}}
     ops = [op for op in PERF_OPS if not args.ops or op in args.ops.split(',')]
-    for backend in ('CANN0', 'CPU'):
-        for op in ops:
-            cases, tail, rc = run_op(exe, env, 'perf', op, backend, args.timeout, None, logfh)
-            if rc not in (0, 1):
-                last = cases[-1][1] if cases else 'the start'
-                log('perf %s on %s: exit status %s after %s: %s' % (op, backend, rc, last, abort_detail(tail, rc)))
-            for dev, params, status, us in cases:
-                if status == 'ok':
-                    results[backend][(op, params)] = us
+    for rnd in range(args.perf_rounds):
+        for i, op in enumerate(ops):
+            order = ('CANN0', 'CPU') if (rnd + i) % 2 == 0 else ('CPU', 'CANN0')
+            for backend in order:
+                cases, tail, rc = run_op(exe, env, 'perf', op, backend, args.timeout, None, logfh)
+                if rc not in (0, 1):
+                    last = cases[-1][1] if cases else 'the start'
+                    log('perf %s on %s: exit status %s after %s: %s' % (op, backend, rc, last,
+                                                                      abort_detail(tail, rc)))
+                for dev, params, status, us in cases:
+                    if status == 'ok':
+                        samples[backend].setdefault((op, params), []).append(us)
+    results = {b: {k: statistics.median(v) for k, v in samples[b].items()} for b in samples}
     groups = {}
     rows = []
     for key in sorted(set(results['CANN0']) & set(results['CPU'])):
@@ -456,6 +497,10 @@ def main():
     ap.add_argument('--devices', type=int, choices=[1, 2], default=1,
                     help='1: test CANN0; 2: two virtual devices, each op is tested on CANN0 and on CANN1')
     ap.add_argument('--perf', action='store_true', help='also run the perf mode on CANN0 and CPU (speed list)')
+    ap.add_argument('--strict', action='store_true',
+                    help='count the known ggml-side defects (CLIENT_DEFECTS) as failures')
+    ap.add_argument('--perf-rounds', type=int, default=3,
+                    help='with --perf, rounds of the perf mode (each case: the median over the rounds)')
     ap.add_argument('--perf-cases', action='store_true', help='with --perf, also print the ratio of every case')
     ap.add_argument('--no-test', action='store_true', help='skip the test mode (e.g. with --perf)')
     ap.add_argument('--ops', help='comma-separated ggml ops to test (default: all that --list-ops names); with '

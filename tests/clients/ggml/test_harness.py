@@ -199,6 +199,43 @@ class RestartTest(unittest.TestCase):
             cmds = [l for l in log.getvalue().split('\n') if l.startswith('$ ')]
             self.assertEqual(len(cmds), 3)
 
+    def test_client_defects_do_not_count_toward_the_abort_limit(self):
+        """Aborts in known ggml-side cases (CLIENT_DEFECTS) leave the abort limit to the others, unless
+        --strict."""
+        saved = harness.CLIENT_DEFECTS
+        harness.CLIENT_DEFECTS = [('ADD', r'^x=bad', 'a test reason')]
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                exe = write_fake(tmp)
+
+                class Args:
+                    timeout = 60
+                    max_aborts = 1
+                    strict = False
+                results = harness.test_op(Args, exe, dict(os.environ), 'ADD', 'CANN0', io.StringIO())
+                self.assertEqual([r[1] for r in results], ['ok', 'aborted', 'ok', 'aborted', 'ok', 'ok'])
+                self.assertEqual(harness.client_defect('ADD', 'x=bad2'), 'a test reason')
+                self.assertIsNone(harness.client_defect('ADD', 'x=2'))
+                self.assertIsNone(harness.client_defect('MUL', 'x=bad2'))
+                Args.strict = True
+                results = harness.test_op(Args, exe, dict(os.environ), 'ADD', 'CANN0', io.StringIO())
+                self.assertEqual([r[1] for r in results], ['ok', 'aborted', 'missing', 'missing', 'missing',
+                                                          'missing'])
+        finally:
+            harness.CLIENT_DEFECTS = saved
+
+    def test_known_defect_patterns(self):
+        self.assertIsNotNone(harness.client_defect('CONCAT', 'type=q4_0,ne_a=[11,12,13,14],ne_b_d=7,dim=0,v=0'))
+        self.assertIsNotNone(harness.client_defect('CONCAT', 'type=q8_0,ne_a=[128,12,13,14],ne_b_d=7,dim=1,v=8'))
+        self.assertIsNone(harness.client_defect('CONCAT', 'type=f32,ne_a=[11,12,13,14],ne_b_d=7,dim=0,v=0'))
+        self.assertIsNone(harness.client_defect('CONCAT', 'type=i8,ne_a=[11,12,13,14],ne_b_d=7,dim=0,v=0'))
+        self.assertIsNotNone(harness.client_defect(
+            'SET_ROWS', 'type_src=f16,type_dst=f32,type_idx=i64,ne=[256,5,1,3],nr23=[1,1],r=1,v=0'))
+        self.assertIsNone(harness.client_defect(
+            'SET_ROWS', 'type_src=f32,type_dst=f32,type_idx=i64,ne=[256,5,1,3],nr23=[1,1],r=1,v=0'))
+        self.assertIsNone(harness.client_defect(
+            'SET_ROWS', 'type_src=f16,type_dst=f16,type_idx=i64,ne=[256,5,1,3],nr23=[1,1],r=1,v=0'))
+
     def test_case_filter(self):
         self.assertEqual(harness.case_filter('ADD', None), ['-o', 'ADD'])
         self.assertEqual(harness.case_filter('ADD', ['a=[1,2]', 'b=3']), ['-o', 'ADD(a=[1,2]),ADD(b=3)'])
