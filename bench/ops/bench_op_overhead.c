@@ -11,7 +11,8 @@
  *                       the four destroys
  *   phase1+2+sync       phase 1 + 2 and aclrtSynchronizeStream after every call (a round trip to the worker)
  *
- * Usage: bench_op_overhead [--n ELEMS] [--samples NS]   (prints one line per row, in µs per call) */
+ * Usage: bench_op_overhead [--n ELEMS] [--samples NS] [--row NAME]   (one line per row, µs per call; --row: that
+ * row alone, e.g. for a profiler) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,17 +93,20 @@ static double sample_us(void (*fn)(void *), ctx *c, int k)
 
 int main(int argc, char **argv)
 {
-    static const char *const names[] = {"--n", "--samples", NULL};
-    const int rc = bench_check_args(argc, argv, names, "usage: bench_op_overhead [--n ELEMS] [--samples NS]\n");
+    static const char *const names[] = {"--n", "--samples", "--row", NULL};
+    const int rc = bench_check_args(argc, argv, names, "usage: bench_op_overhead [--n ELEMS] [--samples NS] [--row NAME]\n");
     if (rc >= 0)
         return rc;
     ctx c = {0};
     c.n = 16;
     c.one = 1.0f;
     int ns = 15;
+    const char *only = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--n"))
             c.n = atoll(argv[i + 1]);
+        else if (!strcmp(argv[i], "--row"))
+            only = argv[i + 1];
         else
             ns = atoi(argv[i + 1]);
     }
@@ -133,7 +137,12 @@ int main(int argc, char **argv)
     enum { NR = sizeof rows / sizeof rows[0] };
     double s[NR][64];
     int k[NR];
+    int on[NR];
+    for (int r = 0; r < NR; r++)
+        on[r] = !only || !strcmp(only, rows[r].name);
     for (int r = 0; r < NR; r++) {
+        if (!on[r])
+            continue;
         for (int w = 0; w < 2000; w++)
             rows[r].fn(&c);
         const double one = sample_us(rows[r].fn, &c, 1000);
@@ -144,10 +153,13 @@ int main(int argc, char **argv)
     for (int i = 0; i < ns; i++)
         for (int j = 0; j < NR; j++) {
             const int r = (i + j) % NR;
-            s[r][i] = sample_us(rows[r].fn, &c, k[r]);
+            if (on[r])
+                s[r][i] = sample_us(rows[r].fn, &c, k[r]);
         }
     printf("aclnnAdd fp32, %lld elements, %d samples, median (min..max) per call\n", (long long)c.n, ns);
     for (int r = 0; r < NR; r++) {
+        if (!on[r])
+            continue;
         qsort(s[r], (size_t)ns, sizeof s[r][0], bench_cmp);
         printf("%-16s %8.3f us  (%.3f..%.3f)\n", rows[r].name, s[r][ns / 2], s[r][0], s[r][ns - 1]);
     }

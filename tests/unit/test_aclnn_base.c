@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,6 +271,34 @@ static void test_tensor_getter_errors(void **state)
     assert_false(cannonTensorGetView(t, &view));
     assert_int_equal(cannonTensorNumel(t), 0);
     assert_false(cannonTensorIsContiguous(t));
+}
+
+/* A handle this thread has checked (and so cached as live) and another thread then destroys is
+ * rejected here at once, and so is a new handle that lands at its address. */
+static void *destroy_in_thread(void *t)
+{
+    return (void *)(intptr_t)aclDestroyTensor((const aclTensor *)t);
+}
+
+static void test_tensor_destroyed_by_another_thread(void **state)
+{
+    (void)state;
+    aclTensor *t = aclCreateTensor((const int64_t[]){2, 3}, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, NULL, 0, NULL);
+    assert_non_null(t);
+    aclDataType dt;
+    for (int i = 0; i < 3; i++)
+        NN_OK(aclGetDataType(t, &dt));
+    pthread_t th;
+    void *ret = NULL;
+    assert_int_equal(pthread_create(&th, NULL, destroy_in_thread, t), 0);
+    assert_int_equal(pthread_join(th, &ret), 0);
+    assert_int_equal((intptr_t)ret, ACLNN_SUCCESS);
+    NN_EXPECT(ACLNN_ERR_PARAM_INVALID, aclGetDataType(t, &dt));
+    /* an int array created now may reuse the address: it is an int array, not a tensor */
+    aclIntArray *arr = aclCreateIntArray((const int64_t[]){1, 2}, 2);
+    assert_non_null(arr);
+    NN_EXPECT(ACLNN_ERR_PARAM_INVALID, aclGetDataType((const aclTensor *)(void *)arr, &dt));
+    NN_OK(aclDestroyIntArray(arr));
 }
 
 static void test_tensor_init(void **state)
@@ -971,6 +1000,7 @@ int main(void)
         cmocka_unit_test(test_tensor_errors),
         cmocka_unit_test(test_tensor_getter_errors),
         cmocka_unit_test(test_tensor_init),
+        cmocka_unit_test(test_tensor_destroyed_by_another_thread),
         cmocka_unit_test(test_view_helpers),
         cmocka_unit_test(test_scalars),
         cmocka_unit_test(test_arrays),

@@ -41,8 +41,10 @@
 
 enum { T_LAUNCH, T_COPY, T_FILL, T_HOST, T_RECORD, T_WAIT, T_RESET };
 
-/* Argument blobs up to this size live in the task itself (most kernels pass a few pointers). */
-#define CPU_TASK_INLINE_ARGS 128
+/* Argument blobs up to this size live in the task itself: the elementwise planner's (472 bytes) and most
+ * kernels' fit, so a launch allocates nothing (a heap copy per launch, freed by the executor thread, makes
+ * the two threads move the heap's top back and forth: page faults on every tiny op). */
+#define CPU_TASK_INLINE_ARGS 512
 
 typedef struct cpu_task {
     struct cpu_task *next;
