@@ -53,7 +53,7 @@ def test_mm_ggml_layout(isa, da, db, dout):
     """aclnnMm(self [m, k], mat2 = transposed view of [n, k] storage, out [m, n]) as ggml calls it
     (cubeMathType 2), and other views of both operands and of out."""
     gen = torch.Generator().manual_seed(3)
-    for m, k, n in ((5, 7, 3), (33, 64, 65), (1, 128, 40), (70, 17, 1)):
+    for m, k, n in ((5, 7, 3), (33, 64, 65), (1, 128, 40), (70, 17, 1), (8, 1000, 300), (6, 1, 50), (300, 77, 7)):
         a, b = rand((m, k), da, gen), rand((k, n), db, gen)
         for la, lb, lo in (("contig", "transposed", "contig"), ("strided", "transposed", "transposed"),
                            ("offset", "contig", "contig"), ("transposed", "padded", "strided")):

@@ -35,9 +35,24 @@ typedef struct mm_args {
     int64_t nba, nbb;              /* bf16: distinct batches of A and B (broadcast ones are packed once) */
     int64_t nwork, scratch;        /* fp16 (and bf16 without the kernel): workers, bytes of scratch each */
     int64_t ws_a, ws_b;            /* workspace byte offsets (bf16 packs; fp16 scratch at ws_a) */
+    int32_t dot_wide_b, isa;       /* dot: B's columns are the wide vectors (else A's rows); the ISA tier */
+    int64_t dot_chunk, dot_nchunk; /* dot: wide vectors per block, blocks per batch */
 } mm_args;
 
-enum mm_path { MM_PATH_SGEMM = 0, MM_PATH_BF16DP = 1 };
+enum mm_path { MM_PATH_SGEMM = 0, MM_PATH_BF16DP = 1, MM_PATH_DOT = 2 };
+
+/* The skinny-product kernel (mm_dot_impl.h), per ISA tier: r[i * nx + j] = the fp32 dot product over
+ * K of wide vector i (w + i * ldw, dtype dw) and narrow vector j (x + j * ldx, dtype dx), both
+ * contiguous along K; dtypes are MM_F32, MM_F16 or MM_BF16. */
+#define MM_DOT_MAX_NARROW 8
+typedef void (*mm_dot_fn)(const void *w, int dw, int64_t ldw, int64_t nw, const void *x, int dx, int64_t ldx,
+                          int64_t nx, int64_t K, float *r);
+void cannon_mm_dot_scalar(const void *w, int dw, int64_t ldw, int64_t nw, const void *x, int dx, int64_t ldx,
+                          int64_t nx, int64_t K, float *r);
+void cannon_mm_dot_avx2(const void *w, int dw, int64_t ldw, int64_t nw, const void *x, int dx, int64_t ldx,
+                        int64_t nx, int64_t K, float *r);
+void cannon_mm_dot_avx512(const void *w, int dw, int64_t ldw, int64_t nw, const void *x, int dx, int64_t ldx,
+                          int64_t nx, int64_t K, float *r);
 
 /* Packed bf16 layouts, K padded to kp (even) with zeros:
  *  A: ntile tiles of MM_MR rows (rows past M are zeros); tile t holds kp/2 groups of MM_MR 32-bit

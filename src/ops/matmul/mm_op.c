@@ -212,6 +212,56 @@ static int mm_sgemm_kernel(const cannon_kernel_ctx *ctx, void *args)
     return 0;
 }
 
+static mm_dot_fn mm_dot_for(int isa)
+{
+    switch (isa) {
+#if defined(CANNON_OPS_HAVE_AVX512)
+    case CANNON_ISA_AVX512:
+        return cannon_mm_dot_avx512;
+#endif
+#if defined(CANNON_OPS_HAVE_AVX2)
+    case CANNON_ISA_AVX2:
+        return cannon_mm_dot_avx2;
+#endif
+    default:
+        return cannon_mm_dot_scalar;
+    }
+}
+
+/* Skinny products (16-bit or mixed operands, one side of at most MM_DOT_MAX_NARROW vectors, both
+ * operands contiguous along K): block = (batch, chunk of the wide side); every wide vector is read
+ * once, straight from its own dtype, against all narrow ones. */
+static int mm_dot_kernel(const cannon_kernel_ctx *ctx, void *args)
+{
+    const mm_args *g = (const mm_args *)args;
+    const int64_t esa = g->dta == MM_F32 ? 4 : 2, esb = g->dtb == MM_F32 ? 4 : 2, esc = g->dtc == MM_F32 ? 4 : 2;
+    const int64_t bi = ctx->block_idx / g->dot_nchunk, ch = ctx->block_idx % g->dot_nchunk;
+    const int64_t nwide = g->dot_wide_b ? g->N : g->M, nx = g->dot_wide_b ? g->M : g->N;
+    const int64_t w0 = ch * g->dot_chunk, w1 = w0 + g->dot_chunk < nwide ? w0 + g->dot_chunk : nwide;
+    if (w0 >= w1)
+        return 0;
+    int64_t off[3];
+    batch_offsets(g, bi, off);
+    const char *a = (const char *)g->a + off[1] * esa, *b = (const char *)g->b + off[2] * esb;
+    char *c = (char *)g->c + off[0] * esc;
+    float r[64 * MM_DOT_MAX_NARROW];
+    const mm_dot_fn dot = mm_dot_for(g->isa);
+    for (int64_t s = w0; s < w1; s += 64) {
+        const int64_t nw = w1 - s < 64 ? w1 - s : 64;
+        if (g->dot_wide_b)
+            dot(b + s * g->bn * esb, g->dtb, g->bn, nw, a, g->dta, g->am, nx, g->K, r);
+        else
+            dot(a + s * g->am * esa, g->dta, g->am, nw, b, g->dtb, g->bn, nx, g->K, r);
+        for (int64_t w = 0; w < nw; w++)
+            for (int64_t x = 0; x < nx; x++) {
+                const int64_t i = g->dot_wide_b ? x : s + w, j = g->dot_wide_b ? s + w : x;
+                const float v = r[w * nx + x];
+                st_f(g->dtc, c, i * g->cm + j * g->cn, g->dtc == g->dt ? v : round_to(g->dt, v));
+            }
+    }
+    return 0;
+}
+
 /* Index of output batch bi among operand x's distinct batches (x: 1 = A, 2 = B): dims along which x
  * is broadcast (batch stride 0) do not count, so a broadcast operand is packed once. */
 static int64_t packed_index(const mm_args *g, int x, int64_t bi)
@@ -503,6 +553,24 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
                        nrefs);
         cannonOpKernel(&op, api, mm_bf16_compute_kernel, (uint32_t)(g.nbatch * rblk * cblk), &g, sizeof g, refs,
                        nrefs);
+        return cannonOpFinish(&op);
+    }
+    /* 16-bit and mixed operands whose product is skinny (a side of at most MM_DOT_MAX_NARROW
+     * vectors: decode steps, matrix-vector) and whose operands are contiguous along K: the dot
+     * kernel reads each operand once in its own dtype instead of widening it into scratch. */
+    const int64_t narrow = g.M < g.N ? g.M : g.N;
+    if (!f32 && g.K > 0 && narrow <= MM_DOT_MAX_NARROW && (g.ak == 1 || g.M == 1) && (g.bk == 1 || g.N == 1) &&
+        (g.ak == 1 || g.K == 1 || g.M > 1) && (g.bk == 1 || g.K == 1)) {
+        g.path = MM_PATH_DOT;
+        g.dot_wide_b = g.N > g.M;
+        g.isa = (int32_t)cannon_isa_select();
+        const int64_t nwide = g.dot_wide_b ? g.N : g.M;
+        /* about 2^20 multiply-adds per block, 16 wide vectors at least: a function of the shape */
+        int64_t chunk = ((int64_t)1 << 20) / (g.K * narrow);
+        chunk = chunk < 16 ? 16 : chunk;
+        g.dot_chunk = chunk < nwide ? chunk : nwide;
+        g.dot_nchunk = cdiv(nwide, g.dot_chunk);
+        cannonOpKernel(&op, api, mm_dot_kernel, (uint32_t)(g.nbatch * g.dot_nchunk), &g, sizeof g, refs, nrefs);
         return cannonOpFinish(&op);
     }
     g.path = MM_PATH_SGEMM;

@@ -1,0 +1,102 @@
+/*
+ * The skinny-product kernel of the matmul family, one body for every ISA tier: included by
+ * mm_dot_<tier>.c after that tier's vec_<tier>.h, with MM_DOT_FN naming the entry point.
+ *
+ * r[w * nx + x] = sum over p < K of W_w[p] * X_x[p], for nw "wide" vectors W_w = w + w * ldw and
+ * nx <= MM_DOT_NX "narrow" ones X_x = x + x * ldx, each contiguous along K and of its own dtype
+ * (MM_F32, MM_F16 or MM_BF16, widened exactly). Each sum runs in fp32: MM_DOT_U interleaved vector
+ * accumulators per narrow vector (lane l of accumulator u adds the products at p = (i * MM_DOT_U + u)
+ * * VW + l), then the accumulators are added in order and the lanes pairwise: the order depends on
+ * the shape and the tier only. Each wide vector is read once for up to MM_DOT_GROUP narrow ones.
+ */
+#include "mm_kernels.h"
+
+#define MM_DOT_U 2
+#define MM_DOT_GROUP 4
+
+static inline vf mm_dot_ld(const void *p, int dt, int64_t i)
+{
+    return dt == MM_F32   ? vf_load_f32((const float *)p + i)
+           : dt == MM_F16 ? vf_load_f16((const uint16_t *)p + i)
+                          : vf_load_bf16((const uint16_t *)p + i);
+}
+
+static inline vf mm_dot_ldn(const void *p, int dt, int64_t i, size_t n)
+{
+    return dt == MM_F32   ? vf_loadn_f32((const float *)p + i, n, 0.0f)
+           : dt == MM_F16 ? vf_loadn_f16((const uint16_t *)p + i, n, 0.0f)
+                          : vf_loadn_bf16((const uint16_t *)p + i, n, 0.0f);
+}
+
+static inline float mm_dot_hsum(vf v)
+{
+    float l[VW];
+    vf_to_array(l, v);
+    for (int w = VW / 2; w >= 1; w /= 2)
+        for (int i = 0; i < w; i++)
+            l[i] += l[i + w];
+    return l[0];
+}
+
+static inline const void *mm_dot_at(const void *p, int dt, int64_t i)
+{
+    return dt == MM_F32 ? (const void *)((const float *)p + i) : (const void *)((const uint16_t *)p + i);
+}
+
+/* One wide vector against n (1..MM_DOT_GROUP) narrow ones; n is a constant where it is inlined. */
+static inline __attribute__((always_inline)) void mm_dot_group(const void *wv, int dw, const void *const *xv, int dx,
+                                                               int n, int64_t K, float *out)
+{
+    vf acc[MM_DOT_GROUP][MM_DOT_U];
+    for (int x = 0; x < n; x++)
+        for (int u = 0; u < MM_DOT_U; u++)
+            acc[x][u] = vf_set1(0.0f);
+    int64_t p = 0;
+    for (; p + MM_DOT_U * VW <= K; p += MM_DOT_U * VW)
+        for (int u = 0; u < MM_DOT_U; u++) {
+            const vf wl = mm_dot_ld(wv, dw, p + u * VW);
+            for (int x = 0; x < n; x++)
+                acc[x][u] = vf_fma(wl, mm_dot_ld(xv[x], dx, p + u * VW), acc[x][u]);
+        }
+    for (int u = 0; p < K; p += VW, u++) {
+        const size_t m = (size_t)(K - p < VW ? K - p : VW);
+        const vf wl = mm_dot_ldn(wv, dw, p, m);
+        for (int x = 0; x < n; x++)
+            acc[x][u] = vf_fma(wl, mm_dot_ldn(xv[x], dx, p, m), acc[x][u]);
+    }
+    for (int x = 0; x < n; x++) {
+        vf s = acc[x][0];
+        for (int u = 1; u < MM_DOT_U; u++)
+            s = vf_add(s, acc[x][u]);
+        out[x] = mm_dot_hsum(s);
+    }
+}
+
+void MM_DOT_FN(const void *w, int dw, int64_t ldw, int64_t nw, const void *x, int dx, int64_t ldx, int64_t nx,
+               int64_t K, float *r)
+{
+    for (int64_t i = 0; i < nw; i++) {
+        const void *wv = mm_dot_at(w, dw, i * ldw);
+        for (int64_t g = 0; g < nx; g += MM_DOT_GROUP) {
+            const void *xv[MM_DOT_GROUP];
+            const int n = (int)(nx - g < MM_DOT_GROUP ? nx - g : MM_DOT_GROUP);
+            for (int k = 0; k < n; k++)
+                xv[k] = mm_dot_at(x, dx, (g + k) * ldx);
+            float *out = r + i * nx + g;
+            switch (n) {
+            case 1:
+                mm_dot_group(wv, dw, xv, dx, 1, K, out);
+                break;
+            case 2:
+                mm_dot_group(wv, dw, xv, dx, 2, K, out);
+                break;
+            case 3:
+                mm_dot_group(wv, dw, xv, dx, 3, K, out);
+                break;
+            default:
+                mm_dot_group(wv, dw, xv, dx, 4, K, out);
+                break;
+            }
+        }
+    }
+}
