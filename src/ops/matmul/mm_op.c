@@ -18,7 +18,10 @@
  *    see mm_kernels.h), a second computes blocks of (batch, row block, column block) with the
  *    register-blocked vdpbf16ps micro-kernel of mm_bf16_avx512.c: fp32 accumulation over the
  *    whole K, one rounding to bf16.
- *  - FLOAT16 (and BFLOAT16 without AVX512-BF16): split like FLOAT; each block widens its rows of
+ *  - Skinny products of 16-bit or mixed operands (a side of at most MM_DOT_MAX_NARROW vectors, both
+ *    operands contiguous along K): mm_dot_impl.h, blocks of the wide side, each wide vector read once
+ *    in its own dtype against every narrow one, fp32 sums in an order fixed by the shape and tier.
+ *  - FLOAT16 (and BFLOAT16 without AVX512-BF16) otherwise: split like FLOAT; each block widens its rows of
  *    A and columns of B to fp32 in its worker's scratch, multiplies with sgemm and rounds once.
  * Without OpenBLAS (CANNON_HAVE_OPENBLAS undefined) a plain C triple loop stands in for sgemm.
  * cubeMathType is validated (0..4) but every mode computes as KEEP_DTYPE: no down-conversion.
