@@ -303,31 +303,51 @@ static inline void ewk_put_d(aclDataType t, char *p, double v)
     }
 }
 
-/* n elements of @p t (byte stride s) as fp32; @p round16 (FLOAT16 / BF16 or 0): values of
- * another dtype are rounded to it, as a cast to the 16-bit compute type would. */
+/* Round @p n fp32 values to FLOAT16 / BFLOAT16 @p t in place (nothing for another t). */
+static inline void ewk_round16(float *v, int64_t n, aclDataType t)
+{
+    if (t == ACL_FLOAT16)
+        for (int64_t i = 0; i < n; i++)
+            v[i] = cannon_f16_to_f32(cannon_f32_to_f16(v[i]));
+    else if (t == ACL_BF16)
+        for (int64_t i = 0; i < n; i++)
+            v[i] = cannon_bf16_to_f32(cannon_f32_to_bf16(v[i]));
+}
+
+/* One value as fp32, rounded once to FLOAT16 / BFLOAT16 @p r16 when that is set. */
+static inline float ewk_f32_of(double v, aclDataType r16)
+{
+    if (r16 == ACL_FLOAT16)
+        return cannon_f16_to_f32(shape_f64_to_f16(v));
+    if (r16 == ACL_BF16)
+        return cannon_bf16_to_f32(shape_f64_to_bf16(v));
+    return (float)v;
+}
+
+/* n elements of @p t (byte stride s) as fp32; @p round16 (FLOAT16 / BF16 or another value for
+ * none): values of another dtype are rounded once to it, as a cast to the 16-bit compute type. */
 static inline void ewk_load_f32(aclDataType t, const char *p, int64_t s, int64_t n, float *d,
                                 const cannon_kernel_table *kt, aclDataType round16)
 {
+    const aclDataType r16 =
+        (round16 == ACL_FLOAT16 || round16 == ACL_BF16) && t != round16 ? round16 : ACL_DT_UNDEFINED;
     if (t == ACL_FLOAT && s == 4) {
         memcpy(d, p, (size_t)n * 4);
+        ewk_round16(d, n, r16);
     } else if (t == ACL_FLOAT16 && s == 2) {
         kt->f16_to_f32(d, (const uint16_t *)(const void *)p, (size_t)n);
+        ewk_round16(d, n, r16);
     } else if (t == ACL_BF16 && s == 2) {
         kt->bf16_to_f32(d, (const uint16_t *)(const void *)p, (size_t)n);
+        ewk_round16(d, n, r16);
     } else if (s == 0) {
-        const float v = (float)ewk_get_d(t, p);
+        const float v = ewk_f32_of(ewk_get_d(t, p), r16);
         for (int64_t i = 0; i < n; i++)
             d[i] = v;
     } else {
         for (int64_t i = 0; i < n; i++)
-            d[i] = (float)ewk_get_d(t, p + i * s);
+            d[i] = ewk_f32_of(ewk_get_d(t, p + i * s), r16);
     }
-    if (round16 == ACL_FLOAT16 && t != ACL_FLOAT16)
-        for (int64_t i = 0; i < n; i++)
-            d[i] = cannon_f16_to_f32(shape_f64_to_f16((double)d[i]));
-    else if (round16 == ACL_BF16 && t != ACL_BF16)
-        for (int64_t i = 0; i < n; i++)
-            d[i] = cannon_bf16_to_f32(shape_f64_to_bf16((double)d[i]));
 }
 
 /* n fp32 values stored as @p t (byte stride s): one rounding to a 16-bit float. */
