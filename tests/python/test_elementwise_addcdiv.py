@@ -155,3 +155,27 @@ def test_addcdiv_errors():
     H.raises(INVALID, "cannot be cast", "aclnnInplaceAddcdiv", i64, f, f, Scalar(1.0))
     big = golden.array(np.ones((1,) * 9, np.float32))
     assert golden.phase1_status("aclnnAddcdiv", big, f, f, Scalar(1.0), out) == INVALID
+
+
+def test_multi_operand_thread_invariance():
+    """Addcdiv, Ger and Sum (the multi-operand walk) give the same bits for 1, 3 and 8 workers, over
+    several blocks and broadcast, strided operands."""
+    script = """
+import hashlib, numpy as np, golden
+from cannon.ops import Scalar
+rng = np.random.default_rng(3)
+s = rng.standard_normal((70, 1500)).astype(np.float32)
+a = rng.standard_normal((1500,)).astype(np.float16)
+b = rng.uniform(1, 2, (70, 1)).astype(np.float32)
+o1 = golden.empty((70, 1500), "float32")
+golden.call("aclnnAddcdiv", golden.array(s, layout="transposed"), golden.array(a), golden.array(b), Scalar(0.3), o1)
+o2 = golden.empty((300, 400), "bfloat16")
+golden.call("aclnnGer", golden.array(rng.standard_normal(300).astype(np.float32), "bfloat16"),
+            golden.array(rng.standard_normal(400).astype(np.float32), "bfloat16", layout="strided"), o2)
+o3 = golden.empty((70, 1500), "float16")
+xs = [golden.array(rng.standard_normal(sh).astype(np.float16)) for sh in ((70, 1500), (1500,), (70, 1))]
+golden.call("aclnnSum", xs, o3)
+print(hashlib.sha256(b"".join(golden.read(o).tobytes() for o in (o1, o2, o3))).hexdigest())
+"""
+    outs = golden.outputs_per_thread_count(script, [1, 3, 8], timeout=120)
+    assert len(set(outs)) == 1

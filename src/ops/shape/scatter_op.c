@@ -202,9 +202,14 @@ static aclnnStatus scatter_plan(const char *api, cannon_dtype_set dts, const acl
     }
     if (!cannonOpOk(&op))
         return cannonOpFinish(&op);
-    if (vi.ndim != vs.ndim || (!scalar && vc.ndim != vs.ndim))
-        cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "%s, index%s must have one rank, got %lld, %lld%s", sn,
-                     scalar ? "" : " and src", (long long)vs.ndim, (long long)vi.ndim, scalar ? "" : " and more");
+    if (vi.ndim != vs.ndim || (!scalar && vc.ndim != vs.ndim)) {
+        if (scalar)
+            cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "%s and index must have one rank, got %lld and %lld", sn,
+                         (long long)vs.ndim, (long long)vi.ndim);
+        else
+            cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "%s, index and src must have one rank, got %lld, %lld and %lld",
+                         sn, (long long)vs.ndim, (long long)vi.ndim, (long long)vc.ndim);
+    }
     cannonOpDim(&op, "dim", &dim, vs.ndim);
     if (cannonOpOk(&op) && (reduce < 0 || reduce > 2))
         cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "reduce must be 0 (none), 1 (add) or 2 (mul), got %lld",
