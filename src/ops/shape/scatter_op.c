@@ -137,26 +137,33 @@ static int sc_kernel(const cannon_kernel_ctx *ctx, void *args)
         c[d] = 0;
     }
     int64_t bad = -1, badv = 0;
-    for (int64_t u = 0; u < total; u++) {
+    /* rows of index's last dim: the offsets of a row's first position, then fixed steps */
+    const int32_t L = r - 1;
+    const int64_t nl = shape[L], rows = total / nl;
+    const int64_t di = a->istr[L], ds = a->sstr[L], dout = L == a->dim ? 0 : a->ostr[L], dk = a->ostr[a->dim];
+    const char *src = a->scalar ? (const char *)a->val : (const char *)a->src;
+    const int64_t ses = a->scalar ? 0 : a->es;
+    for (int64_t row = 0; row < rows; row++) {
         int64_t io = 0, so = 0, oo = 0;
-        for (int32_t d = 0; d < r; d++) {
+        for (int32_t d = 0; d < L; d++) {
             const int64_t x = c[d] + (d == 0 && a->dim != 0 ? i0 : 0);
             io += x * a->istr[d];
             so += x * a->sstr[d];
             oo += d == a->dim ? 0 : x * a->ostr[d];
         }
-        const int64_t k = a->idx64 ? ((const int64_t *)a->index)[io] : (int64_t)((const int32_t *)a->index)[io];
-        if (k < 0 || k >= a->axis_size) {
-            if (bad < 0) {
-                bad = u;
-                badv = k;
+        for (int64_t j = 0; j < nl; j++) {
+            const int64_t q = io + j * di;
+            const int64_t k = a->idx64 ? ((const int64_t *)a->index)[q] : (int64_t)((const int32_t *)a->index)[q];
+            if (k < 0 || k >= a->axis_size) {
+                if (bad < 0) {
+                    bad = row * nl + j;
+                    badv = k;
+                }
+                continue;
             }
-        } else {
-            oo += k * a->ostr[a->dim];
-            sc_apply(a, (char *)a->out + oo * a->es,
-                     a->scalar ? (const char *)a->val : (const char *)a->src + so * a->es);
+            sc_apply(a, (char *)a->out + (oo + j * dout + k * dk) * a->es, src + (so + j * ds) * ses);
         }
-        for (int32_t d = r - 1; d >= 0; d--) {
+        for (int32_t d = L - 1; d >= 0; d--) {
             if (++c[d] < shape[d])
                 break;
             c[d] = 0;
