@@ -144,6 +144,20 @@ def _approximate(e):
     return int(m.group(1)) if m.group(1).isdigit() else int(e.s(m.group(1)))
 
 
+def _scatter(e, self_name, value=False):
+    """torch's scatter with reduce 0 / 1 / 2 (replace, add, multiply), positions in row-major order."""
+    out = e.t(self_name).copy()
+    idx = e.t("index").astype(np.int64)
+    dim, reduce = int(e.s("dim")), int(e.s("reduce"))
+    src = _f32(e.s("Value")) if value else e.t("src")
+    for p in np.ndindex(*idx.shape):
+        t = list(p)
+        t[dim] = idx[p]
+        v = src if value else src[p]
+        out[tuple(t)] = v if reduce == 0 else out[tuple(t)] + v if reduce == 1 else out[tuple(t)] * v
+    return out
+
+
 def _self(fn):
     return lambda e: fn(e.t("self"))
 
@@ -223,6 +237,19 @@ REFS = {
     "Tril": lambda e: np.tril(e.t("self"), int(e.s("diagonal"))),
     "Triu": lambda e: np.triu(e.t("self"), int(e.s("diagonal"))),
     "InplaceTriu": lambda e: np.triu(e.t("self"), int(e.s("diagonal"))),
+    "Addcdiv": lambda e: e.t("self") + _f32(e.scalar("value", "scalarValue")) * (e.t("tensor1") / e.t("tensor2")),
+    "InplaceAddcdiv": lambda e: e.t("self") + _f32(e.scalar("value", "scalarValue")) * (e.t("tensor1") /
+                                                                                        e.t("tensor2")),
+    "Ger": lambda e: np.outer(e.t("self"), e.t("vec2")),
+    "LogicalNot": _self(lambda x: (x == 0).astype(np.float64)),
+    "InplaceLogicalNot": _self(lambda x: (x == 0).astype(np.float64)),
+    "InplaceMaskedFillScalar": lambda e: np.where(e.t("mask") != 0, _f32(e.scalar("value", "valueVal")),
+                                                  e.t("selfRef")),
+    "Sum": lambda e: e.t("input1") + e.t("input2"),
+    "Scatter": lambda e: _scatter(e, "self"),
+    "InplaceScatter": lambda e: _scatter(e, "selfRef"),
+    "ScatterValue": lambda e: _scatter(e, "self", value=True),
+    "InplaceScatterValue": lambda e: _scatter(e, "selfRef", value=True),
     "SwiGlu": lambda e: (lambda a, b: a / (1 + np.exp(-a)) * b)(*np.split(e.t("x"), 2, axis=int(e.s("dim")))),
 }
 
