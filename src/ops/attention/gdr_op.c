@@ -102,12 +102,18 @@ static int gdr_kernel(const cannon_kernel_ctx *ctx, void *args)
         const int64_t n = a->nat[i * a->snat];
         const int64_t s0 = a->idx[(start + n - 1) * a->sidx];
         const int64_t sbase = s0 * a->ss[0] + h * a->ss[1];
-        for (int64_t r = 0; r < Dv; r++)
-            for (int64_t c = 0; c < Dk; c++) {
-                const int64_t off = sbase + r * a->ss[2] + c * a->ss[3];
-                S[r * Dk + c] = a->state_f32 ? ((const float *)a->state)[off]
-                                             : cannon_bf16_to_f32(((const uint16_t *)a->state)[off]);
+        for (int64_t r = 0; r < Dv; r++) {
+            const int64_t off = sbase + r * a->ss[2];
+            if (a->state_f32) {
+                const float *src = (const float *)a->state + off;
+                for (int64_t c = 0; c < Dk; c++)
+                    S[r * Dk + c] = src[c * a->ss[3]];
+            } else {
+                const uint16_t *src = (const uint16_t *)a->state + off;
+                for (int64_t c = 0; c < Dk; c++)
+                    S[r * Dk + c] = cannon_bf16_to_f32(src[c * a->ss[3]]);
             }
+        }
         for (int64_t t = start; t < start + L; t++) {
             for (int64_t c = 0; c < Dk; c++) {
                 kv[c] = cannon_bf16_to_f32(a->k[t * a->sk[0] + kh * a->sk[1] + c * a->sk[2]]);
@@ -132,12 +138,14 @@ static int gdr_kernel(const cannon_kernel_ctx *ctx, void *args)
                     o += row[c] * qv[c];
                 }
                 a->out[t * a->so[0] + h * a->so[1] + r * a->so[2]] = cannon_f32_to_bf16(o);
-                for (int64_t c = 0; c < Dk; c++) {
-                    const int64_t off = st + r * a->ss[2] + c * a->ss[3];
-                    if (a->state_f32)
-                        ((float *)a->state)[off] = row[c];
-                    else
-                        ((uint16_t *)a->state)[off] = cannon_f32_to_bf16(row[c]);
+                if (a->state_f32) {
+                    float *dst = (float *)a->state + st + r * a->ss[2];
+                    for (int64_t c = 0; c < Dk; c++)
+                        dst[c * a->ss[3]] = row[c];
+                } else {
+                    uint16_t *dst = (uint16_t *)a->state + st + r * a->ss[2];
+                    for (int64_t c = 0; c < Dk; c++)
+                        dst[c * a->ss[3]] = cannon_f32_to_bf16(row[c]);
                 }
             }
         }

@@ -67,14 +67,49 @@ static float gmm_ld(int dt, const void *p, int64_t i)
     return dt == MM_F32 ? ((const float *)p)[i] : dt == MM_F16 ? cannon_f16_to_f32(h[i]) : cannon_bf16_to_f32(h[i]);
 }
 
-static void gmm_st(int dt, void *p, int64_t i, float v)
+/* dst (rows x cols, row-major) = the matrix at element @p base of @p p with strides (rs, cs), widened
+ * to fp32 (exactly); the dtype is resolved once per call. */
+static void gmm_widen(int dt, const void *p, int64_t base, int64_t rs, int64_t cs, int64_t rows, int64_t cols,
+                      float *dst)
 {
-    if (dt == MM_F32)
-        ((float *)p)[i] = v;
-    else if (dt == MM_F16)
-        ((uint16_t *)p)[i] = cannon_f32_to_f16(v);
-    else
-        ((uint16_t *)p)[i] = cannon_f32_to_bf16(v);
+    if (dt == MM_F32) {
+        const float *f = (const float *)p + base;
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < cols; j++)
+                dst[i * cols + j] = f[i * rs + j * cs];
+    } else if (dt == MM_F16) {
+        const uint16_t *h = (const uint16_t *)p + base;
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < cols; j++)
+                dst[i * cols + j] = cannon_f16_to_f32(h[i * rs + j * cs]);
+    } else {
+        const uint16_t *h = (const uint16_t *)p + base;
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < cols; j++)
+                dst[i * cols + j] = cannon_bf16_to_f32(h[i * rs + j * cs]);
+    }
+}
+
+/* y's rows x cols at element @p base with strides (rs, cs) = src (row-major), rounded once. */
+static void gmm_store(int dt, void *p, int64_t base, int64_t rs, int64_t cs, int64_t rows, int64_t cols,
+                      const float *src)
+{
+    if (dt == MM_F32) {
+        float *f = (float *)p + base;
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < cols; j++)
+                f[i * rs + j * cs] = src[i * cols + j];
+    } else if (dt == MM_F16) {
+        uint16_t *h = (uint16_t *)p + base;
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < cols; j++)
+                h[i * rs + j * cs] = cannon_f32_to_f16(src[i * cols + j]);
+    } else {
+        uint16_t *h = (uint16_t *)p + base;
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < cols; j++)
+                h[i * rs + j * cs] = cannon_f32_to_bf16(src[i * cols + j]);
+    }
 }
 
 /* rows x cols of y at (yr, c0) = x rows from xr (K range [k0, k1)) @ weight columns from c0 + bias */
@@ -86,26 +121,24 @@ static void gmm_block(const gmm_args *g, const gmm_grp *p, float *scratch, int64
         acc[i] = 0.0f;
     for (int64_t kb = k0; kb < k1; kb += GMM_KC) {
         const int64_t kc = k1 - kb < GMM_KC ? k1 - kb : GMM_KC;
-        for (int64_t i = 0; i < rows; i++)
-            for (int64_t q = 0; q < kc; q++)
-                wa[i * kc + q] = gmm_ld(g->dt, p->x, (xr + i) * p->xm + (kb + q) * p->xk);
-        for (int64_t q = 0; q < kc; q++)
-            for (int64_t j = 0; j < cols; j++)
-                wb[q * cols + j] = gmm_ld(g->dt, p->w, (kb + q) * p->wk + (c0 + j) * p->wn);
+        gmm_widen(g->dt, p->x, xr * p->xm + kb * p->xk, p->xm, p->xk, rows, kc, wa);
+        gmm_widen(g->dt, p->w, kb * p->wk + c0 * p->wn, p->wk, p->wn, kc, cols, wb);
         cannon_mm_sgemm(0, 0, rows, cols, kc, wa, kc, wb, cols, tc, cols);
         for (int64_t i = 0; i < rows * cols; i++)
             acc[i] += tc[i];
     }
-    for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < cols; j++) {
-            float v = acc[i * cols + j];
-            if (g->bdt >= 0)
-                v += gmm_ld(g->bdt, p->b, (c0 + j) * p->bn);
-            gmm_st(g->dt, p->y, (yr + i) * p->ym + (c0 + j) * p->yn, v);
-        }
+    if (g->bdt >= 0) {
+        float bias[GMM_TN];
+        for (int64_t j = 0; j < cols; j++)
+            bias[j] = gmm_ld(g->bdt, p->b, (c0 + j) * p->bn);
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < cols; j++)
+                acc[i * cols + j] += bias[j];
+    }
+    gmm_store(g->dt, p->y, yr * p->ym + c0 * p->yn, p->ym, p->yn, rows, cols, acc);
 }
 
-/* Check groupList against the split size; the bounds of group e into *lo, *hi. */
+/* Check groupList against the split size @p size (and, for a list of x, the stacked bounds). */
 static int gmm_check_gl(const cannon_kernel_ctx *ctx, const gmm_args *g, int64_t size)
 {
     int64_t prev = 0;
