@@ -50,6 +50,9 @@ UNSUPPORTED = [
     ("WeightQuantBatchMatmulV2", r"ACL_FLOAT8_E8M0",
      "Ascend 950's A16MxFp4 (FLOAT4_E2M1 weight packed by aclnnConvertWeightToINT4Pack, FLOAT8_E8M0 "
      "scales) is not implemented"),
+    ("NpuFormatCast", r"\bint\s+dstFormat\s*=\s*(?:3|4|32|33)\s*;",
+     "the convolution layouts (NC1HWC0, FRACTAL_Z, NDC1HWC0, FRACTAL_Z_3D) are not implemented: cannon "
+     "converts between the plain layouts and FRACTAL_NZ only"),
 ]
 
 ERROR_LINE = re.compile(r"failed|error", re.I)
@@ -251,6 +254,10 @@ def run_all(args, prefix, work):
             rows.append((op, "-", "not implemented", "", "", "", ""))
             continue
         cands = pages.get(op, [])
+        if not cands and op in helpers:
+            # a helper documented on its operator's page (NpuFormatCastCalculateSizeAndFormat)
+            owner = max((p for p in pages if op.startswith(p) and p != op), key=len, default=None)
+            cands = pages.get(owner, [])
         if not cands:
             rows.append((op, "-", "no page", "", "", "", ""))
             failures += 1
