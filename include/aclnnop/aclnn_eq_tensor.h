@@ -14,11 +14,13 @@ extern "C" {
 #endif
 
 /**
- * Phase 1 of aclnnEqTensor: self and other of any real dtype, compared in their promoted type
- * (torch's rules); out of any real dtype and the broadcast shape. NaN is unequal to everything.
- * Errors: 161001 NULL argument; 161002 unsupported dtype, shapes that do not broadcast, out not of
+ * Phase 1 of aclnnEqTensor: self and other of any real dtype, UINT32 or UINT64, compared in their
+ * promoted type (torch's rules); UINT32 with an integral or BOOL type in INT64, with a floating one
+ * in DOUBLE (exact); UINT64 only with UINT64. out of any real dtype, UINT16, UINT32 or UINT64 and
+ * the broadcast shape. NaN is unequal to everything. COMPLEX64/128 are not supported. Errors:
+ * 161001 NULL argument; 161002 unsupported dtype or pair, shapes that do not broadcast, out not of
  * the broadcast shape. self: FLOAT, FLOAT16, BFLOAT16, DOUBLE, UINT8, INT8, INT16, INT32, INT64,
- * BOOL.
+ * BOOL, UINT32, UINT64.
  */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnEqTensorGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
 /** Phase 2: run the plan of phase 1 on @p stream (asynchronous; synchronize before reading). */

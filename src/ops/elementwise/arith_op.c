@@ -237,7 +237,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor *self,
     cannonOpBegin(&op, "aclnnCast", workspaceSize, executor);
     cannonOpNotNulls(&op, "self", self, "out", out, NULL);
     cannonOpTensor(&op, "self", self, cn_dts_Cast(), &vs);
-    cannonOpTensor(&op, "out", out, CANNON_DTS_REAL, &vo);
+    cannonOpTensor(&op, "out", out, cn_dts_Cast(), &vo);
     if (cannonOpOk(&op) && dtype != vo.dtype)
         cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "dtype %s (%d) differs from out dtype %s", cannonDtypeName(dtype),
                      (int)dtype, cannonDtypeName(vo.dtype));

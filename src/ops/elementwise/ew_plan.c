@@ -157,6 +157,14 @@ static void put_d(aclDataType t, char *p, double v)
     case ACL_BF16: { uint16_t h = cannon_f32_to_bf16(d2f_odd(v)); memcpy(p, &h, 2); break; }
     case ACL_DOUBLE: memcpy(p, &v, 8); break;
     case ACL_BOOL: { uint8_t x = v != 0.0; memcpy(p, &x, 1); break; }
+    case ACL_UINT64:
+        if (v >= 9223372036854775808.0) { /* beyond int64: converted as unsigned, saturating at 2^64 - 1 */
+            const uint64_t x = v >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)v;
+            memcpy(p, &x, 8);
+            break;
+        }
+        put_int(t, p, f2i(v));
+        break;
     default: put_int(t, p, f2i(v)); break;
     }
 }
@@ -512,6 +520,8 @@ static void ew_segment(const ew_ctx *c, char *po, const char *pa, const char *pb
             for (int64_t i = 0; i < m; i++) {
                 const int64_t x = get_int(t1, qa + i * sa), y = binary ? get_int(t2, qb + i * sb) : 0;
                 int64_t r = is_bool ? apply_bool(a->op, x, y, &a->prm) : apply_i64(a->op, x, y, &a->prm);
+                if (a->op == EW_GT && t1 == ACL_UINT64 && x < 0)
+                    r = 1; /* a UINT64 above INT64_MAX (read wrapped) exceeds every int64 */
                 if (!is_bool && a->ct != ACL_INT64) {
                     /* wrap at the width of the common type, as torch computing in it would */
                     char tmp[8] = {0};

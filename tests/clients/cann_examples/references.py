@@ -23,51 +23,111 @@ _SCALAR = re.compile(r"\b(?:float|double|int64_t|int32_t|int16_t|int8_t|uint8_t|
 _TENSOR = re.compile(r"CreateAclTensor\(\s*(\w+)\s*,\s*(\w+)\s*,\s*&?(\w+)\s*,\s*(?:aclDataType::)?ACL_(\w+)\s*,"
                      r"\s*&?(\w+)\s*\)")
 _PRINT = re.compile(r"^(.*?)\[\s*(\d+)\s*\]\s*is:\s*(\S+)")
+# `index: 3: 0.5` (std::cout << "index: " << i << ": " << value)
+_PRINT_INDEX = re.compile(r"^(\w+):\s*(\d+):\s*(\S+)$")
+_SCALAR_EXPR = re.compile(r"\b(?:float|double|int64_t|int32_t|int)\s+(\w+)\s*=\s*([^;{}\n]+);")
+_FILL = re.compile(r"std::vector<\s*([\w:]+)\s*>\s+(\w+)\s*\(([^;]*),\s*([^,;()]+)\)\s*;")
+_SET = re.compile(r"^\s*(\w+)\[(\d+)\]\s*=\s*([^;]+);", re.M)
+_EXPR_OK = re.compile(r"^[\d.eE+\-*/() ]*$")
+
+
+def _eval(tok, scalars):
+    """The value of a C literal (decimal, 0b, 0x, true/false; suffixes dropped) or of a simple
+    expression of literals and known scalar names (+ - * /, parentheses, sqrt): ValueError
+    otherwise. Division is real division (the shapes it serves divide exactly)."""
+    tok = tok.strip()
+    if tok in ("true", "false"):
+        return 1.0 if tok == "true" else 0.0
+    m = re.match(r"^([-+]?)0([bBxX])([0-9a-fA-F]+)$", tok)
+    if m:
+        v = float(int(m.group(3), 2 if m.group(2) in "bB" else 16))
+        return -v if m.group(1) == "-" else v
+    expr = re.sub(r"(\d)[fFlLuU]+\b", r"\1", tok)
+    expr = re.sub(r"static_cast<\s*\w+\s*>", "", expr)
+    for n in sorted(set(re.findall(r"[A-Za-z_]\w*", expr)) - {"sqrt", "e", "E"}, key=len, reverse=True):
+        if n not in scalars:
+            raise ValueError(tok)
+        expr = re.sub(r"\b%s\b" % n, repr(scalars[n]), expr)
+    if not _EXPR_OK.match(expr.replace("sqrt", "")) or not expr.strip():
+        raise ValueError(tok)
+    try:
+        return float(eval(expr, {"__builtins__": {}}, {"sqrt": math.sqrt}))  # checked: arithmetic only
+    except Exception:
+        raise ValueError(tok)
 
 
 class Unparsed(Exception):
     """The example builds an input in a way this parser does not follow."""
 
 
-def _num(tok):
-    tok = tok.strip().rstrip("fF")
-    if tok in ("true", "false"):
-        return 1.0 if tok == "true" else 0.0
-    return float(tok)
-
-
 class Example:
     def __init__(self, code):
         main = code[code.find("int main"):] if "int main" in code else code
-        self.vecs = {}
-        for m in _VEC.finditer(code):
-            try:
-                vals = [_num(t) for t in m.group(3).split(",") if t.strip()]
-            except ValueError:
-                continue
-            self.vecs[m.group(2)] = vals
         self.scalars = {}
         for m in _SCALAR.finditer(code):  # the last definition wins: main() comes last
             self.scalars[m.group(1)] = float(m.group(2))
+        # main's own definitions override helpers' of the same name
+        for m in _SCALAR.finditer(main):
+            self.scalars[m.group(1)] = float(m.group(2))
+        # scalars defined by expressions of literals and earlier scalars (`double s = 1 / sqrt(d);`)
+        for m in _SCALAR_EXPR.finditer(code):
+            if m.group(1) not in self.scalars:
+                try:
+                    self.scalars[m.group(1)] = _eval(m.group(2), self.scalars)
+                except ValueError:
+                    pass
+        self.vecs, self.ctypes = {}, {}
+        for m in _VEC.finditer(code):
+            try:
+                vals = [_eval(t, self.scalars) for t in m.group(3).split(",") if t.strip()]
+            except ValueError:
+                continue
+            self.vecs[m.group(2)] = vals
+            self.ctypes[m.group(2)] = m.group(1)
+        # host vectors filled with one value (`std::vector<uint16_t> x(n, 0b0011110000000000);`), and
+        # single elements set afterwards (`x[0] = 0;`)
+        self.fills = {}
+        for m in _FILL.finditer(code):
+            try:
+                self.fills[m.group(2)] = _eval(m.group(4), self.scalars)
+                self.ctypes[m.group(2)] = m.group(1)
+            except ValueError:
+                continue
+        self.sets = {}
+        for m in _SET.finditer(code):
+            if m.group(1) in self.fills:
+                try:
+                    self.sets.setdefault(m.group(1), []).append((int(m.group(2)), _eval(m.group(3), self.scalars)))
+                except ValueError:
+                    continue
         self.code = code
         self.tensors, self.addrs = {}, {}
         for m in _TENSOR.finditer(code):
             self.tensors[m.group(5)] = (m.group(1), m.group(2), m.group(4))
             self.addrs[m.group(5)] = m.group(3)
-        # main's own definitions override helpers' of the same name
-        for m in _SCALAR.finditer(main):
-            self.scalars[m.group(1)] = float(m.group(2))
 
     def t(self, name):
-        """Tensor @p name's host data as float64, in its shape when the shape is a literal."""
+        """Tensor @p name's host data as float64, in its shape when the shape is known. Host data
+        of an integer C type holding a 16-bit floating dtype (FLOAT16 / BFLOAT16 bit patterns in
+        uint16_t) is decoded."""
         if name not in self.tensors:
             raise Unparsed("tensor %s" % name)
-        host, shape, _ = self.tensors[name]
-        if host not in self.vecs:
+        host, shape, dtype = self.tensors[name]
+        dims = [int(d) for d in self.vecs[shape]] if shape in self.vecs else None
+        if host in self.vecs:
+            a = np.array(self.vecs[host], dtype=np.float64)
+            if dims is not None and int(np.prod(dims)) == a.size:
+                a = a.reshape(dims)
+        elif host in self.fills and dims is not None:
+            a = np.full(dims, self.fills[host], dtype=np.float64)
+            for i, v in self.sets.get(host, []):
+                a.reshape(-1)[i] = v
+        else:
             raise Unparsed("host data %s" % host)
-        a = np.array(self.vecs[host], dtype=np.float64)
-        if shape in self.vecs and int(np.prod(self.vecs[shape])) == a.size:
-            a = a.reshape([int(s) for s in self.vecs[shape]])
+        if self.ctypes.get(host) in ("uint16_t", "int16_t") and dtype in ("FLOAT16", "BF16", "BFLOAT16"):
+            bits = a.astype(np.int64).astype(np.uint16)
+            a = (bits.view(np.float16) if dtype == "FLOAT16" else
+                 (bits.astype(np.uint32) << 16).view(np.float32)).astype(np.float64)
         return a
 
     def scalar(self, handle, var):
@@ -101,16 +161,77 @@ class Example:
 
 
 def parse_output(text):
-    """{label: [values]} in the order the labels first appear."""
+    """{label: [values]} in the order the labels first appear: `<label>[i] is: <value>` lines, and
+    `<label>: i: <value>` ones (FusedInferAttentionScoreV2's `index: i: value`)."""
     groups = {}
     for line in text.splitlines():
-        m = _PRINT.match(line.strip())
+        m = _PRINT.match(line.strip()) or _PRINT_INDEX.match(line.strip())
         if m:
             try:
                 groups.setdefault(m.group(1).strip(), []).append(float(m.group(3)))
             except ValueError:
                 groups.setdefault(m.group(1).strip(), []).append(float("nan"))
     return groups
+
+
+_MAT_ROW = re.compile(r"^\s*\[?\[(.*?)\]{1,2},?\s*$")
+
+
+def parse_matrix(text):
+    """A matrix printed as `[[a, b, c, ..., x, y, z],` / ` [...]]` rows with ` ... ` lines between
+    leading and trailing rows (WeightQuantBatchMatmulV2's PrintMat): None when there is none, else
+    (values, rows, cols, decimals). rows / cols are the printed indices as (leading, trailing)
+    counts: an elided row or column range is `...`; trailing counts are 0 when nothing was elided.
+    decimals: the fewest digits after the point of a printed value."""
+    lines = text.splitlines()
+    start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith("[[")), None)
+    if start is None:
+        return None
+    rows, gap_at = [], None
+    for ln in lines[start:]:
+        if ln.strip() == "...":
+            gap_at = len(rows)
+            continue
+        m = _MAT_ROW.match(ln)
+        if not m:
+            break
+        toks = [t.strip() for t in m.group(1).split(",")]
+        rows.append(toks)
+        if ln.rstrip().endswith("]]"):
+            break
+    if not rows:
+        return None
+    width = {len(r) for r in rows}
+    if len(width) != 1:
+        return None
+    toks = rows[0]
+    cgap = toks.index("...") if "..." in toks else None
+    values, decimals = [], 99
+    for r in rows:
+        for t in r:
+            if t == "...":
+                continue
+            try:
+                values.append(float(t))
+            except ValueError:
+                return None
+            decimals = min(decimals, len(t.split(".")[1]) if "." in t else 0)
+    lead_r = gap_at if gap_at is not None else len(rows)
+    lead_c = cgap if cgap is not None else len(toks)
+    return (values, (lead_r, len(rows) - lead_r), (lead_c, len(toks) - lead_c - (1 if cgap is not None else 0)),
+            decimals)
+
+
+def _printed_part(full, rows, cols):
+    """The elements of 2-D @full a PrintMat-style print shows (leading and trailing rows / cols)."""
+    full = np.asarray(full, dtype=np.float64)
+    if full.ndim != 2:
+        raise Unparsed("a %d-D reference for a matrix print" % full.ndim)
+    ri = list(range(rows[0])) + list(range(full.shape[0] - rows[1], full.shape[0]))
+    ci = list(range(cols[0])) + list(range(full.shape[1] - cols[1], full.shape[1]))
+    if max(ri + [0]) >= full.shape[0] or max(ci + [0]) >= full.shape[1]:
+        raise Unparsed("the print shows more rows or columns than the reference has")
+    return full[np.ix_(ri, ci)]
 
 
 def _f32(x):
@@ -251,10 +372,46 @@ REFS = {
     "ScatterValue": lambda e: _scatter(e, "self", value=True),
     "InplaceScatterValue": lambda e: _scatter(e, "selfRef", value=True),
     "SwiGlu": lambda e: (lambda a, b: a / (1 + np.exp(-a)) * b)(*np.split(e.t("x"), 2, axis=int(e.s("dim")))),
+    "WeightQuantBatchMatmulV2": lambda e: _wqbmm(e),
+    "FusedInferAttentionScoreV2": lambda e: _fia(e),
 }
 
 
-def _close(got, exp, dtype):
+def _wqbmm(e):
+    """y = x @ (weight * antiquantScale) (the pages' programs pass no offset and no bias), per
+    tensor, per channel or per group scales, rounded to the output's FLOAT16 (the program then
+    casts it to FLOAT). A weight created from FLOAT data is FP4-packed (Ascend 950's A16MxFp4): no
+    reference."""
+    if e.dtype("weight") not in ("INT8",):
+        raise Unparsed("weight dtype %s" % e.dtype("weight"))
+    x, w, s = e.t("x"), e.t("weight"), e.t("antiquantScale")
+    k = w.shape[0]
+    s = s.reshape(-1, w.shape[1]) if s.size > 1 else s.reshape(1, 1)
+    if s.shape[0] > 1:
+        s = np.repeat(s, k // s.shape[0], axis=0)
+    y = x @ (w * s)
+    return y.astype(np.float16).astype(np.float64)
+
+
+def _fia(e):
+    """attentionOut = softmax(scaleValue * q k^T) v per (batch, head) in BNSD layout (key / value
+    heads shared by numHeads / numKeyValueHeads query heads), rounded to FLOAT16. The program's
+    attention mask is all zeros (nothing masked) and not passed."""
+    if "BNSD" not in e.code:
+        raise Unparsed("layout")
+    q, k, v = e.t("queryTensor"), e.t("keyTensor"), e.t("valueTensor")
+    if q.ndim != 4 or k.ndim != 4 or v.ndim != 4:
+        raise Unparsed("BNSD shapes")
+    scale = e.s("scaleValue")
+    g = q.shape[1] // k.shape[1]
+    k, v = np.repeat(k, g, axis=1), np.repeat(v, g, axis=1)
+    out = _softmax(scale * q @ np.swapaxes(k, -1, -2), -1) @ v
+    return out.astype(np.float16).astype(np.float64)
+
+
+def _close(got, exp, dtype, quantum=0.0):
+    """Whether printed @got equals @exp within @dtype's tolerance, plus @quantum (half a unit of
+    the last printed digit, for programs that print fewer digits than %f)."""
     got = np.asarray(got, dtype=np.float64)
     exp = np.asarray(exp, dtype=np.float64).reshape(-1)
     if got.size != exp.size:
@@ -268,8 +425,10 @@ def _close(got, exp, dtype):
         tol = np.zeros_like(exp)
     else:
         tol = 2e-6 + 1e-5 * np.abs(exp)
+    tol = tol + quantum
     same_nan = np.isnan(got) & np.isnan(exp)
-    bad = ~(same_nan | (np.abs(got - exp) <= tol) | ((got == exp) & np.isinf(exp)))
+    with np.errstate(invalid="ignore"):  # inf - inf
+        bad = ~(same_nan | (np.abs(got - exp) <= tol) | ((got == exp) & np.isinf(exp)))
     if np.any(bad):
         i = int(np.argmax(bad))
         return False, "element %d: printed %g, expected %.7g" % (i, got[i], exp[i])
@@ -300,7 +459,8 @@ def _as_printed(code, label, want, out_dtype):
 def check(op, code, output):
     """("match" | "MISMATCH" | "ran" | "no values", detail) for an example that ran with status 0."""
     groups = parse_output(output)
-    if not groups:
+    mat = None if groups else parse_matrix(output)
+    if not groups and not mat:
         return "no values", "printed no result values"
     ref = REFS.get(op)
     if ref is None:  # a page's example shared with a sibling: check by the operator it calls last
@@ -310,10 +470,17 @@ def check(op, code, output):
         return "ran", ""
     try:
         e = Example(code)
-        exp = ref(e)
+        with np.errstate(all="ignore"):  # references of inputs like log(0) give inf / NaN, as printed
+            exp = ref(e)
+        if mat:
+            exp = _printed_part(exp, mat[1], mat[2])
     except (Unparsed, KeyError, ValueError, IndexError) as err:
         return "ran", "no reference: %s" % err
-    out_dtype = next((e.dtype(n) for n in ("out", "y", "gradInput", "self", "selfRef") if n in e.tensors), "FLOAT")
+    out_dtype = next((e.dtype(n) for n in ("out", "y", "gradInput", "self", "selfRef", "outTensor") if n in e.tensors),
+                     "FLOAT")
+    if mat:
+        ok, why = _close(mat[0], exp, out_dtype, 0.5 * 10.0 ** -mat[3])
+        return ("match", "") if ok else ("MISMATCH", "matrix: %s" % why)
     if isinstance(exp, dict):
         items = [(lab, exp[lab]) for lab in groups if lab in exp]
     else:
