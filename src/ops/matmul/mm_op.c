@@ -18,7 +18,7 @@
  *    see mm_kernels.h), a second computes blocks of (batch, row block, column block) with the
  *    register-blocked vdpbf16ps micro-kernel of mm_bf16_avx512.c: fp32 accumulation over the
  *    whole K, one rounding to bf16.
- *  - Skinny products of 16-bit or mixed operands (a side of at most MM_DOT_MAX_NARROW vectors, both
+ *  - Skinny products of any dtypes (a side of at most MM_DOT_MAX_NARROW vectors, both
  *    operands contiguous along K): mm_dot_impl.h, blocks of the wide side, each wide vector read once
  *    in its own dtype against every narrow one, fp32 sums in an order fixed by the shape and tier.
  *  - FLOAT16 (and BFLOAT16 without AVX512-BF16) otherwise: split like FLOAT; each block widens its rows of
@@ -231,7 +231,7 @@ static mm_dot_fn mm_dot_for(int isa)
     }
 }
 
-/* Skinny products (16-bit or mixed operands, one side of at most MM_DOT_MAX_NARROW vectors, both
+/* Skinny products (one side of at most MM_DOT_MAX_NARROW vectors, both
  * operands contiguous along K): block = (batch, chunk of the wide side); every wide vector is read
  * once, straight from its own dtype, against all narrow ones. */
 static int mm_dot_kernel(const cannon_kernel_ctx *ctx, void *args)
@@ -558,11 +558,11 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
                        nrefs);
         return cannonOpFinish(&op);
     }
-    /* 16-bit and mixed operands whose product is skinny (a side of at most MM_DOT_MAX_NARROW
-     * vectors: decode steps, matrix-vector) and whose operands are contiguous along K: the dot
-     * kernel reads each operand once in its own dtype instead of widening it into scratch. */
+    /* Skinny products (a side of at most MM_DOT_MAX_NARROW vectors: decode steps, matrix-vector)
+     * whose operands are contiguous along K: the dot kernel reads each operand once in its own
+     * dtype, where widening would copy the wide operand into scratch and sgemm would pack it. */
     const int64_t narrow = g.M < g.N ? g.M : g.N;
-    if (!f32 && g.K > 0 && narrow <= MM_DOT_MAX_NARROW && (g.ak == 1 || g.M == 1) && (g.bk == 1 || g.N == 1) &&
+    if (g.K > 0 && narrow <= MM_DOT_MAX_NARROW && (g.ak == 1 || g.M == 1) && (g.bk == 1 || g.N == 1) &&
         (g.ak == 1 || g.K == 1 || g.M > 1) && (g.bk == 1 || g.K == 1)) {
         g.path = MM_PATH_DOT;
         g.dot_wide_b = g.N > g.M;
