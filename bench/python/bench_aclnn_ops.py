@@ -8,8 +8,9 @@
 cannon runs each operator through `cannon.ops.call("aclnnXxx", ..., sync=True)` on DeviceArrays
 with preallocated outputs: phase 1, phase 2 and a synchronize per call, as a client's call costs.
 torch runs the same computation on CPU tensors holding the same values (its `out=` form where it
-has one; a composition of its operators where it has no single one: RmsNorm, SwiGlu, GeGlu,
-RotaryPositionEmbedding, AddRmsNorm, SoftmaxCrossEntropyWithLogits). Where torch 1.13 has no CPU
+has one; a composition of its operators where it has no single one: RmsNorm, RmsNormGrad,
+AddRmsNorm, SwiGlu, GeGluV3, RotaryPositionEmbedding, SoftmaxCrossEntropyWithLogits, and the
+synchronised batch norm's pieces, which torch 1.13 has for CUDA only). Where torch has no CPU
 kernel for the dtype (fp16 mostly), and for fp16 matmuls and convolutions (torch's fp16 CPU kernels
 are reference loops: fp32 is its best case), torch computes in fp32 and the row's `torch` column
 says so.
