@@ -29,7 +29,8 @@ must move: every input read once, every output written once), % of the copy floo
 of 256 MiB timed in the same run: floor ms = bytes / copy bandwidth, 100% = as fast as a copy of
 those bytes) and, for matmuls and convolutions, cannon's GFLOP/s. The big shapes put 16-64 MiB
 in each memory-bound operand and a few GFLOP in each matmul; --sizes small adds one small shape
-per family, which shows the fixed cost of a call.
+per family, which shows the fixed cost of a call through the Python binding (its argument conversion
+included; bench/ops/bench_op_overhead times the C call alone).
 
 Each thread count (--threads 1,2) runs in its own worker process, with CANNON_CPU_THREADS and
 torch.set_num_threads set to it (default: $CANNON_CPU_THREADS, else 2) and glibc's malloc kept from
