@@ -195,11 +195,12 @@ def case_filter(op, only):
     return ['-o', ','.join('%s(%s)' % (op, p) for p in only)]
 
 
-def run_op(exe, env, mode, op, backend, timeout, only, logfh):
-    """One test-backend-ops process for one op (only: the parameters of the cases to run, None for all).
+def run_op(exe, env, mode, op, backend, timeout, only, logfh, params=None):
+    """One test-backend-ops process for one op (only: the parameters of the cases to run, None for all;
+    params: a regular expression on the parameters, test-backend-ops' -p, with only None).
     Returns (cases, tail, rc): the parsed cases and the other lines after the last one (see parse_output),
     and the exit status ('timeout' when it was killed)."""
-    cmd = [exe, mode] + case_filter(op, only) + ['-b', backend]
+    cmd = [exe, mode] + case_filter(op, only) + (['-p', params] if params and only is None else []) + ['-b', backend]
     logfh.write('$ ' + ' '.join(shlex.quote(c) for c in cmd) + '\n')
     logfh.flush()
     t0 = time.time()
@@ -445,7 +446,8 @@ def perf_mode(args, exe, env, logfh):
         for i, op in enumerate(ops):
             order = ('CANN0', 'CPU') if (rnd + i) % 2 == 0 else ('CPU', 'CANN0')
             for backend in order:
-                cases, tail, rc = run_op(exe, env, 'perf', op, backend, args.timeout, None, logfh)
+                cases, tail, rc = run_op(exe, env, 'perf', op, backend, args.timeout, None, logfh,
+                                         args.perf_params)
                 if rc not in (0, 1):
                     last = cases[-1][1] if cases else 'the start'
                     log('perf %s on %s: exit status %s after %s: %s' % (op, backend, rc, last,
@@ -501,6 +503,8 @@ def main():
                     help='count the known ggml-side defects (CLIENT_DEFECTS) as failures')
     ap.add_argument('--perf-rounds', type=int, default=3,
                     help='with --perf, rounds of the perf mode (each case: the median over the rounds)')
+    ap.add_argument('--perf-params', metavar='REGEX',
+                    help='with --perf, only the cases whose parameters match (test-backend-ops -p)')
     ap.add_argument('--perf-cases', action='store_true', help='with --perf, also print the ratio of every case')
     ap.add_argument('--no-test', action='store_true', help='skip the test mode (e.g. with --perf)')
     ap.add_argument('--ops', help='comma-separated ggml ops to test (default: all that --list-ops names); with '
