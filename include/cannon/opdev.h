@@ -229,6 +229,9 @@ CANNON_API bool cannonOpTensorOpt(cannon_op *op, const char *name, const aclTens
 /** Check that tensor @p a (named @p an) has the shape of @p b (named @p bn). */
 CANNON_API bool cannonOpSameShape(cannon_op *op, const char *an, const cannon_tensor_view *a, const char *bn,
                                   const cannon_tensor_view *b);
+/** Check that tensor @p v (named @p name) has rank @p nd and the dims @p shape. */
+CANNON_API bool cannonOpShapeIs(cannon_op *op, const char *name, const cannon_tensor_view *v, int64_t nd,
+                                const int64_t *shape);
 /** Check that tensor @p a (named @p an) has the dtype of @p b (named @p bn). */
 CANNON_API bool cannonOpSameDtype(cannon_op *op, const char *an, const cannon_tensor_view *a, const char *bn,
                                   const cannon_tensor_view *b);

@@ -154,23 +154,6 @@ static int gdr_kernel(const cannon_kernel_ctx *ctx, void *args)
     return 0;
 }
 
-static bool gdr_shape(cannon_op *op, const char *name, const cannon_tensor_view *v, int64_t nd, const int64_t *s)
-{
-    bool ok = v->ndim == nd;
-    for (int64_t d = 0; ok && d < nd; d++)
-        ok = v->shape[d] == s[d];
-    if (!ok) {
-        char got[128], want[128];
-        cannon_tensor_view w = *v;
-        w.ndim = nd;
-        w.shape = s;
-        cannonShapeFormat(v, got, sizeof got);
-        cannonShapeFormat(&w, want, sizeof want);
-        return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "%s has shape %s, expected %s", name, got, want);
-    }
-    return true;
-}
-
 ACL_FUNC_VISIBILITY aclnnStatus aclnnRecurrentGatedDeltaRuleGetWorkspaceSize(
     const aclTensor *query, const aclTensor *key, const aclTensor *value, const aclTensor *beta, aclTensor *stateRef,
     const aclTensor *actualSeqLengths, const aclTensor *ssmStateIndices, const aclTensor *g, const aclTensor *gk,
@@ -227,16 +210,16 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnRecurrentGatedDeltaRuleGetWorkspaceSize(
         return cannonOpFinish(&op);
     const int64_t sk[3] = {T, Nk, Dk}, sv[3] = {T, Nv, Dv}, sb[2] = {T, Nv}, ss[4] = {NB, Nv, Dv, Dk};
     const int64_t sgk[3] = {T, Nv, Dk};
-    gdr_shape(&op, "key", &vk, 3, sk);
-    gdr_shape(&op, "beta", &vb, 2, sb);
-    gdr_shape(&op, "stateRef", &vs, 4, ss);
-    gdr_shape(&op, "ssmStateIndices", &vi, 1, &T);
+    cannonOpShapeIs(&op, "key", &vk, 3, sk);
+    cannonOpShapeIs(&op, "beta", &vb, 2, sb);
+    cannonOpShapeIs(&op, "stateRef", &vs, 4, ss);
+    cannonOpShapeIs(&op, "ssmStateIndices", &vi, 1, &T);
     if (vg.ndim >= 0)
-        gdr_shape(&op, "g", &vg, 2, sb);
+        cannonOpShapeIs(&op, "g", &vg, 2, sb);
     if (vgk.ndim >= 0)
-        gdr_shape(&op, "gk", &vgk, 3, sgk);
-    gdr_shape(&op, "numAcceptedTokens", &vn, 1, &B);
-    gdr_shape(&op, "out", &vo, 3, sv);
+        cannonOpShapeIs(&op, "gk", &vgk, 3, sgk);
+    cannonOpShapeIs(&op, "numAcceptedTokens", &vn, 1, &B);
+    cannonOpShapeIs(&op, "out", &vo, 3, sv);
     if (!cannonOpOk(&op))
         return cannonOpFinish(&op);
 

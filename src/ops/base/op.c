@@ -134,6 +134,25 @@ CANNON_API bool cannonOpSameShape(cannon_op *op, const char *an, const cannon_te
     return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "%s shape %s differs from %s shape %s", an, sa, bn, sb);
 }
 
+CANNON_API bool cannonOpShapeIs(cannon_op *op, const char *name, const cannon_tensor_view *v, int64_t nd,
+                                const int64_t *shape)
+{
+    if (op->status != ACLNN_SUCCESS)
+        return false;
+    bool ok = v->ndim == nd;
+    for (int64_t d = 0; ok && d < nd; d++)
+        ok = v->shape[d] == shape[d];
+    if (ok)
+        return true;
+    char got[200], want[200];
+    cannon_tensor_view w = *v;
+    w.ndim = nd;
+    w.shape = shape;
+    cannonShapeFormat(v, got, sizeof got);
+    cannonShapeFormat(&w, want, sizeof want);
+    return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "%s has shape %s, expected %s", name, got, want);
+}
+
 CANNON_API bool cannonOpSameDtype(cannon_op *op, const char *an, const cannon_tensor_view *a, const char *bn,
                                   const cannon_tensor_view *b)
 {

@@ -238,23 +238,6 @@ static void list_views(cannon_op *op, const char *name, const aclTensorList *l, 
     }
 }
 
-static bool expect_shape(cannon_op *op, const char *name, const cannon_tensor_view *v, int64_t nd, const int64_t *s)
-{
-    bool ok = v->ndim == nd;
-    for (int64_t d = 0; ok && d < nd; d++)
-        ok = v->shape[d] == s[d];
-    if (!ok) {
-        char got[128], want[128];
-        cannon_tensor_view w = *v;
-        w.ndim = nd;
-        w.shape = s;
-        cannonShapeFormat(v, got, sizeof got);
-        cannonShapeFormat(&w, want, sizeof want);
-        return cannonOpFail(op, ACLNN_ERR_PARAM_INVALID, "%s has shape %s, expected %s", name, got, want);
-    }
-    return true;
-}
-
 /* Record the launch of @p a (complete but for its tiles and the bound pointers, whose references
  * are refs[0..nrefs)); the scratch (one reservation shared by every launch) is in a's nwork,
  * scratch and ws_off. */
@@ -422,10 +405,10 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnGroupedMatmulV3GetWorkspaceSize(
             memcpy(ys, vx[i].shape, (size_t)vx[i].ndim * sizeof ys[0]);
             ys[vx[i].ndim - 1] = vw[i].shape[1];
             snprintf(nm, sizeof nm, "y[%lld]", (long long)i);
-            expect_shape(&op, nm, &vy[i], vx[i].ndim, ys);
+            cannonOpShapeIs(&op, nm, &vy[i], vx[i].ndim, ys);
             if (nb > 0) {
                 snprintf(nm, sizeof nm, "biasOptional[%lld]", (long long)i);
-                expect_shape(&op, nm, &vb[i], 1, &vw[i].shape[1]);
+                cannonOpShapeIs(&op, nm, &vb[i], 1, &vw[i].shape[1]);
             }
         }
     } else if (groupType == 0) {
@@ -448,10 +431,10 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnGroupedMatmulV3GetWorkspaceSize(
                              (long long)nx);
             ng = vw[0].shape[0];
             const int64_t ws[3] = {ng, K, N};
-            expect_shape(&op, "weight[0]", &vw[0], 3, ws);
+            cannonOpShapeIs(&op, "weight[0]", &vw[0], 3, ws);
             if (cannonOpOk(&op) && nb > 0) {
                 const int64_t bs[2] = {ng, N};
-                expect_shape(&op, "biasOptional[0]", &vb[0], 2, bs);
+                cannonOpShapeIs(&op, "biasOptional[0]", &vb[0], 2, bs);
             }
         } else if (cannonOpOk(&op)) {
             ng = nw;
@@ -462,7 +445,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnGroupedMatmulV3GetWorkspaceSize(
             for (int64_t i = 0; i < nw && cannonOpOk(&op); i++) {
                 const int64_t ws[2] = {K, N};
                 snprintf(nm, sizeof nm, "weight[%lld]", (long long)i);
-                expect_shape(&op, nm, &vw[i], 2, ws);
+                cannonOpShapeIs(&op, nm, &vw[i], 2, ws);
                 if (nx > 1 && cannonOpOk(&op)) {
                     snprintf(nm, sizeof nm, "x[%lld]", (long long)i);
                     if (vx[i].shape[1] != K)
@@ -472,7 +455,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnGroupedMatmulV3GetWorkspaceSize(
                 }
                 if (nb > 0 && cannonOpOk(&op)) {
                     snprintf(nm, sizeof nm, "biasOptional[%lld]", (long long)i);
-                    expect_shape(&op, nm, &vb[i], 1, &N);
+                    cannonOpShapeIs(&op, nm, &vb[i], 1, &N);
                 }
             }
             if (cannonOpOk(&op) && nx > 1 && rows != M)
@@ -481,7 +464,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnGroupedMatmulV3GetWorkspaceSize(
         }
         if (cannonOpOk(&op) && nx == 1) {
             const int64_t xs[2] = {M, K};
-            expect_shape(&op, "x[0]", &vx[0], 2, xs);
+            cannonOpShapeIs(&op, "x[0]", &vx[0], 2, xs);
             if (cannonOpOk(&op) && vg.ndim < 0)
                 cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "groupListOptional is required with a single x");
         }
@@ -508,7 +491,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnGroupedMatmulV3GetWorkspaceSize(
                 cannonOpFail(&op, ACLNN_ERR_PARAM_INVALID, "weight has k = %lld, x %lld", (long long)vw[0].shape[0],
                              (long long)K);
             const int64_t ys[3] = {ng, M, N};
-            expect_shape(&op, "y[0]", &vy[0], 3, ys);
+            cannonOpShapeIs(&op, "y[0]", &vy[0], 3, ys);
         }
     }
     if (cannonOpOk(&op) && (ng < 1 || ng > GMM_MAX_GROUPS))
