@@ -236,10 +236,20 @@ static void store_f32(aclDataType t, char *p, int64_t s, int64_t n, const float 
     }
 }
 
-static void round_to(int32_t t, float *v, int64_t n)
+/* Round v[0, n) to the 16-bit type t in place, through the tier's bulk conversions. */
+static void round_to(const cannon_kernel_table *kt, int32_t t, float *v, int64_t n)
 {
-    for (int64_t i = 0; i < n; i++)
-        v[i] = t == ACL_FLOAT16 ? cannon_f16_to_f32(cannon_f32_to_f16(v[i])) : cannon_bf16_to_f32(cannon_f32_to_bf16(v[i]));
+    uint16_t h[256];
+    for (int64_t i = 0; i < n; i += 256) {
+        const size_t m = (size_t)(n - i < 256 ? n - i : 256);
+        if (t == ACL_FLOAT16) {
+            kt->f32_to_f16(h, v + i, m);
+            kt->f16_to_f32(v + i, h, m);
+        } else {
+            kt->f32_to_bf16(h, v + i, m);
+            kt->bf16_to_f32(v + i, h, m);
+        }
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -484,7 +494,7 @@ static void ew_segment(const ew_ctx *c, char *po, const char *pa, const char *pb
         const float as = sa == 0 ? get_f(t1, pa) : 0.0f;
         float bs = binary && sb == 0 ? get_f(t2, pb) : 0.0f;
         if (c->round16 && binary && sb == 0 && t2 != (aclDataType)a->ct && !a->scalar_b)
-            round_to(a->ct, &bs, 1);
+            round_to(c->kt, a->ct, &bs, 1);
         const int nt = a->nt && ((uintptr_t)po % (uintptr_t)c->es) == 0;
         c->vec(a->op, c->vdt, po, pa, sa != 0, as, pb, binary && sb != 0, bs, n, &a->prm, nt);
         return;
@@ -502,13 +512,13 @@ static void ew_segment(const ew_ctx *c, char *po, const char *pa, const char *pb
             if (c->round16) {
                 /* torch casts the inputs to the common 16-bit type first */
                 if (t1 != (aclDataType)a->ct)
-                    round_to(a->ct, ba, m);
+                    round_to(c->kt, a->ct, ba, m);
                 if (binary && t2 != (aclDataType)a->ct && !a->scalar_b)
-                    round_to(a->ct, bb, m);
+                    round_to(c->kt, a->ct, bb, m);
             }
             c->vec(a->op, EW_VF32, bo, ba, 1, 0.0f, bb, binary, 0.0f, m, &a->prm, 0);
             if (c->round16 && t0 != (aclDataType)a->ct)
-                round_to(a->ct, bo, m); /* computed in the common type, then cast to out */
+                round_to(c->kt, a->ct, bo, m); /* computed in the common type, then cast to out */
             store_f32(t0, qo, so, m, bo, c->kt);
         } else if (a->mode == EW_MODE_F64) {
             for (int64_t i = 0; i < m; i++) {
