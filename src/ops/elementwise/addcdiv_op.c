@@ -63,23 +63,23 @@ static void acd_run(void *vctx, char *const *p, const int64_t *s, int64_t n, int
                 bs[i] = bs[i] + v * (b1[i] / b2[i]);
             if (r16 != ACL_DT_UNDEFINED && to != ct) /* computed in the 16-bit type, then cast */
                 ewk_round16(bs, m, r16);
-            ewk_store_f32(to, q[0], s[0], m, bs, c->kt);
+            ew_store_f32(to, q[0], s[0], m, bs, c->kt);
         } else if (a->mode == ACD_F64) {
             for (int64_t i = 0; i < m; i++) {
-                const double x = ewk_get_d((aclDataType)a->dt[1], q[1] + i * s[1]);
-                const double y = ewk_get_d((aclDataType)a->dt[2], q[2] + i * s[2]);
-                const double z = ewk_get_d((aclDataType)a->dt[3], q[3] + i * s[3]);
-                ewk_put_d(to, q[0] + i * s[0], x + a->vd * (y / z));
+                const double x = ew_get_d((aclDataType)a->dt[1], q[1] + i * s[1]);
+                const double y = ew_get_d((aclDataType)a->dt[2], q[2] + i * s[2]);
+                const double z = ew_get_d((aclDataType)a->dt[3], q[3] + i * s[3]);
+                ew_put_d(to, q[0] + i * s[0], x + a->vd * (y / z));
             }
         } else {
             for (int64_t i = 0; i < m; i++) {
-                const int64_t x = ewk_get_i((aclDataType)a->dt[1], q[1] + i * s[1]);
-                const int64_t y = ewk_get_i((aclDataType)a->dt[2], q[2] + i * s[2]);
-                const int64_t z = ewk_get_i((aclDataType)a->dt[3], q[3] + i * s[3]);
+                const int64_t x = ew_get_int((aclDataType)a->dt[1], q[1] + i * s[1]);
+                const int64_t y = ew_get_int((aclDataType)a->dt[2], q[2] + i * s[2]);
+                const int64_t z = ew_get_int((aclDataType)a->dt[3], q[3] + i * s[3]);
                 /* truncating quotient; y / -1 and the products wrap instead of trapping */
                 const int64_t quo = z == 0 ? 0 : z == -1 ? (int64_t)(0 - (uint64_t)y) : y / z;
                 const int64_t r = (int64_t)((uint64_t)x + (uint64_t)a->vi * (uint64_t)quo);
-                ewk_put_i(to, q[0] + i * s[0], r);
+                ew_put_i(to, q[0] + i * s[0], r);
             }
         }
     }

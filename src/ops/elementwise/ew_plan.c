@@ -15,6 +15,7 @@
 #include "fp_convert.h"
 #include "../kernels/isa.h"
 #include "../kernels/kernels.h"
+#include "ew_access.h"
 #include "ew_kernels.h"
 
 /* Output elements per block: big enough that the per-block walk set-up is noise, small enough
@@ -56,143 +57,22 @@ int cannon_ew_convert_mode(aclDataType from, aclDataType to)
 /* ---------------------------------------------------------------------------------------------
  * scalar conversions of the generic path
  * ------------------------------------------------------------------------------------------- */
-/* float -> integer as torch on x86 in practice: NaN -> 0, truncation toward zero, saturation at
- * the int64 range; narrower integers then keep the low bits (two's complement wrap). */
-static int64_t f2i(double v)
-{
-    if (v != v)
-        return 0;
-    if (v >= 9223372036854775807.0)
-        return INT64_MAX;
-    if (v <= -9223372036854775808.0)
-        return INT64_MIN;
-    return (int64_t)v;
-}
-
-/* double -> float rounded to odd: narrowing that to fp16/bf16 afterwards rounds exactly as one
- * direct rounding would (the extra bits of fp32 are enough to make the double rounding exact). */
-static float d2f_odd(double d)
-{
-    float f = (float)d;
-    if ((double)f != d && d == d) {
-        if (fabs((double)f) > fabs(d))
-            f = nextafterf(f, 0.0f);
-        uint32_t u = cannon_f32_bits(f) | 1u;
-        f = cannon_bits_f32(u);
-    }
-    return f;
-}
-
-static void put_int(aclDataType t, char *p, int64_t v)
-{
-    switch (t) {
-    case ACL_UINT8: { uint8_t x = (uint8_t)(uint64_t)v; memcpy(p, &x, 1); break; }
-    case ACL_INT8: { uint8_t x = (uint8_t)(uint64_t)v; memcpy(p, &x, 1); break; }
-    case ACL_INT16: { uint16_t x = (uint16_t)(uint64_t)v; memcpy(p, &x, 2); break; }
-    case ACL_INT32: { uint32_t x = (uint32_t)(uint64_t)v; memcpy(p, &x, 4); break; }
-    case ACL_INT64: memcpy(p, &v, 8); break;
-    case ACL_UINT16: { uint16_t x = (uint16_t)(uint64_t)v; memcpy(p, &x, 2); break; }
-    case ACL_UINT32: { uint32_t x = (uint32_t)(uint64_t)v; memcpy(p, &x, 4); break; }
-    case ACL_UINT64: memcpy(p, &v, 8); break;
-    case ACL_BOOL: { uint8_t x = v != 0; memcpy(p, &x, 1); break; }
-    default: break;
-    }
-}
-
-static int64_t get_int(aclDataType t, const char *p)
-{
-    switch (t) {
-    case ACL_UINT8: return *(const uint8_t *)p;
-    case ACL_INT8: return *(const int8_t *)p;
-    case ACL_INT16: { int16_t x; memcpy(&x, p, 2); return x; }
-    case ACL_INT32: { int32_t x; memcpy(&x, p, 4); return x; }
-    case ACL_INT64: { int64_t x; memcpy(&x, p, 8); return x; }
-    case ACL_UINT16: { uint16_t x; memcpy(&x, p, 2); return x; }
-    case ACL_UINT32: { uint32_t x; memcpy(&x, p, 4); return x; }
-    case ACL_UINT64: { int64_t x; memcpy(&x, p, 8); return x; } /* values above INT64_MAX wrap */
-    case ACL_BOOL: return *(const uint8_t *)p != 0;
-    default: return 0;
-    }
-}
-
-static double get_d(aclDataType t, const char *p)
-{
-    switch (t) {
-    case ACL_FLOAT: { float x; memcpy(&x, p, 4); return x; }
-    case ACL_FLOAT16: { uint16_t h; memcpy(&h, p, 2); return cannon_f16_to_f32(h); }
-    case ACL_BF16: { uint16_t h; memcpy(&h, p, 2); return cannon_bf16_to_f32(h); }
-    case ACL_DOUBLE: { double x; memcpy(&x, p, 8); return x; }
-    case ACL_UINT64: { uint64_t x; memcpy(&x, p, 8); return (double)x; }
-    default: return (double)get_int(t, p);
-    }
-}
-
-static float get_f(aclDataType t, const char *p)
-{
-    switch (t) {
-    case ACL_DOUBLE: { double x; memcpy(&x, p, 8); return (float)x; }
-    case ACL_INT64: return (float)get_int(t, p); /* one rounding, as torch's static_cast */
-    case ACL_INT32: return (float)get_int(t, p);
-    default: return (float)get_d(t, p);
-    }
-}
-
-static void put_f(aclDataType t, char *p, float v)
-{
-    switch (t) {
-    case ACL_FLOAT: memcpy(p, &v, 4); break;
-    case ACL_FLOAT16: { uint16_t h = cannon_f32_to_f16(v); memcpy(p, &h, 2); break; }
-    case ACL_BF16: { uint16_t h = cannon_f32_to_bf16(v); memcpy(p, &h, 2); break; }
-    case ACL_DOUBLE: { double d = v; memcpy(p, &d, 8); break; }
-    case ACL_BOOL: { uint8_t x = v != 0.0f; memcpy(p, &x, 1); break; }
-    default: put_int(t, p, f2i(v)); break;
-    }
-}
-
-static void put_d(aclDataType t, char *p, double v)
-{
-    switch (t) {
-    case ACL_FLOAT: { float f = (float)v; memcpy(p, &f, 4); break; }
-    case ACL_FLOAT16: { uint16_t h = cannon_f32_to_f16(d2f_odd(v)); memcpy(p, &h, 2); break; }
-    case ACL_BF16: { uint16_t h = cannon_f32_to_bf16(d2f_odd(v)); memcpy(p, &h, 2); break; }
-    case ACL_DOUBLE: memcpy(p, &v, 8); break;
-    case ACL_BOOL: { uint8_t x = v != 0.0; memcpy(p, &x, 1); break; }
-    case ACL_UINT64:
-        if (v >= 9223372036854775808.0) { /* beyond int64: converted as unsigned, saturating at 2^64 - 1 */
-            const uint64_t x = v >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)v;
-            memcpy(p, &x, 8);
-            break;
-        }
-        put_int(t, p, f2i(v));
-        break;
-    default: put_int(t, p, f2i(v)); break;
-    }
-}
-
-static void put_i(aclDataType t, char *p, int64_t v)
-{
-    if (cannonDtypeIn(t, CANNON_DTS_FLOAT))
-        put_d(t, p, (double)v);
-    else
-        put_int(t, p, v);
-}
-
 void cannon_ew_store_scalar(aclDataType t, int mode, double vd, int64_t vi, unsigned char *dst)
 {
     memset(dst, 0, 16);
     if (mode == EW_MODE_I64 || mode == EW_MODE_BOOL)
-        put_i(t, (char *)dst, vi);
+        ew_put_i(t, (char *)dst, vi);
     else
-        put_d(t, (char *)dst, vd);
+        ew_put_d(t, (char *)dst, vd);
 }
 
 bool cannon_ew_scalar_to(aclDataType t, const aclScalar *s, bool check_range, double *d, int64_t *i)
 {
     char buf[16] = {0};
     if (cannonDtypeIn(t, CANNON_DTS_FLOAT)) {
-        put_d(t, buf, cannonScalarToDouble(s));
-        *d = get_d(t, buf);
-        *i = f2i(*d);
+        ew_put_d(t, buf, cannonScalarToDouble(s));
+        *d = ew_get_d(t, buf);
+        *i = ew_f2i(*d);
         return true;
     }
     aclDataType st = ACL_DT_UNDEFINED;
@@ -201,39 +81,10 @@ bool cannon_ew_scalar_to(aclDataType t, const aclScalar *s, bool check_range, do
         check_range)
         return false; /* a fractional or out-of-range float for an integral type */
     const int64_t v = cannonScalarToInt64(s);
-    put_int(t, buf, v);
-    *i = get_int(t, buf);
+    ew_put_int(t, buf, v);
+    *i = ew_get_int(t, buf);
     *d = (double)*i;
     return !check_range || *i == v || t == ACL_BOOL;
-}
-
-/* ---- bulk loads and stores of one run ---- */
-static void load_f32(aclDataType t, const char *p, int64_t s, int64_t n, float *d, const cannon_kernel_table *kt)
-{
-    if (t == ACL_FLOAT && s == 4) {
-        memcpy(d, p, (size_t)n * 4);
-    } else if (t == ACL_FLOAT16 && s == 2) {
-        kt->f16_to_f32(d, (const uint16_t *)(const void *)p, (size_t)n);
-    } else if (t == ACL_BF16 && s == 2) {
-        kt->bf16_to_f32(d, (const uint16_t *)(const void *)p, (size_t)n);
-    } else {
-        for (int64_t i = 0; i < n; i++)
-            d[i] = get_f(t, p + i * s);
-    }
-}
-
-static void store_f32(aclDataType t, char *p, int64_t s, int64_t n, const float *v, const cannon_kernel_table *kt)
-{
-    if (t == ACL_FLOAT && s == 4) {
-        memcpy(p, v, (size_t)n * 4);
-    } else if (t == ACL_FLOAT16 && s == 2) {
-        kt->f32_to_f16((uint16_t *)(void *)p, v, (size_t)n);
-    } else if (t == ACL_BF16 && s == 2) {
-        kt->f32_to_bf16((uint16_t *)(void *)p, v, (size_t)n);
-    } else {
-        for (int64_t i = 0; i < n; i++)
-            put_f(t, p + i * s, v[i]);
-    }
 }
 
 /* Round v[0, n) to the 16-bit type t in place, through the tier's bulk conversions. */
@@ -485,14 +336,14 @@ static void ew_segment(const ew_ctx *c, char *po, const char *pa, const char *pb
         return;
     }
     if (c->vcmp >= 0 && so == 1 && (sa == c->esi || sa == 0) && (!binary || sb == 0 || sb == c->esi)) {
-        const float as = sa == 0 ? get_f(t1, pa) : 0.0f, bs = binary && sb == 0 ? get_f(t2, pb) : 0.0f;
+        const float as = sa == 0 ? ew_get_f(t1, pa) : 0.0f, bs = binary && sb == 0 ? ew_get_f(t2, pb) : 0.0f;
         c->vec(a->op, c->vcmp, po, pa, sa != 0, as, pb, binary && sb != 0, bs, n, &a->prm, 0);
         return;
     }
     if (c->vdt >= 0 && so == c->es && (sa == c->es || sa == 0) &&
         (!binary || sb == 0 || (sb == c->es && t2 == t0))) {
-        const float as = sa == 0 ? get_f(t1, pa) : 0.0f;
-        float bs = binary && sb == 0 ? get_f(t2, pb) : 0.0f;
+        const float as = sa == 0 ? ew_get_f(t1, pa) : 0.0f;
+        float bs = binary && sb == 0 ? ew_get_f(t2, pb) : 0.0f;
         if (c->round16 && binary && sb == 0 && t2 != (aclDataType)a->ct && !a->scalar_b)
             round_to(c->kt, a->ct, &bs, 1);
         const int nt = a->nt && ((uintptr_t)po % (uintptr_t)c->es) == 0;
@@ -506,9 +357,9 @@ static void ew_segment(const ew_ctx *c, char *po, const char *pa, const char *pb
         char *qo = po + i0 * so;
         if (a->mode == EW_MODE_F32) {
             float ba[EW_GBUF], bb[EW_GBUF], bo[EW_GBUF];
-            load_f32(t1, qa, sa, m, ba, c->kt);
+            ew_load_f32(t1, qa, sa, m, ba, c->kt);
             if (binary)
-                load_f32(t2, qb, sb, m, bb, c->kt);
+                ew_load_f32(t2, qb, sb, m, bb, c->kt);
             if (c->round16) {
                 /* torch casts the inputs to the common 16-bit type first */
                 if (t1 != (aclDataType)a->ct)
@@ -519,26 +370,26 @@ static void ew_segment(const ew_ctx *c, char *po, const char *pa, const char *pb
             c->vec(a->op, EW_VF32, bo, ba, 1, 0.0f, bb, binary, 0.0f, m, &a->prm, 0);
             if (c->round16 && t0 != (aclDataType)a->ct)
                 round_to(c->kt, a->ct, bo, m); /* computed in the common type, then cast to out */
-            store_f32(t0, qo, so, m, bo, c->kt);
+            ew_store_f32(t0, qo, so, m, bo, c->kt);
         } else if (a->mode == EW_MODE_F64) {
             for (int64_t i = 0; i < m; i++) {
-                const double x = get_d(t1, qa + i * sa), y = binary ? get_d(t2, qb + i * sb) : 0.0;
-                put_d(t0, qo + i * so, cannon_ew_apply_f64(a->op, x, y, &a->prm));
+                const double x = ew_get_d(t1, qa + i * sa), y = binary ? ew_get_d(t2, qb + i * sb) : 0.0;
+                ew_put_d(t0, qo + i * so, cannon_ew_apply_f64(a->op, x, y, &a->prm));
             }
         } else {
             const int is_bool = a->mode == EW_MODE_BOOL;
             for (int64_t i = 0; i < m; i++) {
-                const int64_t x = get_int(t1, qa + i * sa), y = binary ? get_int(t2, qb + i * sb) : 0;
+                const int64_t x = ew_get_int(t1, qa + i * sa), y = binary ? ew_get_int(t2, qb + i * sb) : 0;
                 int64_t r = is_bool ? apply_bool(a->op, x, y, &a->prm) : apply_i64(a->op, x, y, &a->prm);
                 if (a->op == EW_GT && t1 == ACL_UINT64 && x < 0)
                     r = 1; /* a UINT64 above INT64_MAX (read wrapped) exceeds every int64 */
                 if (!is_bool && a->ct != ACL_INT64) {
                     /* wrap at the width of the common type, as torch computing in it would */
                     char tmp[8] = {0};
-                    put_int((aclDataType)a->ct, tmp, r);
-                    r = get_int((aclDataType)a->ct, tmp);
+                    ew_put_int((aclDataType)a->ct, tmp, r);
+                    r = ew_get_int((aclDataType)a->ct, tmp);
                 }
-                put_i(t0, qo + i * so, r);
+                ew_put_i(t0, qo + i * so, r);
             }
         }
     }

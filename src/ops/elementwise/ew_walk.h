@@ -28,6 +28,7 @@
 #include "fp_convert.h"
 #include "../kernels/kernels.h"
 #include "../shape/shape_copy.h"
+#include "ew_access.h"
 
 #define EWK_MAX_OPS 4
 /* elements converted at a time (stack buffers) */
@@ -163,146 +164,7 @@ static inline void ewk_walk(const ewk_layout *l, char *const *base, int64_t star
     }
 }
 
-/* ---- element access ---- */
-static inline int64_t ewk_get_i(aclDataType t, const char *p)
-{
-    switch (t) {
-    case ACL_INT8: {
-        int8_t v;
-        memcpy(&v, p, 1);
-        return v;
-    }
-    case ACL_UINT8: {
-        uint8_t v;
-        memcpy(&v, p, 1);
-        return v;
-    }
-    case ACL_BOOL:
-        return *(const unsigned char *)p != 0;
-    case ACL_INT16: {
-        int16_t v;
-        memcpy(&v, p, 2);
-        return v;
-    }
-    case ACL_INT32: {
-        int32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    case ACL_INT64: {
-        int64_t v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-    default:
-        return 0;
-    }
-}
-
-static inline double ewk_get_d(aclDataType t, const char *p)
-{
-    switch (t) {
-    case ACL_FLOAT: {
-        float v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    case ACL_DOUBLE: {
-        double v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-    case ACL_FLOAT16: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return cannon_f16_to_f32(v);
-    }
-    case ACL_BF16: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return cannon_bf16_to_f32(v);
-    }
-    default:
-        return (double)ewk_get_i(t, p);
-    }
-}
-
-static inline void ewk_put_d(aclDataType t, char *p, double v);
-
-/* An integer stored at @p t's width (wrapping; BOOL: != 0; converted once for a floating t). */
-static inline void ewk_put_i(aclDataType t, char *p, int64_t v)
-{
-    switch (t) {
-    case ACL_INT8:
-    case ACL_UINT8: {
-        uint8_t x = (uint8_t)v;
-        memcpy(p, &x, 1);
-        return;
-    }
-    case ACL_BOOL:
-        *(unsigned char *)p = v != 0;
-        return;
-    case ACL_INT16: {
-        uint16_t x = (uint16_t)v;
-        memcpy(p, &x, 2);
-        return;
-    }
-    case ACL_INT32: {
-        uint32_t x = (uint32_t)v;
-        memcpy(p, &x, 4);
-        return;
-    }
-    case ACL_INT64:
-        memcpy(p, &v, 8);
-        return;
-    default:
-        ewk_put_d(t, p, (double)v);
-        return;
-    }
-}
-
-/* @p v (a float result) stored as @p t: rounded once for floats, truncated toward zero for
- * integers (NaN 0, saturating at the int64 range, then wrapped), != 0 for BOOL. */
-static inline void ewk_put_d(aclDataType t, char *p, double v)
-{
-    switch (t) {
-    case ACL_FLOAT: {
-        const float f = (float)v;
-        memcpy(p, &f, 4);
-        return;
-    }
-    case ACL_DOUBLE:
-        memcpy(p, &v, 8);
-        return;
-    case ACL_FLOAT16: {
-        const uint16_t h = shape_f64_to_f16(v);
-        memcpy(p, &h, 2);
-        return;
-    }
-    case ACL_BF16: {
-        const uint16_t h = shape_f64_to_bf16(v);
-        memcpy(p, &h, 2);
-        return;
-    }
-    case ACL_BOOL:
-        *(unsigned char *)p = v != 0;
-        return;
-    default: {
-        int64_t i = 0;
-        if (v != v)
-            i = 0;
-        else if (v >= 9.2233720368547758e18)
-            i = INT64_MAX;
-        else if (v <= -9.2233720368547758e18)
-            i = INT64_MIN;
-        else
-            i = (int64_t)v;
-        ewk_put_i(t, p, i);
-        return;
-    }
-    }
-}
-
+/* ---- runs of values (element access: ew_access.h) ---- */
 /* Round @p n fp32 values to FLOAT16 / BFLOAT16 @p t in place (nothing for another t). */
 static inline void ewk_round16(float *v, int64_t n, aclDataType t)
 {
@@ -325,44 +187,23 @@ static inline float ewk_f32_of(double v, aclDataType r16)
 }
 
 /* n elements of @p t (byte stride s) as fp32; @p round16 (FLOAT16 / BF16 or another value for
- * none): values of another dtype are rounded once to it, as a cast to the 16-bit compute type. */
+ * none): values of another dtype are rounded once to it, as a cast to the 16-bit compute type
+ * (values fp32 cannot hold exactly go from fp64 to the 16-bit type directly). */
 static inline void ewk_load_f32(aclDataType t, const char *p, int64_t s, int64_t n, float *d,
                                 const cannon_kernel_table *kt, aclDataType round16)
 {
     const aclDataType r16 =
         (round16 == ACL_FLOAT16 || round16 == ACL_BF16) && t != round16 ? round16 : ACL_DT_UNDEFINED;
-    if (t == ACL_FLOAT && s == 4) {
-        memcpy(d, p, (size_t)n * 4);
-        ewk_round16(d, n, r16);
-    } else if (t == ACL_FLOAT16 && s == 2) {
-        kt->f16_to_f32(d, (const uint16_t *)(const void *)p, (size_t)n);
-        ewk_round16(d, n, r16);
-    } else if (t == ACL_BF16 && s == 2) {
-        kt->bf16_to_f32(d, (const uint16_t *)(const void *)p, (size_t)n);
+    if (r16 == ACL_DT_UNDEFINED || t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16) {
+        ew_load_f32(t, p, s, n, d, kt);
         ewk_round16(d, n, r16);
     } else if (s == 0) {
-        const float v = ewk_f32_of(ewk_get_d(t, p), r16);
+        const float v = ewk_f32_of(ew_get_d(t, p), r16);
         for (int64_t i = 0; i < n; i++)
             d[i] = v;
     } else {
         for (int64_t i = 0; i < n; i++)
-            d[i] = ewk_f32_of(ewk_get_d(t, p + i * s), r16);
-    }
-}
-
-/* n fp32 values stored as @p t (byte stride s): one rounding to a 16-bit float. */
-static inline void ewk_store_f32(aclDataType t, char *p, int64_t s, int64_t n, const float *v,
-                                 const cannon_kernel_table *kt)
-{
-    if (t == ACL_FLOAT && s == 4) {
-        memcpy(p, v, (size_t)n * 4);
-    } else if (t == ACL_FLOAT16 && s == 2) {
-        kt->f32_to_f16((uint16_t *)(void *)p, v, (size_t)n);
-    } else if (t == ACL_BF16 && s == 2) {
-        kt->f32_to_bf16((uint16_t *)(void *)p, v, (size_t)n);
-    } else {
-        for (int64_t i = 0; i < n; i++)
-            ewk_put_d(t, p + i * s, v[i]);
+            d[i] = ewk_f32_of(ew_get_d(t, p + i * s), r16);
     }
 }
 

@@ -52,19 +52,19 @@ static void ger_run(void *vctx, char *const *p, const int64_t *s, int64_t n, int
                 x[i] *= y[i];
             if (r16 != ACL_DT_UNDEFINED && to != ct)
                 ewk_round16(x, m, r16);
-            ewk_store_f32(to, q[0], s[0], m, x, c->kt);
+            ew_store_f32(to, q[0], s[0], m, x, c->kt);
         } else if (a->mode == GER_F64) {
             for (int64_t i = 0; i < m; i++)
-                ewk_put_d(to, q[0] + i * s[0],
-                          ewk_get_d((aclDataType)a->dt[1], q[1] + i * s[1]) *
-                              ewk_get_d((aclDataType)a->dt[2], q[2] + i * s[2]));
+                ew_put_d(to, q[0] + i * s[0],
+                          ew_get_d((aclDataType)a->dt[1], q[1] + i * s[1]) *
+                              ew_get_d((aclDataType)a->dt[2], q[2] + i * s[2]));
         } else {
             for (int64_t i = 0; i < m; i++) {
-                const int64_t x = ewk_get_i((aclDataType)a->dt[1], q[1] + i * s[1]);
-                const int64_t y = ewk_get_i((aclDataType)a->dt[2], q[2] + i * s[2]);
-                char w[8];
-                ewk_put_i(ct, w, (int64_t)((uint64_t)x * (uint64_t)y)); /* wrapped to the promoted width */
-                ewk_put_i(to, q[0] + i * s[0], ewk_get_i(ct, w));
+                const int64_t x = ew_get_int((aclDataType)a->dt[1], q[1] + i * s[1]);
+                const int64_t y = ew_get_int((aclDataType)a->dt[2], q[2] + i * s[2]);
+                char w[8] = {0};
+                ew_put_i(ct, w, (int64_t)((uint64_t)x * (uint64_t)y)); /* wrapped to the promoted width */
+                ew_put_i(to, q[0] + i * s[0], ew_get_int(ct, w));
             }
         }
     }

@@ -63,7 +63,7 @@ static void sum_add(void *vctx, char *const *p, const int64_t *s, int64_t n, int
     } else {
         int64_t *acc = (int64_t *)(void *)p[0];
         for (int64_t i = 0; i < n; i++) {
-            const int64_t v = ewk_get_i(t, p[1] + i * s[1]);
+            const int64_t v = ew_get_int(t, p[1] + i * s[1]);
             acc[i] = c->first ? v : (int64_t)((uint64_t)acc[i] + (uint64_t)v);
         }
     }
@@ -75,11 +75,11 @@ static void sum_store(void *vctx, char *const *p, const int64_t *s, int64_t n, i
     const sum_ctx *c = (const sum_ctx *)vctx;
     const aclDataType t = (aclDataType)c->a->dt;
     if (c->a->isf) {
-        ewk_store_f32(t, p[0], s[0], n, (const float *)(const void *)p[1], c->kt);
+        ew_store_f32(t, p[0], s[0], n, (const float *)(const void *)p[1], c->kt);
     } else {
         const int64_t *acc = (const int64_t *)(const void *)p[1];
         for (int64_t i = 0; i < n; i++)
-            ewk_put_i(t, p[0] + i * s[0], acc[i]);
+            ew_put_i(t, p[0] + i * s[0], acc[i]);
     }
 }
 
