@@ -46,7 +46,6 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -74,46 +73,10 @@ SKIPPED = {
 FLOATS = ("fp32", "fp16", "bf16")
 
 
-# ---- timing (as bench_torch_ops.py) ----------------------------------------------------------
+# ---- timing: bench_timing.py (SETTLE_S, MIN_SAMPLE_S set from the command line) -------------
 
-SETTLE_S = 0.02
-MIN_SAMPLE_S = 0.05
-
-
-def _timeit(fn):
-    """Warm up and choose k (calls per sample); a call slower than 0.1 s gets one warm-up only."""
-    t0 = time.perf_counter()
-    fn()
-    if time.perf_counter() - t0 > 0.1:
-        return 1
-    fn()
-    t0 = time.perf_counter()
-    fn()
-    one = max(time.perf_counter() - t0, 1e-6)
-    return max(1, int(MIN_SAMPLE_S / one + 0.5))
-
-
-def _sample(fn, k):
-    t0 = time.perf_counter()
-    for _ in range(k):
-        fn()
-    return (time.perf_counter() - t0) / k
-
-
-def measure(pairs, samples):
-    """pairs: {name: fn}; interleaved samples; returns {name: [seconds per call]}. Cases whose
-    warm-up took over 2 s get 3 samples at most."""
-    t0 = time.perf_counter()
-    ks = {n: (_timeit(f) if MIN_SAMPLE_S > 0 else 1) for n, f in pairs.items()}
-    if time.perf_counter() - t0 > 2.0:
-        samples = min(samples, 3)
-    res = {n: [] for n in pairs}
-    for _ in range(samples):
-        for n, f in pairs.items():
-            if SETTLE_S > 0:
-                time.sleep(SETTLE_S)
-            res[n].append(_sample(f, ks[n]))
-    return res
+import bench_timing  # noqa: E402
+from bench_timing import measure  # noqa: E402
 
 
 # ---- the cases ---------------------------------------------------------------------------------
@@ -1293,10 +1256,9 @@ TORCH_FP32 = {"aclnnMm", "aclnnBatchMatMul", "aclnnMatmul", "aclnnMv", "aclnnCon
 
 
 def worker(args):
-    global SETTLE_S, MIN_SAMPLE_S
-    SETTLE_S = 0.0 if args.quick else args.settle_ms / 1e3
+    bench_timing.SETTLE_S = 0.0 if args.quick else args.settle_ms / 1e3
     if args.quick:
-        MIN_SAMPLE_S = 0.0
+        bench_timing.MIN_SAMPLE_S = 0.0
     import warnings
     import torch
     torch.set_num_threads(args.threads)

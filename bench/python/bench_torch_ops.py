@@ -32,7 +32,6 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -40,50 +39,10 @@ REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 
 # ---- worker --------------------------------------------------------------------------------
 
-def _timeit(fn, min_s=0.05):
-    """Warm up and choose k (calls per sample). A call slower than 0.1 s gets one warm-up only:
-    torch's allocating rows for big outputs take seconds on a loaded VM."""
-    t0 = time.perf_counter()
-    fn()
-    if time.perf_counter() - t0 > 0.1:
-        return 1
-    fn()
-    t0 = time.perf_counter()
-    fn()
-    one = max(time.perf_counter() - t0, 1e-6)
-    return max(1, int(min_s / one + 0.5))
+import bench_timing
+from bench_timing import measure
 
 
-def _sample(fn, k):
-    t0 = time.perf_counter()
-    for _ in range(k):
-        fn()
-    return (time.perf_counter() - t0) / k
-
-
-def measure(pairs, samples):
-    """pairs: {name: fn}; interleaved samples; returns {name: [seconds per call]}. Cases whose
-    slowest side takes over a second per call get 3 samples."""
-    t0 = time.perf_counter()
-    ks = {n: _timeit(f) for n, f in pairs.items()}
-    if time.perf_counter() - t0 > 2.0:
-        samples = min(samples, 3)
-    res = {n: [] for n in pairs}
-    for _ in range(samples):
-        for n, f in pairs.items():
-            if SETTLE_S > 0:
-                time.sleep(SETTLE_S)
-            res[n].append(_sample(f, ks[n]))
-    return res
-
-
-# Pause before every sample (--settle-ms): torch's OpenMP threads keep spinning for a few
-# milliseconds after each parallel region (libgomp's default GOMP_SPINCOUNT, 300000 pauses), so on
-# 2 cores a sample that starts right after a torch sample shares a core with a spinning thread for
-# its first calls. cannon's threads spin 30 us, so without the pause only cannon paid: BatchNorm
-# backward [32,64,56,56] at 2 threads, cannon right after torch 1.93-2.25 ms, after a 30 ms pause
-# 1.90-2.12 (same process, medians of 9).
-SETTLE_S = 0.02
 
 
 def zipf_indices(V, n, seed=0):
@@ -96,8 +55,7 @@ def zipf_indices(V, n, seed=0):
 
 
 def worker(args):
-    global SETTLE_S
-    SETTLE_S = args.settle_ms / 1e3
+    bench_timing.SETTLE_S = args.settle_ms / 1e3
     import torch
     torch.set_num_threads(args.threads)
     sys.path.insert(0, os.path.join(REPO, "python"))
