@@ -325,6 +325,25 @@ static void ew_raw(const ew_ctx *c, char *po, const char *pa, int64_t so, int64_
 #undef EW_RAW_LOOP
 
 /* One run of n elements with byte strides so, sa, sb. */
+/* A contiguous run of a Cast between fp32 and a 16-bit float, converted straight from the input
+ * to the output by the tier's bulk conversion (one rounding, as the generic path gives, without
+ * its staging buffers). Returns 0 for any other pair of dtypes. */
+static int ew_cast_run(const cannon_kernel_table *kt, aclDataType to, char *po, aclDataType from, const char *pa,
+                       int64_t n)
+{
+    if (from == ACL_FLOAT16 && to == ACL_FLOAT)
+        kt->f16_to_f32((float *)(void *)po, (const uint16_t *)(const void *)pa, (size_t)n);
+    else if (from == ACL_BF16 && to == ACL_FLOAT)
+        kt->bf16_to_f32((float *)(void *)po, (const uint16_t *)(const void *)pa, (size_t)n);
+    else if (from == ACL_FLOAT && to == ACL_FLOAT16)
+        kt->f32_to_f16((uint16_t *)(void *)po, (const float *)(const void *)pa, (size_t)n);
+    else if (from == ACL_FLOAT && to == ACL_BF16)
+        kt->f32_to_bf16((uint16_t *)(void *)po, (const float *)(const void *)pa, (size_t)n);
+    else
+        return 0;
+    return 1;
+}
+
 static void ew_segment(const ew_ctx *c, char *po, const char *pa, const char *pb, int64_t so, int64_t sa,
                        int64_t sb, int64_t n)
 {
@@ -350,6 +369,9 @@ static void ew_segment(const ew_ctx *c, char *po, const char *pa, const char *pb
         c->vec(a->op, c->vdt, po, pa, sa != 0, as, pb, binary && sb != 0, bs, n, &a->prm, nt);
         return;
     }
+    if (a->op == EW_COPY && a->mode == EW_MODE_F32 && so == c->esr && sa == c->esi &&
+        ew_cast_run(c->kt, t0, po, t1, pa, n))
+        return;
     /* generic path: convert to the compute type a buffer at a time */
     for (int64_t i0 = 0; i0 < n; i0 += EW_GBUF) {
         const int64_t m = n - i0 < EW_GBUF ? n - i0 : EW_GBUF;
