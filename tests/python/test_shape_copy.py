@@ -192,6 +192,20 @@ def test_repeat_interleave(dt, layout, out_layout):
         assert sh.same_bits(got, ref)
 
 
+@pytest.mark.parametrize("dt", ["float32", "float16", "int8", "int64"])
+@pytest.mark.parametrize("shape,r,dim", [((3, 517, 40), 2, 2), ((1000, 77), 3, 1), ((9, 6001, 5), 2, 1),
+                                         ((40000, 1), 16, 1), ((700, 3, 2), 5, 1)])
+def test_repeat_interleave_short_rows(dt, shape, r, dim):
+    """Inner rows of at most 16 elements are copied a block of rows at a time; several blocks of
+    the copy (256 KiB each) start in the middle of a row, a row of the next dim and of the one above."""
+    rng = np.random.default_rng(10)
+    x = sh.rand(shape, dt, rng)
+    ref = np.repeat(x, r, axis=dim)
+    for layout in ("contig", sh.IN_LAYOUTS[-1]):
+        got, _ = run("aclnnRepeatInterleaveIntWithDim", x, dt, layout, ref.shape, "contig", r, dim, ref.shape[dim])
+        assert sh.same_bits(got, ref)
+
+
 @pytest.mark.parametrize("shape,r,dim", [((5,), 0, 0), ((0, 3), 2, 1), ((4,), 1, -1), ((2, 1, 2, 1, 3, 1, 2, 2), 2, 4),
                                          ((1, 1, 32, 64), 2, 3)])
 def test_repeat_interleave_shapes(shape, r, dim):

@@ -115,6 +115,41 @@ void shape_copy_run(char *dst, const char *src, int64_t n, int64_t ss, int64_t d
 #undef SC_LOOP
 }
 
+/* rows x n elements: row r, element i from src + (r * sr + i * ss) * es to dst + (r * dr + i * ds) *
+ * es. Short rows (a repeat-interleave's repeats, a pair of complex parts) as one loop nest rather
+ * than a run call per row. */
+static void shape_copy_rows(char *dst, const char *src, int64_t rows, int64_t n, int64_t ss, int64_t ds,
+                            int64_t sr, int64_t dr, size_t es)
+{
+    const ptrdiff_t si = (ptrdiff_t)(ss * (int64_t)es), di = (ptrdiff_t)(ds * (int64_t)es);
+    const ptrdiff_t srb = (ptrdiff_t)(sr * (int64_t)es), drb = (ptrdiff_t)(dr * (int64_t)es);
+#define SC_ROWS(BYTES)                                                                             \
+    for (int64_t r = 0; r < rows; r++, src += srb, dst += drb)                                    \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            memmove(dst + i * di, src + i * si, (BYTES));
+    switch (es) {
+    case 1:
+        SC_ROWS(1);
+        break;
+    case 2:
+        SC_ROWS(2);
+        break;
+    case 4:
+        SC_ROWS(4);
+        break;
+    case 8:
+        SC_ROWS(8);
+        break;
+    default:
+        SC_ROWS(16);
+        break;
+    }
+#undef SC_ROWS
+}
+
+/* Inner rows at most this long go through shape_copy_rows. */
+#define SC_SHORT_ROW 16
+
 void shape_copy_range(const shape_geom *g, const char *src, char *dst, int64_t pos, int64_t end)
 {
     const int64_t nd = g->ndim;
@@ -131,6 +166,37 @@ void shape_copy_range(const shape_geom *g, const char *src, char *dst, int64_t p
     }
     const int64_t last = nd - 1, nl = g->shape[last], sl = g->sst[last], dl = g->dst[last];
     while (pos < end) {
+        if (nd >= 2 && nl <= SC_SHORT_ROW && idx[last] == 0 && end - pos >= 2 * nl) {
+            /* whole short rows of the next dim out: one loop nest, then the carry as one step */
+            const int64_t o = last - 1;
+            int64_t rows = g->shape[o] - idx[o];
+            if (rows > (end - pos) / nl)
+                rows = (end - pos) / nl;
+            if (rows >= 2) {
+                shape_copy_rows(dst + dof * (int64_t)es, src + so * (int64_t)es, rows, nl, sl, dl, g->sst[o],
+                                g->dst[o], es);
+                pos += rows * nl;
+                idx[o] += rows;
+                so += rows * g->sst[o];
+                dof += rows * g->dst[o];
+                if (idx[o] < g->shape[o])
+                    continue;
+                so -= g->shape[o] * g->sst[o];
+                dof -= g->shape[o] * g->dst[o];
+                idx[o] = 0;
+                for (int64_t d = o - 1; d >= 0; d--) {
+                    idx[d]++;
+                    so += g->sst[d];
+                    dof += g->dst[d];
+                    if (idx[d] < g->shape[d])
+                        break;
+                    so -= g->shape[d] * g->sst[d];
+                    dof -= g->shape[d] * g->dst[d];
+                    idx[d] = 0;
+                }
+                continue;
+            }
+        }
         int64_t n = nl - idx[last];
         if (n > end - pos)
             n = end - pos;
