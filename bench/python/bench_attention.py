@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 
 CASES = {  # name: (B, N, Nkv, S, Skv, D)
     "decode": (1, 32, 8, 1, 4096, 128),
+    "decode-long": (1, 8, 8, 1, 16384, 128),
     "prefill": (1, 32, 8, 512, 512, 128),
 }
 

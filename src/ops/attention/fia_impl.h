@@ -6,7 +6,9 @@
  *   1. the block's keys are converted to fp32 and transposed (Kt[d][j]), its values converted
  *      (V[j][d], rows zero-padded to Dp);
  *   2. for each row, scores s_j = scale * q.k_j (vectorised over keys, the dot product summed over
- *      d in order), plus pseShift, with keys outside the row's window or masked set to -inf;
+ *      d in order), plus pseShift, with keys outside the row's window or masked set to -inf; a unit
+ *      of at most FIA_DIRECT_ROWS rows (decoding) skips the transpose and takes each q.k_j from the
+ *      key row (vectorised over d: two interleaved vector sums, then the lanes in order);
  *   3. online softmax: m' = max(m, max_j s_j), c = exp(m - m'), p_j = exp(s_j - m'),
  *      l = l c + sum_j p_j, acc = acc c + sum_j p_j v_j (vectorised over D, keys in order).
  * Finally out = acc / l, rounded once to the output dtype (0 where l is 0: a row that sees no key),
@@ -84,6 +86,26 @@ static void fia_scores(const float *q, const float *Kt, int64_t D, int64_t ncols
         vf_store_f32(Sc + c + 2 * VW, s2);
         vf_store_f32(Sc + c + 3 * VW, s3);
     }
+}
+
+/* q . k over Dp values (a multiple of VW; both rows zero-padded past D): two interleaved vector
+ * sums, added, then the lanes in order. */
+static float fia_dot(const float *q, const float *k, int64_t Dp)
+{
+    vf s0 = vf_set1(0.0f), s1 = s0;
+    int64_t d = 0;
+    for (; d + 2 * VW <= Dp; d += 2 * VW) {
+        s0 = vf_fma(vf_load_f32(q + d), vf_load_f32(k + d), s0);
+        s1 = vf_fma(vf_load_f32(q + d + VW), vf_load_f32(k + d + VW), s1);
+    }
+    if (d < Dp)
+        s0 = vf_fma(vf_load_f32(q + d), vf_load_f32(k + d), s0);
+    float lanes[VW];
+    vf_to_array(lanes, vf_add(s0, s1));
+    float t = 0.0f;
+    for (int i = 0; i < VW; i++)
+        t += lanes[i];
+    return t;
 }
 
 /* ar = ar * corr + sum_{j in [ja, jb)} P[j] V[j] over Dp columns (a multiple of VW). */
@@ -172,17 +194,27 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
             jmax = hi > jmax ? hi : jmax;
         }
     }
+    /* A few rows (decoding: one query position per head) take their scores key by key from the
+     * key row itself; more rows share one transposed key block. */
+    const int direct = R <= FIA_DIRECT_ROWS;
     for (int64_t j0 = jmin; j0 < jmax; j0 += FIA_KB) {
         const int64_t nk = jmax - j0 < FIA_KB ? jmax - j0 : FIA_KB;
-        float *tmp = Sc; /* a key row, before the scores need Sc */
+        float *tmp = direct ? Kt : Sc; /* a key row (Sc: before the scores need it) */
         for (int64_t j = 0; j < nk; j++) {
             const int64_t jj = j0 + j;
-            fia_row_in(tmp, a->k + (b * a->ks[0] + g * a->ks[1] + jj * a->ks[2]) * 2, a->ks[3], D, D, (int)dt);
-            for (int64_t d = 0; d < D; d++)
-                Kt[d * FIA_KB + j] = tmp[d];
+            const char *kr = a->k + (b * a->ks[0] + g * a->ks[1] + jj * a->ks[2]) * 2;
+            if (direct) {
+                fia_row_in(tmp, kr, a->ks[3], D, Dp, (int)dt);
+                for (int64_t r = 0; r < R; r++)
+                    Sc[r * FIA_KB + j] = fia_dot(Q + r * Dp, tmp, Dp);
+            } else {
+                fia_row_in(tmp, kr, a->ks[3], D, D, (int)dt);
+                for (int64_t d = 0; d < D; d++)
+                    Kt[d * FIA_KB + j] = tmp[d];
+            }
             fia_row_in(V + j * Dp, a->v + (b * a->vs[0] + g * a->vs[1] + jj * a->vs[2]) * 2, a->vs[3], D, Dp, (int)dt);
         }
-        if (nk < FIA_KB)
+        if (nk < FIA_KB && !direct)
             for (int64_t d = 0; d < D; d++)
                 memset(Kt + d * FIA_KB + nk, 0, (size_t)(FIA_KB - nk) * sizeof(float));
         for (int64_t r = 0; r < R; r++) {
@@ -193,7 +225,8 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
             const int64_t h = g * G + r / ni, i = i0 + r % ni;
             const int64_t ncols = (jb + 4 * VW - 1) / (4 * VW) * (4 * VW);
             float *S = Sc + r * FIA_KB;
-            fia_scores(Q + r * Dp, Kt, D, ncols, S);
+            if (!direct)
+                fia_scores(Q + r * Dp, Kt, D, ncols, S);
             const char *pse = a->has_pse ? a->pse + (b * a->ps[0] + h * a->ps[1] + i * a->ps[2]) * 2 : NULL;
             const unsigned char *mk =
                 a->has_mask ? (const unsigned char *)a->mask + b * a->ms[0] + h * a->ms[1] + i * a->ms[2] : NULL;

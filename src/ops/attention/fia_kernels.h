@@ -22,6 +22,8 @@
  * the widest vector (16 lanes). */
 #define FIA_ROWS 64
 #define FIA_KB 64
+/* Units of at most this many rows compute scores from key rows directly (no transposed block). */
+#define FIA_DIRECT_ROWS 4
 /* Query/key element dtypes. */
 #define FIA_F16 0
 #define FIA_BF16 1
