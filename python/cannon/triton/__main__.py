@@ -1,0 +1,41 @@
+"""python3 -m cannon.triton SCRIPT.py [ARGS...]: runs SCRIPT as __main__ with ``import triton`` and
+its submodules (triton.language, triton.testing, triton.runtime...) resolving to cannon.triton when
+no real ``triton`` package is installed (when one is, the script gets the real one)."""
+import importlib
+import importlib.util
+import os
+import runpy
+import sys
+
+SUBMODULES = ("language", "language.core", "language.math", "language.standard", "semantics", "errors",
+              "interpreter", "runtime", "runtime.jit", "runtime.autotuner", "runtime.driver", "runtime.errors",
+              "testing")
+
+
+def install_alias(name="triton"):
+    """Makes ``import triton`` (and triton.<submodule>) resolve to cannon.triton."""
+    pkg = importlib.import_module("cannon.triton")
+    sys.modules[name] = pkg
+    for sub in SUBMODULES:
+        sys.modules[f"{name}.{sub}"] = importlib.import_module(f"cannon.triton.{sub}")
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2 if not argv else 0
+    script = argv[0]
+    if not os.path.isfile(script):
+        print(f"cannon.triton: no such script: {script}", file=sys.stderr)
+        return 2
+    if "triton" not in sys.modules and importlib.util.find_spec("triton") is None:
+        install_alias()
+    sys.argv = list(argv)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    runpy.run_path(script, run_name="__main__")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
