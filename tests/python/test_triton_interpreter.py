@@ -658,3 +658,88 @@ def test_cannon_device_arrays_are_pointers():
     b = cannon.zeros((20,), dtype=cannon.float32)
     scale[(3,)](a, b, 20, BLOCK=8)
     assert b.numpy(copy=True).tolist() == [2.0 * i for i in range(20)]
+
+
+# ---- larger kernels: online-softmax attention and a row norm ------------------------------------
+
+@triton.jit
+def attention_fwd(Q, K, V, O, L, sm_scale, HEAD: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    bh = tl.program_id(1)
+    m0 = tl.program_id(0) * BM
+    base = bh * L * HEAD
+    qd = tl.make_tensor_descriptor(Q + base, [L, HEAD], [HEAD, 1], [BM, HEAD])
+    kd = tl.make_tensor_descriptor(K + base, [L, HEAD], [HEAD, 1], [BN, HEAD])
+    vd = tl.make_tensor_descriptor(V + base, [L, HEAD], [HEAD, 1], [BN, HEAD])
+    od = tl.make_tensor_descriptor(O + base, [L, HEAD], [HEAD, 1], [BM, HEAD])
+    q = qd.load([m0, 0])
+    m_i = tl.full([BM], float("-inf"), tl.float32)
+    l_i = tl.zeros([BM], tl.float32)
+    acc = tl.zeros([BM, HEAD], tl.float32)
+    scale = sm_scale * 1.4426950408889634
+    for n0 in tl.range(0, L, BN):
+        k = kd.load([n0, 0])
+        s = tl.dot(q, k.T) * scale
+        cols = n0 + tl.arange(0, BN)
+        s = tl.where(cols[None, :] < L, s, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.math.exp2(s - m_new[:, None])
+        alpha = tl.math.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        acc = tl.dot(p.to(tl.float16), vd.load([n0, 0]), acc)
+        m_i = m_new
+    od.store([m0, 0], (acc / l_i[:, None]).to(tl.float16))
+
+
+def test_attention_forward_kernel(monkeypatch):
+    monkeypatch.setenv("CANNON_TRITON_BOUNDS", "1")
+    B, L, D = 2, 40, 16
+    g = torch.Generator().manual_seed(5)
+    q, k, v = (torch.randn(B, L, D, generator=g).half() for _ in range(3))
+    o = torch.zeros(B, L, D, dtype=torch.float16)
+    attention_fwd[(triton.cdiv(L, 16), B)](q, k, v, o, L, D ** -0.5, HEAD=D, BM=16, BN=16)
+    ref = torch.softmax((q.double() @ k.double().transpose(1, 2)) * D ** -0.5, -1) @ v.double()
+    assert torch.allclose(o.double(), ref, atol=2e-3), (o.double() - ref).abs().max()
+
+
+@triton.jit
+def row_norm(X, Y, W, Mean, Rstd, stride, N, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    X += row * stride
+    Y += row * stride
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        acc += tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
+    mean = tl.sum(acc, axis=0) / N
+    var = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        x = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
+        d = tl.where(cols < N, x - mean, 0.)
+        var += d * d
+    rstd = 1 / tl.sqrt(tl.sum(var, axis=0) / N + eps)
+    tl.store(Mean + row, mean)
+    tl.store(Rstd + row, rstd)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        x = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
+        w = tl.load(W + cols, mask=cols < N)
+        tl.store(Y + cols, ((x - mean) * rstd * w).to(Y.dtype.element_ty), mask=cols < N)
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.bfloat16])
+def test_row_norm_kernel(dt):
+    M, N = 6, 70
+    g = torch.Generator().manual_seed(9)
+    x = torch.randn(M, N, generator=g).to(dt)
+    w = torch.rand(N, generator=g).to(dt)
+    y = torch.empty_like(x)
+    mean, rstd = torch.empty(M), torch.empty(M)
+    row_norm[(M,)](x, y, w, mean, rstd, x.stride(0), N, 1e-5, BLOCK=32)
+    xd = x.double()
+    ref = torch.nn.functional.layer_norm(xd, (N,), w.double(), None, 1e-5)
+    tol = 1e-5 if dt == torch.float32 else 2e-2
+    assert torch.allclose(y.double(), ref, atol=tol, rtol=tol)
+    assert torch.allclose(mean.double(), xd.mean(1), atol=1e-5)
+    assert torch.allclose(rstd.double(), 1 / torch.sqrt(xd.var(1, unbiased=False) + 1e-5), rtol=1e-4)

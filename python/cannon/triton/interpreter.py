@@ -42,25 +42,27 @@ _MEM = dict(_NP, int1=np.dtype(np.uint8), bf16=np.dtype(np.uint16))
 
 def round_bf16(x):
     """float values -> float32 values representable in bf16, rounding to nearest even (NaN kept)."""
-    f = np.asarray(x, dtype=np.float32)
+    f0 = np.asarray(x, dtype=np.float32)
+    f = np.ascontiguousarray(f0.reshape(-1))
     u = f.view(np.uint32).astype(np.uint64)
-    r = (((u + 0x7FFF + ((u >> 16) & 1)) >> 16) << 16).astype(np.uint32)
+    s16 = np.uint64(16)
+    r = (((u + np.uint64(0x7FFF) + ((u >> s16) & np.uint64(1))) >> s16) << s16).astype(np.uint32)
     out = r.view(np.float32)
     nan = np.isnan(f)
     if nan.any():
         out = np.where(nan, np.float32("nan"), out)
-    return out.reshape(f.shape)
+    return out.reshape(f0.shape)
 
 
 def bf16_bits(x):
     """float32 bf16-representable values -> uint16 bit patterns."""
     f = np.ascontiguousarray(round_bf16(x), dtype=np.float32)
-    return (f.view(np.uint32) >> 16).astype(np.uint16)
+    return (f.reshape(-1).view(np.uint32) >> np.uint32(16)).astype(np.uint16).reshape(f.shape)
 
 
 def bits_bf16(b):
     b = np.asarray(b, dtype=np.uint16)
-    return (b.astype(np.uint32) << np.uint32(16)).view(np.float32)
+    return (b.reshape(-1).astype(np.uint32) << np.uint32(16)).view(np.float32).reshape(b.shape)
 
 
 def to_memory(values, t):

@@ -13,7 +13,8 @@ from .core import (PropagateNan, abs, advance, arange, argmax, argmin, associati
                    make_block_ptr, max, max_constancy, max_contiguous, maximum, min, minimum, multiple_of,
                    num_programs, permute, program_id, range, ravel, reduce, reshape, rsqrt, sigmoid, sin, softmax,
                    split, sqrt, sqrt_rn, static_assert, static_print, static_range, store, sum, tensor, to_tensor,
-                   trans, umulhi, view, where, xor_sum, zeros, zeros_like)
+                   trans, umulhi, view, where, xor_sum, zeros, zeros_like, tensor_descriptor,
+                   tensor_descriptor_base, make_tensor_descriptor)
 from . import math, standard  # noqa: F401
 
 bool_ = int1

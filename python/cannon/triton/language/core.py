@@ -512,9 +512,9 @@ def cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
     src = x.dtype
     if _unwrap(bitcast):
         sem.check_bitcast(src, dst)
-        raw = _it.to_memory(x.handle, src) if not src.is_ptr() else x.handle
-        return tensor(_it.from_memory(np.ascontiguousarray(raw).view(_it.memory_dtype(dst)), dst)
-                      if not dst.is_ptr() else raw.view(np.int64), dst)
+        raw = np.ascontiguousarray(_it.to_memory(x.handle, src) if not src.is_ptr() else x.handle).reshape(-1)
+        bits = raw.view(_it.memory_dtype(dst)).reshape(x.shape)
+        return tensor(_it.from_memory(bits, dst) if not dst.is_ptr() else bits, dst)
     if src.is_ptr() and not (dst.is_ptr() or dst in (int64, uint64, int1)):
         raise TypeError(f"cannot cast a pointer to {dst}")
     rounding = _unwrap(fp_downcast_rounding)
@@ -1423,3 +1423,46 @@ builtin_max = _builtin_minmax(builtins.max, maximum)
 
 def _is_dtype(x):
     return isinstance(x, sem.dtype)
+
+
+# ---- tensor descriptors -------------------------------------------------------------------------
+
+class tensor_descriptor:
+    """tl.make_tensor_descriptor's value: a global tensor (base pointer, shape, strides) read and
+    written in blocks of ``block_shape`` at given offsets; out-of-bounds elements read as zero and
+    are not written."""
+
+    def __init__(self, base, shape, strides, block_shape):
+        self.base, self.shape, self.strides, self.block_shape = base, shape, strides, block_shape
+        self.dtype = base.dtype.element_ty
+
+    def _block(self, offsets):
+        offs = _ints(offsets, "offsets")
+        if len(offs) != len(self.shape):
+            raise ValueError(f"tensor descriptor: {len(self.shape)} offsets expected, got {len(offs)}")
+        return block_pointer(self.base, self.shape, self.strides, offs, self.block_shape,
+                             list(builtins.range(len(self.shape)))[::-1])
+
+    def load(self, offsets):
+        return self._block(offsets)._load(tuple(builtins.range(len(self.shape))), "zero")
+
+    def store(self, offsets, value):
+        v = to_tensor(value)
+        return self._block(offsets)._store(v, tuple(builtins.range(len(self.shape))))
+
+
+tensor_descriptor_base = tensor_descriptor
+
+
+@builtin
+def make_tensor_descriptor(base, shape, strides, block_shape):
+    base = _unwrap(base)
+    if not isinstance(base, tensor) or not base.dtype.is_ptr() or base.shape:
+        raise ValueError("make_tensor_descriptor: base must be a scalar pointer")
+    shape, strides, block_shape = _ints(shape, "shape"), _ints(strides, "strides"), _ints(block_shape, "block_shape")
+    if not (len(shape) == len(strides) == len(block_shape)):
+        raise ValueError("make_tensor_descriptor: shape, strides and block_shape must have the same length")
+    if strides and strides[-1] != 1:
+        raise ValueError("make_tensor_descriptor: the last dimension must be contiguous (stride 1)")
+    sem.validate_block_shape(block_shape)
+    return tensor_descriptor(base, shape, strides, block_shape)
