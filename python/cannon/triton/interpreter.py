@@ -174,6 +174,11 @@ class Launch:
     def _plan(self, addrs, t, kind):
         """Groups the lanes of flat address array addrs by buffer: yields (buffer or None, lane indices)."""
         size = memory_dtype(t).itemsize
+        if addrs.size:
+            lo, hi = int(addrs.min()), int(addrs.max())
+            for b in self.buffers:  # the common case: every lane inside one storage
+                if lo >= b.base and hi + size <= b.end:
+                    return [(b, slice(None))]
         left = np.arange(addrs.size)
         out = []
         for b in self.buffers:

@@ -7,8 +7,8 @@ promote a tensor of an equal or higher kind. Operators on Python numbers alone s
 ``//`` and ``%`` on constexprs round like Python, while on tensors they truncate like C).
 """
 import builtins
+import functools
 import math as _pymath
-import numbers
 
 import numpy as np
 
@@ -353,82 +353,87 @@ def _cast_values(v, src, dst):
     v = np.asarray(v)
     if src == dst and not dst.is_bf16():
         return v.astype(_it.np_dtype(dst), copy=False)
-    with np.errstate(all="ignore"):
-        if dst.is_int1():
-            return v != 0
-        if dst.is_ptr():
-            return v.astype(np.int64)
-        if dst.is_floating():
-            if dst.is_bf16():
-                return _it.round_bf16(v.astype(np.float64).astype(np.float32) if v.dtype != np.float32 else v)
-            return v.astype(_it.np_dtype(dst))
-        # integer destination
-        if v.dtype.kind == "f":
-            v = np.trunc(v)
-            bad = ~np.isfinite(v)
-            if bad.any():
-                v = np.where(bad, 0, v)
-            if dst.is_int_unsigned():
-                return v.astype(np.int64 if dst.int_bitwidth < 64 else np.uint64).astype(_it.np_dtype(dst))
-            return v.astype(np.int64).astype(_it.np_dtype(dst)) if dst.int_bitwidth < 64 else \
-                v.astype(_it.np_dtype(dst))
+    if dst.is_int1():
+        return v != 0
+    if dst.is_ptr():
+        return v.astype(np.int64)
+    if dst.is_floating():
+        if dst.is_bf16():
+            return _it.round_bf16(v.astype(np.float64).astype(np.float32) if v.dtype != np.float32 else v)
         return v.astype(_it.np_dtype(dst))
+    # integer destination
+    if v.dtype.kind == "f":
+        v = np.trunc(v)
+        bad = ~np.isfinite(v)
+        if bad.any():
+            v = np.where(bad, 0, v)
+        if dst.is_int_unsigned():
+            return v.astype(np.int64 if dst.int_bitwidth < 64 else np.uint64).astype(_it.np_dtype(dst))
+        return v.astype(np.int64).astype(_it.np_dtype(dst)) if dst.int_bitwidth < 64 else \
+            v.astype(_it.np_dtype(dst))
+    return v.astype(_it.np_dtype(dst))
+
+
+_binary_types = functools.lru_cache(maxsize=4096)(sem.binary_types)
+_broadcast_shapes = functools.lru_cache(maxsize=4096)(sem.broadcast_shapes)
+_validate_block_shape = functools.lru_cache(maxsize=4096)(sem.validate_block_shape)
 
 
 def _binop(op, a, b):
+    # numpy's floating-point warnings are off for the whole launch (runtime/jit.py): wrapping integer
+    # arithmetic and inf/nan results are the semantics, not errors
     A, a_s = _operand(a)
     B, b_s = _operand(b)
-    ta, tb, tr = sem.binary_types(op, A.dtype, a_s, B.dtype, b_s)
-    shape = sem.broadcast_shapes(A.shape, B.shape)
+    ta, tb, tr = _binary_types(op, A.dtype, a_s, B.dtype, b_s)
+    shape = _broadcast_shapes(A.shape, B.shape)
     if shape:
-        sem.validate_block_shape(shape)
+        _validate_block_shape(shape)
     x = _cast_values(A.handle, A.dtype, ta)
     y = _cast_values(B.handle, B.dtype, tb)
-    with np.errstate(all="ignore"):
-        if tr.is_ptr():
-            ptr, off, pt = (x, y, ta) if ta.is_ptr() else (y, x, tb)
-            step = pt.element_ty.itemsize if not pt.element_ty.is_int1() else 1
-            off = off.astype(np.int64) if off.dtype != np.uint64 else off.astype(np.int64)
-            r = ptr + off * step if op == "add" else ptr - off * step
-            return tensor(np.asarray(r, dtype=np.int64), tr)
-        if ta.is_int1() and op in ("add", "sub", "mul", "floordiv", "mod"):
-            x, y = x.astype(np.int8), y.astype(np.int8)
-        if op == "add":
-            r = x + y
-        elif op == "sub":
-            r = x - y
-        elif op == "mul":
-            r = x * y
-        elif op == "truediv":
-            r = x / y
-        elif op == "floordiv":
-            r = _trunc_div(x, y)
-        elif op == "mod":
-            r = np.fmod(x, y)
-        elif op == "lt":
-            r = x < y
-        elif op == "le":
-            r = x <= y
-        elif op == "gt":
-            r = x > y
-        elif op == "ge":
-            r = x >= y
-        elif op == "eq":
-            r = x == y
-        elif op == "ne":
-            r = x != y
-        elif op == "and":
-            r = x & y
-        elif op == "or":
-            r = x | y
-        elif op == "xor":
-            r = x ^ y
-        elif op == "lshift":
-            r = np.left_shift(x, y.astype(x.dtype))
-        elif op == "rshift":
-            r = np.right_shift(x, y.astype(x.dtype))
-        else:
-            raise AssertionError(op)
+    if tr.is_ptr():
+        ptr, off, pt = (x, y, ta) if ta.is_ptr() else (y, x, tb)
+        step = pt.element_ty.itemsize if not pt.element_ty.is_int1() else 1
+        off = off.astype(np.int64)
+        r = ptr + off * step if op == "add" else ptr - off * step
+        return tensor(np.asarray(r, dtype=np.int64), tr)
+    if ta.is_int1() and op in ("add", "sub", "mul", "floordiv", "mod"):
+        x, y = x.astype(np.int8), y.astype(np.int8)
+    if op == "add":
+        r = x + y
+    elif op == "sub":
+        r = x - y
+    elif op == "mul":
+        r = x * y
+    elif op == "truediv":
+        r = x / y
+    elif op == "floordiv":
+        r = _trunc_div(x, y)
+    elif op == "mod":
+        r = np.fmod(x, y)
+    elif op == "lt":
+        r = x < y
+    elif op == "le":
+        r = x <= y
+    elif op == "gt":
+        r = x > y
+    elif op == "ge":
+        r = x >= y
+    elif op == "eq":
+        r = x == y
+    elif op == "ne":
+        r = x != y
+    elif op == "and":
+        r = x & y
+    elif op == "or":
+        r = x | y
+    elif op == "xor":
+        r = x ^ y
+    elif op == "lshift":
+        r = np.left_shift(x, y.astype(x.dtype))
+    elif op == "rshift":
+        r = np.right_shift(x, y.astype(x.dtype))
+    else:
+        raise AssertionError(op)
     if tr.is_int1() and op in ("add", "sub", "mul", "floordiv", "mod"):
         r = (np.asarray(r) & 1) != 0
     return tensor(_fix(r, tr), tr)
