@@ -7,7 +7,6 @@ import torch
 
 import cannon.triton as triton
 import cannon.triton.language as tl
-from cannon.triton import semantics as S  # noqa: F401
 from cannon.triton.errors import OutOfBoundsError
 
 TORCH = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32, "fp64": torch.float64,
@@ -459,7 +458,8 @@ def test_casts_round_to_nearest_even_and_truncate():
     vals = [1.0 + 2 ** -8, 1.0 + 3 * 2 ** -8, -2.75, 127.9, -128.5, 3.0e-3, 1.0 + 2 ** -7 + 2 ** -9, 0.0]
     x = torch.tensor(vals, dtype=torch.float32)
     bf, hf = torch.zeros(8, dtype=torch.bfloat16), torch.zeros(8, dtype=torch.float16)
-    i8, bits, rtz = torch.zeros(8, dtype=torch.int8), torch.zeros(8, dtype=torch.int32), torch.zeros(8, dtype=torch.bfloat16)
+    i8, bits = torch.zeros(8, dtype=torch.int8), torch.zeros(8, dtype=torch.int32)
+    rtz = torch.zeros(8, dtype=torch.bfloat16)
     cast_kernel[(1,)](x, bf, hf, i8, bits, rtz, BLOCK=8)
     assert torch.equal(bf, x.to(torch.bfloat16))          # torch rounds to nearest even too
     assert torch.equal(hf, x.to(torch.float16))

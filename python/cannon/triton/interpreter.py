@@ -13,7 +13,6 @@ import sys
 
 import numpy as np
 
-from . import semantics as sem
 from .errors import OutOfBoundsError
 
 

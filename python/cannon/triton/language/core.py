@@ -15,8 +15,7 @@ import numpy as np
 from .. import interpreter as _it
 from .. import semantics as sem
 from ..errors import CompilationError, CompileTimeAssertionFailure
-from ..semantics import (block_type, bfloat16, dtype, float16, float32, float64, int1, int8, int16, int32, int64,
-                         pointer_type, uint8, uint16, uint32, uint64)
+from ..semantics import block_type, float32, int1, int32, int64, pointer_type, uint64
 
 float8e5 = float8e4nv = float8e4b15 = None  # fp8 types are not supported by this implementation yet
 void = None

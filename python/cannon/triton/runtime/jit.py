@@ -250,8 +250,8 @@ class JITFunction(KernelInterface):
                     except TypeError:
                         raise TypeError(f"kernel {self.__name__}: argument {p.name!r} has dtype {v.dtype}, which "
                                         "has no Triton pointer type") from None
-            return CompiledKernel(self, {k: v for k, v in bound.items() if self.params[self.arg_names.index(k)].is_constexpr},
-                                  options)
+            constexprs = {p.name: bound[p.name] for p in self.params if p.is_constexpr}
+            return CompiledKernel(self, constexprs, options)
         return self._interpret(bound, grid, options)
 
     def warmup(self, *args, grid, **kwargs):
