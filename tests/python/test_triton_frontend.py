@@ -231,6 +231,10 @@ SCRIPT = textwrap.dedent("""
     y = torch.empty_like(x)
     twice[(triton.cdiv(10, 4),)](x, y, 10, BLOCK=4)
     triton.testing.assert_close(y, x * 2)
+    dev = getattr(torch, driver.active.get_active_torch_device().type)
+    s = dev.Stream()
+    dev.set_stream(s)
+    dev.synchronize()
     print("ran", __name__, sys.argv[1:], triton.__name__, tl.__name__, type(driver.active).__name__,
           y.tolist()[-1])
 """)
