@@ -34,13 +34,15 @@ P32 = "*fp32"
     (K.row_norm, {"X": P32, "Y": P32, "W": P32, "Mean": P32, "Rstd": P32, "stride": "i32", "N": "i32",
                   "eps": "fp32"}, {"BLOCK": 32}),
     (K.reduce_fn_kernel, {"x": P32, "out": P32, "cs": P32}, {"N": 8}),
+    (K.attention_fwd, {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "O": "*fp16", "L": "i32", "sm_scale": "fp32"},
+     {"HEAD": 16, "BM": 16, "BN": 16}),
 ], ids=lambda v: getattr(v, "__name__", "") if callable(v) else "")
 def test_project_kernels_type_check(kernel, sig, cx):
     f = compile_ir(kernel, sig, cx)
     text = f.dump()
     assert text.startswith(f"func @{kernel.__name__}(")
     ops = {op.opcode for op in f.ops()}
-    assert "store" in ops or "store_block" in ops
+    assert ops & {"store", "store_block", "desc_store"}
 
 
 def test_ir_types_follow_the_semantics():

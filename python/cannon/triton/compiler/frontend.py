@@ -50,6 +50,13 @@ class BlockPtrType:
         return f"block_ptr<{self.element_ty}, {list(self.block_shape)}>"
 
 
+class TensorDescType(BlockPtrType):
+    """The type of a tensor descriptor: element type and the block shape its loads and stores use."""
+
+    def __repr__(self):
+        return f"tensor_desc<{self.element_ty}, {list(self.block_shape)}>"
+
+
 class _Method:
     def __init__(self, value, name):
         self.value, self.name = value, name
@@ -542,6 +549,10 @@ class CodeGenerator(ast.NodeVisitor):
         from ..language import core
         from ..runtime.jit import JITFunction
         if isinstance(fn, _Method):
+            if isinstance(fn.value.type, TensorDescType):
+                if fn.name not in ("load", "store"):
+                    raise self.error(node, f"tensor descriptors have no method {fn.name!r}")
+                return getattr(self, "desc_" + fn.name)(fn.value, *args, **kwargs)
             name = {"to": "cast"}.get(fn.name, fn.name)
             return self.call_builtin(name, [fn.value] + list(args), kwargs)
         if isinstance(fn, JITFunction):
@@ -699,6 +710,31 @@ class CodeGenerator(ast.NodeVisitor):
               [self.convert(x, sem.int32, ()) for x in offsets]
         return self.emit("make_block_ptr", ops, [BlockPtrType(base.dtype.element_ty, bs)],
                          {"order": tuple(_unwrap(order))})
+
+    def b_make_tensor_descriptor(self, base, shape, strides, block_shape):
+        bs = self._shape(block_shape)
+        if not _is_value(base) or not base.dtype.is_ptr() or base.shape:
+            raise ValueError("make_tensor_descriptor: base must be a scalar pointer")
+        if not (len(shape) == len(strides) == len(bs)):
+            raise ValueError("make_tensor_descriptor: shape, strides and block_shape must have the same length")
+        if not _is_value(strides[-1]) and _unwrap(strides[-1]) != 1:
+            raise ValueError("make_tensor_descriptor: the last dimension must be contiguous (stride 1)")
+        ops = [base] + [self.convert(x, sem.int64, ()) for x in list(shape) + list(strides)]
+        return self.emit("make_tensor_descriptor", ops, [TensorDescType(base.dtype.element_ty, bs)])
+
+    def desc_load(self, desc, offsets):
+        t = desc.type
+        if len(offsets) != len(t.block_shape):
+            raise ValueError(f"tensor descriptor: {len(t.block_shape)} offsets expected, got {len(offsets)}")
+        return self.emit("desc_load", [desc] + [self.convert(x, sem.int32, ()) for x in offsets],
+                         [ir.make_type(t.element_ty, t.block_shape)])
+
+    def desc_store(self, desc, offsets, value):
+        t = desc.type
+        if len(offsets) != len(t.block_shape):
+            raise ValueError(f"tensor descriptor: {len(t.block_shape)} offsets expected, got {len(offsets)}")
+        self.emit("desc_store", [desc] + [self.convert(x, sem.int32, ()) for x in offsets] +
+                  [self.convert(value, t.element_ty, t.block_shape)], [])
 
     def b_advance(self, base, offsets):
         if not _is_value(base) or not isinstance(base.type, BlockPtrType):
