@@ -31,6 +31,8 @@ class Value:
 
 
 def type_str(t):
+    if hasattr(t, "block_shape"):  # block pointers and tensor descriptors (frontend.BlockPtrType)
+        return repr(t)
     if isinstance(t, sem.block_type):
         return f"<{'x'.join(str(s) for s in t.shape)}x{_dt(t.element_ty)}>"
     return _dt(t)
