@@ -88,6 +88,12 @@ CANNON_ENV("CANNON_PY_ZERO_COPY", CANNON_ENV_CONFIG, "1 on the CPU driver", "pyt
            "1: DeviceArray.numpy() returns views of device memory without copies; 0: copies")
 CANNON_ENV("CANNON_TORCH_ALLOC", CANNON_ENV_CONFIG, "device", "python",
            "torch: cannon.torch allocates operator outputs with torch instead of aclrtMalloc")
+CANNON_ENV("TRITON_INTERPRET", CANNON_ENV_CONFIG, "0", "python",
+           "cannon.triton: 1 runs kernels in the interpreter (read at each launch)")
+CANNON_ENV("TRITON_PRINT_AUTOTUNING", CANNON_ENV_CONFIG, "0", "python",
+           "cannon.triton: 1 prints each autotuned kernel's chosen config and tuning time")
+CANNON_ENV("CANNON_TRITON_BOUNDS", CANNON_ENV_CONFIG, "0", "python",
+           "cannon.triton: 1 reports an unmasked load or store outside every tensor passed to the kernel")
 
 /* ---- set by launchers ------------------------------------------------------------------------ */
 CANNON_ENV("RANK_ID", CANNON_ENV_LAUNCH, "0", "launch_env, python", "rank (CANN style; cannonrun sets it)")

@@ -1,0 +1,86 @@
+"""python3 -m cannon.triton SCRIPT.py [ARGS...]: runs SCRIPT as __main__ with ``import triton`` and
+its submodules (triton.language, triton.testing, triton.runtime...) resolving to cannon.triton when
+no real ``triton`` package is installed (when one is, the script gets the real one).
+
+Scripts written for GPUs reach the device's stream API through ``getattr(torch, device.type)``;
+for the CPU device that is ``torch.cpu``, which older torch releases leave without streams, so
+``torch.cpu.Stream``, ``current_stream``, ``set_stream`` and ``synchronize`` are added there when
+missing (work on the CPU is synchronous: they do nothing)."""
+import importlib
+import importlib.util
+import os
+import runpy
+import sys
+
+SUBMODULES = ("language", "language.core", "language.math", "language.standard", "semantics", "errors",
+              "interpreter", "runtime", "runtime.jit", "runtime.autotuner", "runtime.driver", "runtime.errors",
+              "testing")
+
+
+def install_alias(name="triton"):
+    """Makes ``import triton`` (and triton.<submodule>) resolve to cannon.triton."""
+    pkg = importlib.import_module("cannon.triton")
+    sys.modules[name] = pkg
+    for sub in SUBMODULES:
+        sys.modules[f"{name}.{sub}"] = importlib.import_module(f"cannon.triton.{sub}")
+
+
+class _CPUStream:
+    """A stream of the CPU device: work is synchronous, so there is nothing to wait for."""
+
+    def __init__(self, device=None, priority=0):
+        self.device = device
+
+    def synchronize(self):
+        return None
+
+    def wait_stream(self, other):
+        return None
+
+    def wait_event(self, event):
+        return None
+
+    def query(self):
+        return True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def install_torch_shims():
+    """torch.cpu's stream functions where the installed torch lacks them."""
+    if importlib.util.find_spec("torch") is None:
+        return
+    import torch
+    cpu = getattr(torch, "cpu", None)
+    if cpu is None:
+        return
+    for name, value in (("Stream", _CPUStream), ("current_stream", lambda device=None: _CPUStream(device)),
+                        ("set_stream", lambda stream: None), ("synchronize", lambda device=None: None)):
+        if not hasattr(cpu, name):
+            setattr(cpu, name, value)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2 if not argv else 0
+    script = argv[0]
+    if not os.path.isfile(script):
+        print(f"cannon.triton: no such script: {script}", file=sys.stderr)
+        return 2
+    if "triton" not in sys.modules and importlib.util.find_spec("triton") is None:
+        install_alias()
+    install_torch_shims()
+    sys.argv = list(argv)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    runpy.run_path(script, run_name="__main__")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,2 @@
+"""triton.runtime.errors."""
+from ..errors import InterpreterError, OutOfResources  # noqa: F401

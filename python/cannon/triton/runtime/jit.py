@@ -1,0 +1,296 @@
+"""@triton.jit: JITFunction keeps a kernel's source and signature, binds and checks the arguments of
+a launch ``kernel[grid](*args, **constexprs_and_options)``, and runs it.
+
+Launch path: arguments are bound to the signature (a wrong count or an unknown name is a TypeError
+naming the kernel before anything runs); an argument with ``data_ptr()`` and ``dtype`` (a torch CPU
+tensor) or a cannon DeviceArray becomes a pointer to its element type (a dtype with no Triton type
+is a TypeError); ints become int32/uint32/int64/uint64 scalars by value, floats fp32, bools int1;
+parameters annotated ``tl.constexpr`` receive the Python value. The grid is a tuple of up to three
+ints or a callable over the dict of bound arguments; missing dimensions are 1.
+
+Mode: the kernel runs in the interpreter (every program instance in order, x outermost, z
+innermost). ``TRITON_INTERPRET`` is read at each launch, so setting it any time before a launch
+takes effect; ``@triton.jit(interpret=True)`` forces the interpreter for one kernel. No compiler
+exists yet, so a launch without either also runs in the interpreter.
+"""
+import functools
+import inspect
+import textwrap
+import types
+
+from .. import semantics as sem
+
+_JIT_CODES = set()
+
+LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "num_cpu_threads", "maxnreg", "enable_fp_fusion",
+                  "debug", "stream", "launch_cooperative_grid", "extern_libs", "sanitize_overflow",
+                  "max_num_imprecise_acc", "enable_warp_specialization", "matrix_instr_nonkdim", "kpack",
+                  "waves_per_eu", "instrumentation_mode", "launch_pdl")
+
+
+def _is_constexpr_annotation(ann):
+    if ann is inspect.Parameter.empty:
+        return False
+    if isinstance(ann, str):
+        return "constexpr" in ann
+    from ..language.core import constexpr
+    return ann is constexpr or (isinstance(ann, type) and issubclass(ann, constexpr))
+
+
+class KernelParam:
+    def __init__(self, num, param, do_not_specialize, do_not_specialize_on_alignment):
+        self.num, self._param = num, param
+        self.name = param.name
+        self.is_constexpr = _is_constexpr_annotation(param.annotation)
+        self.do_not_specialize = do_not_specialize
+        self.do_not_specialize_on_alignment = do_not_specialize_on_alignment
+        self.default = param.default
+
+    @property
+    def annotation(self):
+        a = self._param.annotation
+        return "" if a is inspect.Parameter.empty else a
+
+    def __repr__(self):
+        return f"KernelParam({self.name}{', constexpr' if self.is_constexpr else ''})"
+
+
+class KernelInterface:
+    """``kernel[grid](...)`` for every kind of kernel object (jit, autotune, heuristics)."""
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
+
+
+class _Metadata:
+    def __init__(self, name, options):
+        self.name = name
+        self.num_warps = options.get("num_warps", 4)
+        self.num_stages = options.get("num_stages", 3)
+        self.num_ctas = options.get("num_ctas", 1)
+        from .driver import DEVICE_PROPERTIES_SHARED
+        self.shared = DEVICE_PROPERTIES_SHARED
+
+
+class CompiledKernel:
+    """What ``kernel.warmup(...)`` returns: the specialization's launch handle and the metadata GPU
+    code reads (n_regs and metadata.shared are sized so that an occupancy computed from the device
+    properties comes out as one program per worker)."""
+
+    def __init__(self, jit, kwargs, options):
+        from .driver import device_properties
+        self._jit, self._kwargs = jit, kwargs
+        self.metadata = _Metadata(jit.__name__, options)
+        warps = max(int(self.metadata.num_warps), 1)
+        props = device_properties()
+        self.n_regs = max(props["max_num_regs"] // (props["warpSize"] * warps), 1)
+        self.n_spills = 0
+        self.n_max_threads = props["warpSize"] * warps
+        self.name = jit.__name__
+        self.function = None
+        self.module = None
+
+    def _init_handles(self):
+        return None
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            named = {p.name for p in self._jit.params[:len(args)]}
+            extra = {k: v for k, v in self._kwargs.items() if k not in named and k not in kwargs}
+            return self._jit.run(*args, grid=grid, warmup=False, **extra, **kwargs)
+        return launch
+
+    def run(self, *args, grid=(1,), **kwargs):
+        return self[grid](*args, **kwargs)
+
+
+class JITFunction(KernelInterface):
+    """A @triton.jit kernel or device function."""
+
+    def __init__(self, fn, version=None, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None,
+                 noinline=None, repr=None, launch_metadata=None, interpret=None):
+        if not callable(fn) or not hasattr(fn, "__code__"):
+            raise TypeError(f"@triton.jit needs a Python function, got {fn!r}")
+        self.fn = fn
+        self.module = fn.__module__
+        self.version = version
+        self.signature = inspect.signature(fn)
+        self.debug = debug
+        self.noinline = noinline
+        self.interpret = interpret
+        self._repr = repr
+        self.launch_metadata = launch_metadata
+        try:
+            self.src = textwrap.dedent(inspect.getsource(fn))
+            self.src = self.src[self.src.find("def"):]
+        except (OSError, TypeError):
+            self.src = None
+        names = list(self.signature.parameters)
+        self.arg_names = names
+        dns = self._indices(do_not_specialize, names)
+        dna = self._indices(do_not_specialize_on_alignment, names)
+        self.do_not_specialize = do_not_specialize or []
+        self.do_not_specialize_on_alignment = do_not_specialize_on_alignment or []
+        self.params = [KernelParam(i, p, i in dns, i in dna) for i, p in enumerate(self.signature.parameters.values())]
+        self.constexprs = [p.num for p in self.params if p.is_constexpr]
+        self.cache = {}
+        self.hash = None
+        _JIT_CODES.add(fn.__code__)
+        functools.update_wrapper(self, fn)
+
+    @staticmethod
+    def _indices(spec, names):
+        out = set()
+        for s in spec or ():
+            if isinstance(s, int):
+                out.add(s)
+            elif s in names:
+                out.add(names.index(s))
+            else:
+                raise ValueError(f"do_not_specialize: {s!r} is not a parameter")
+        return out
+
+    def __repr__(self):
+        return f"JITFunction({self.module}:{self.fn.__qualname__})"
+
+    # ---- called from inside a running kernel: a device function ----
+    def __call__(self, *args, **kwargs):
+        from .. import interpreter
+        if not interpreter.active():
+            raise RuntimeError(f"Cannot call @triton.jit'd function {self.__name__!r} outside of the scope of a "
+                               "kernel; launch it as kernel[grid](...)")
+        return self._interp_call(*args, **kwargs)
+
+    def _interp_fn(self):
+        from ..language import core
+        g = dict(self.fn.__globals__)
+        g["range"] = core.range
+        g["min"] = core.builtin_min
+        g["max"] = core.builtin_max
+        return types.FunctionType(self.fn.__code__, g, self.fn.__name__, self.fn.__defaults__, self.fn.__closure__)
+
+    def _interp_call(self, *args, **kwargs):
+        f = self._interp_fn()
+        if self.fn.__kwdefaults__:
+            f.__kwdefaults__ = dict(self.fn.__kwdefaults__)
+        return f(*args, **kwargs)
+
+    # ---- launch ----
+    def _bind(self, args, kwargs):
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"kernel {self.__name__}({', '.join(self.arg_names)}): {e}") from None
+        bound.apply_defaults()
+        return bound.arguments
+
+    def _convert(self, name, value, launch):
+        from ..language.core import tensor
+        from .. import interpreter
+        import numpy as np
+        if value is None or isinstance(value, (sem.dtype, str, tuple, list)) or callable(value) and \
+                not hasattr(value, "dtype"):
+            return value
+        if isinstance(value, bool):
+            return tensor(np.bool_(value), sem.int1)
+        if isinstance(value, int):
+            t = sem.scalar_dtype(value)
+            return tensor(interpreter.np_dtype(t).type(value), t)
+        if isinstance(value, float):
+            return tensor(np.float32(value), sem.float32)
+        is_tensor = hasattr(value, "data_ptr") and callable(getattr(value, "data_ptr")) and hasattr(value, "dtype")
+        is_array = hasattr(value, "ptr") and hasattr(value, "buffer") and hasattr(value, "dtype")
+        if is_tensor or is_array:
+            try:
+                elt = sem.dtype_of_torch(value)
+            except TypeError:
+                raise TypeError(f"kernel {self.__name__}: argument {name!r} has dtype {value.dtype}, which has no "
+                                "Triton pointer type") from None
+            dev = getattr(value, "device", None)
+            if dev is not None and getattr(dev, "type", "cpu") in ("cuda", "meta", "xla", "mps"):
+                raise TypeError(f"kernel {self.__name__}: argument {name!r} lives on device {dev}; cannon.triton "
+                                "runs on host-addressable memory (CPU tensors, cannon device arrays)")
+            if is_array and not is_tensor:
+                from ... import runtime as cannon_runtime
+                if not cannon_runtime.host_addressable():
+                    raise TypeError(f"kernel {self.__name__}: argument {name!r} is device memory that is not "
+                                    "host-addressable")
+            launch.register(value, name)
+            return tensor(np.int64(interpreter.pointer_address(value)), sem.pointer_type(elt))
+        if isinstance(value, (np.integer, np.floating, np.bool_)):
+            return self._convert(name, value.item(), launch)
+        return value
+
+    @staticmethod
+    def _grid(grid, meta):
+        g = grid(meta) if callable(grid) else grid
+        if isinstance(g, int):
+            g = (g,)
+        g = tuple(int(x) for x in g)
+        if not 1 <= len(g) <= 3:
+            raise ValueError(f"the grid must have 1 to 3 dimensions, got {g}")
+        if any(x < 0 for x in g):
+            raise ValueError(f"grid dimensions must be non-negative, got {g}")
+        return g + (1,) * (3 - len(g))
+
+    def run(self, *args, grid, warmup=False, **kwargs):
+        # a launch option that is also a parameter's name (a kernel may take num_stages) binds to both
+        options = {k: (kwargs[k] if k in self.arg_names else kwargs.pop(k)) for k in list(kwargs)
+                   if k in LAUNCH_OPTIONS}
+        bound = self._bind(args, kwargs)
+        for p in self.params:
+            if p.is_constexpr and bound.get(p.name, inspect.Parameter.empty) is inspect.Parameter.empty:
+                raise TypeError(f"kernel {self.__name__}: constexpr {p.name!r} has no value")
+        if warmup:
+            for p in self.params:  # the same checks as a launch
+                v = bound[p.name]
+                if not p.is_constexpr and hasattr(v, "dtype") and (hasattr(v, "data_ptr") or hasattr(v, "ptr")):
+                    try:
+                        sem.dtype_of_torch(v)
+                    except TypeError:
+                        raise TypeError(f"kernel {self.__name__}: argument {p.name!r} has dtype {v.dtype}, which "
+                                        "has no Triton pointer type") from None
+            constexprs = {p.name: bound[p.name] for p in self.params if p.is_constexpr}
+            return CompiledKernel(self, constexprs, options)
+        return self._interpret(bound, grid, options)
+
+    def warmup(self, *args, grid, **kwargs):
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+    def _interpret(self, bound, grid, options):
+        from .. import interpreter
+        import numpy as np
+        meta = dict(bound)
+        meta.update(options)
+        g = self._grid(grid, meta)
+        launch = interpreter.Launch(g, _JIT_CODES, interpreter.bounds_enabled())
+        call_args = {}
+        for p in self.params:
+            v = bound[p.name]
+            call_args[p.name] = v if p.is_constexpr else self._convert(p.name, v, launch)
+        f = self._interp_fn()
+        if self.fn.__kwdefaults__:
+            f.__kwdefaults__ = dict(self.fn.__kwdefaults__)
+        interpreter.push(launch)
+        try:
+            with np.errstate(all="ignore"):
+                for x in range(g[0]):
+                    for y in range(g[1]):
+                        for z in range(g[2]):
+                            launch.pid = (x, y, z)
+                            f(**call_args)
+        finally:
+            interpreter.pop()
+        return None
+
+
+def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,
+        do_not_specialize_on_alignment=None, debug=None, noinline=None, interpret=None):
+    """Decorator: ``@triton.jit`` or ``@triton.jit(do_not_specialize=[...], interpret=True, ...)``."""
+
+    def deco(f):
+        return JITFunction(f, version=version, do_not_specialize=do_not_specialize,
+                           do_not_specialize_on_alignment=do_not_specialize_on_alignment, debug=debug,
+                           noinline=noinline, repr=repr, launch_metadata=launch_metadata, interpret=interpret)
+
+    return deco(fn) if fn is not None else deco
