@@ -147,6 +147,22 @@ static void shape_copy_rows(char *dst, const char *src, int64_t rows, int64_t n,
 #undef SC_ROWS
 }
 
+/* After dim @p k's index has been advanced: when it reached the dim's size, reset it and carry into
+ * the dims outside it, moving the source and destination offsets along. */
+static void sc_carry(const shape_geom *g, int64_t k, int64_t *idx, int64_t *so, int64_t *dof)
+{
+    for (int64_t d = k; d >= 0 && idx[d] == g->shape[d]; d--) {
+        *so -= g->shape[d] * g->sst[d];
+        *dof -= g->shape[d] * g->dst[d];
+        idx[d] = 0;
+        if (d == 0)
+            break;
+        idx[d - 1]++;
+        *so += g->sst[d - 1];
+        *dof += g->dst[d - 1];
+    }
+}
+
 /* Inner rows at most this long go through shape_copy_rows. */
 #define SC_SHORT_ROW 16
 
@@ -179,21 +195,7 @@ void shape_copy_range(const shape_geom *g, const char *src, char *dst, int64_t p
                 idx[o] += rows;
                 so += rows * g->sst[o];
                 dof += rows * g->dst[o];
-                if (idx[o] < g->shape[o])
-                    continue;
-                so -= g->shape[o] * g->sst[o];
-                dof -= g->shape[o] * g->dst[o];
-                idx[o] = 0;
-                for (int64_t d = o - 1; d >= 0; d--) {
-                    idx[d]++;
-                    so += g->sst[d];
-                    dof += g->dst[d];
-                    if (idx[d] < g->shape[d])
-                        break;
-                    so -= g->shape[d] * g->sst[d];
-                    dof -= g->shape[d] * g->dst[d];
-                    idx[d] = 0;
-                }
+                sc_carry(g, o, idx, &so, &dof);
                 continue;
             }
         }
@@ -205,21 +207,7 @@ void shape_copy_range(const shape_geom *g, const char *src, char *dst, int64_t p
         idx[last] += n;
         so += n * sl;
         dof += n * dl;
-        if (idx[last] < nl)
-            continue;
-        so -= nl * sl;
-        dof -= nl * dl;
-        idx[last] = 0;
-        for (int64_t d = last - 1; d >= 0; d--) {
-            idx[d]++;
-            so += g->sst[d];
-            dof += g->dst[d];
-            if (idx[d] < g->shape[d])
-                break;
-            so -= g->shape[d] * g->sst[d];
-            dof -= g->shape[d] * g->dst[d];
-            idx[d] = 0;
-        }
+        sc_carry(g, last, idx, &so, &dof);
     }
 }
 
