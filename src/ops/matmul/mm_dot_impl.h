@@ -72,8 +72,9 @@ static inline __attribute__((always_inline)) void mm_dot_group(const void *wv, i
     }
 }
 
-void MM_DOT_FN(const void *w, int dw, int64_t ldw, int64_t nw, const void *x, int dx, int64_t ldx, int64_t nx,
-               int64_t K, float *r)
+static inline __attribute__((always_inline)) void mm_dot_all(const void *w, int dw, int64_t ldw, int64_t nw,
+                                                             const void *x, int dx, int64_t ldx, int64_t nx, int64_t K,
+                                                             float *r)
 {
     for (int64_t i = 0; i < nw; i++) {
         const void *wv = mm_dot_at(w, dw, i * ldw);
@@ -99,4 +100,43 @@ void MM_DOT_FN(const void *w, int dw, int64_t ldw, int64_t nw, const void *x, in
             }
         }
     }
+}
+
+/* One copy of the loops per (wide dtype, narrow dtype) pair, so the dtype tests of the loads fold
+ * away instead of running in the inner loop. */
+#define MM_DOT_PAIR(DW, DX)                                                                                    \
+    static void mm_dot_##DW##_##DX(const void *w, int64_t ldw, int64_t nw, const void *x, int64_t ldx,       \
+                                   int64_t nx, int64_t K, float *r)                                            \
+    {                                                                                                          \
+        mm_dot_all(w, DW, ldw, nw, x, DX, ldx, nx, K, r);                                                      \
+    }
+MM_DOT_PAIR(MM_F32, MM_F32)
+MM_DOT_PAIR(MM_F32, MM_F16)
+MM_DOT_PAIR(MM_F32, MM_BF16)
+MM_DOT_PAIR(MM_F16, MM_F32)
+MM_DOT_PAIR(MM_F16, MM_F16)
+MM_DOT_PAIR(MM_F16, MM_BF16)
+MM_DOT_PAIR(MM_BF16, MM_F32)
+MM_DOT_PAIR(MM_BF16, MM_F16)
+MM_DOT_PAIR(MM_BF16, MM_BF16)
+#undef MM_DOT_PAIR
+
+void MM_DOT_FN(const void *w, int dw, int64_t ldw, int64_t nw, const void *x, int dx, int64_t ldx, int64_t nx,
+               int64_t K, float *r)
+{
+#define MM_DOT_CASE(DW, DX)                                                                                    \
+    if (dw == DW && dx == DX) {                                                                                \
+        mm_dot_##DW##_##DX(w, ldw, nw, x, ldx, nx, K, r);                                                      \
+        return;                                                                                                \
+    }
+    MM_DOT_CASE(MM_F32, MM_F32)
+    MM_DOT_CASE(MM_F32, MM_F16)
+    MM_DOT_CASE(MM_F32, MM_BF16)
+    MM_DOT_CASE(MM_F16, MM_F32)
+    MM_DOT_CASE(MM_F16, MM_F16)
+    MM_DOT_CASE(MM_F16, MM_BF16)
+    MM_DOT_CASE(MM_BF16, MM_F32)
+    MM_DOT_CASE(MM_BF16, MM_F16)
+    mm_dot_MM_BF16_MM_BF16(w, ldw, nw, x, ldx, nx, K, r);
+#undef MM_DOT_CASE
 }
