@@ -158,3 +158,33 @@ def test_rejected_pairs():
                 golden.call(api, f(sa, da), f(sb, db), f(so, do), 0)
             assert ei.value.code == 161002, (api, da, db, do)
             assert "is not supported" in ei.value.message, ei.value.message
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_skinny_16bit_narrow_is_widened_exactly(isa, dt):
+    """A skinny product (a side of at most 8 vectors) with 16-bit narrow vectors widens them to fp32
+    once before the dot kernel: every product is bit-identical to the same call with the narrow
+    operand passed as FLOAT (the mixed path reads the fp32 values directly), for both sides narrow,
+    batched with a broadcast narrow batch, and rounded to dt either way."""
+    gen = torch.Generator().manual_seed(9)
+    for n, k, m in ((1, 300, 70), (3, 1000, 33), (8, 64, 200)):
+        x, w = rand((n, k), dt, gen), rand((m, k), dt, gen)
+        for side in ("x-left", "x-right"):
+            O1, O2 = golden.empty([n, m] if side == "x-left" else [m, n], dt), golden.empty(
+                [n, m] if side == "x-left" else [m, n], dt)
+            if side == "x-left":
+                golden.call("aclnnMm", golden.upload(x, dt), golden.upload(w.t(), dt, "transposed"), O1, 2)
+                golden.call("aclnnMm", golden.upload(x.float(), "float32"), golden.upload(w.t(), dt, "transposed"),
+                            O2, 2)
+            else:
+                golden.call("aclnnMm", golden.upload(w, dt), golden.upload(x.t(), dt, "transposed"), O1, 2)
+                golden.call("aclnnMm", golden.upload(w, dt), golden.upload(x.t().float(), "float32", "transposed"),
+                            O2, 2)
+            r1, r2 = golden.download(O1, dt), golden.download(O2, dt)
+            assert torch.equal(r1.view(torch.int16), r2.view(torch.int16)), f"{side} {n},{k},{m}"
+    # batched, the narrow operand broadcast over the batch
+    x, w = rand((1, 2, 40), dt, gen), rand((3, 50, 40), dt, gen)
+    O1, O2 = golden.empty([3, 2, 50], dt), golden.empty([3, 2, 50], dt)
+    golden.call("aclnnMatmul", golden.upload(x, dt), golden.upload(w.transpose(1, 2), dt), O1, 1)
+    golden.call("aclnnMatmul", golden.upload(x.float(), "float32"), golden.upload(w.transpose(1, 2), dt), O2, 1)
+    assert torch.equal(golden.download(O1, dt).view(torch.int16), golden.download(O2, dt).view(torch.int16))

@@ -44,6 +44,7 @@
 
 #include "fp_convert.h"
 #include "../kernels/isa.h"
+#include "../kernels/kernels.h"
 #include "mm_kernels.h"
 
 #if defined(CANNON_HAVE_OPENBLAS)
@@ -231,6 +232,28 @@ static mm_dot_fn mm_dot_for(int isa)
     }
 }
 
+/* The narrow vectors of one output batch (block = batch x narrow vector), 16-bit, widened exactly to
+ * fp32 rows of K in the workspace: the dot kernel then loads them instead of converting every
+ * narrow element once per wide vector. */
+static int mm_dot_widen_kernel(const cannon_kernel_ctx *ctx, void *args)
+{
+    const mm_args *g = (const mm_args *)args;
+    const int64_t nx = g->dot_wide_b ? g->M : g->N;
+    const int64_t bi = ctx->block_idx / nx, j = ctx->block_idx % nx;
+    int64_t off[3];
+    batch_offsets(g, bi, off);
+    const int dx = g->dot_wide_b ? g->dta : g->dtb;
+    const uint16_t *src = g->dot_wide_b ? (const uint16_t *)g->a + off[1] + j * g->am
+                                        : (const uint16_t *)g->b + off[2] + j * g->bn;
+    float *dst = (float *)(void *)((char *)g->ws + g->dot_xw) + (bi * nx + j) * g->K;
+    const cannon_kernel_table *kt = cannon_kernels_for((cannon_isa)g->isa);
+    if (dx == MM_F16)
+        kt->f16_to_f32(dst, src, (size_t)g->K);
+    else
+        kt->bf16_to_f32(dst, src, (size_t)g->K);
+    return 0;
+}
+
 /* Skinny products (one side of at most MM_DOT_MAX_NARROW vectors, both
  * operands contiguous along K): block = (batch, chunk of the wide side); every wide vector is read
  * once, straight from its own dtype, against all narrow ones. */
@@ -249,12 +272,16 @@ static int mm_dot_kernel(const cannon_kernel_ctx *ctx, void *args)
     char *c = (char *)g->c + off[0] * esc;
     float r[64 * MM_DOT_MAX_NARROW];
     const mm_dot_fn dot = mm_dot_for(g->isa);
+    const float *xw = g->dot_xw >= 0 ? (const float *)(const void *)((const char *)g->ws + g->dot_xw) + bi * nx * g->K
+                                     : NULL;
     for (int64_t s = w0; s < w1; s += 64) {
         const int64_t nw = w1 - s < 64 ? w1 - s : 64;
         if (g->dot_wide_b)
-            dot(b + s * g->bn * esb, g->dtb, g->bn, nw, a, g->dta, g->am, nx, g->K, r);
+            dot(b + s * g->bn * esb, g->dtb, g->bn, nw, xw ? (const void *)xw : (const void *)a, xw ? MM_F32 : g->dta,
+                xw ? g->K : g->am, nx, g->K, r);
         else
-            dot(a + s * g->am * esa, g->dta, g->am, nw, b, g->dtb, g->bn, nx, g->K, r);
+            dot(a + s * g->am * esa, g->dta, g->am, nw, xw ? (const void *)xw : (const void *)b, xw ? MM_F32 : g->dtb,
+                xw ? g->K : g->bn, nx, g->K, r);
         for (int64_t w = 0; w < nw; w++)
             for (int64_t x = 0; x < nx; x++) {
                 const int64_t i = g->dot_wide_b ? x : s + w, j = g->dot_wide_b ? s + w : x;
@@ -573,6 +600,16 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
         chunk = chunk < 16 ? 16 : chunk;
         g.dot_chunk = chunk < nwide ? chunk : nwide;
         g.dot_nchunk = cdiv(nwide, g.dot_chunk);
+        /* 16-bit narrow vectors read by more than one wide vector are widened once first (exact:
+         * the products are the same), when that copy is at most 64 MiB */
+        const int dxn = g.dot_wide_b ? g.dta : g.dtb;
+        g.dot_xw = -1;
+        if (dxn != MM_F32 && nwide > 1 && g.nbatch * narrow * g.K <= ((int64_t)16 << 20)) {
+            uint64_t ws_x = 0;
+            cannonOpWorkspace(&op, (uint64_t)(g.nbatch * narrow * g.K * 4), &ws_x);
+            g.dot_xw = (int64_t)ws_x;
+            cannonOpKernel(&op, api, mm_dot_widen_kernel, (uint32_t)(g.nbatch * narrow), &g, sizeof g, refs, nrefs);
+        }
         cannonOpKernel(&op, api, mm_dot_kernel, (uint32_t)(g.nbatch * g.dot_nchunk), &g, sizeof g, refs, nrefs);
         return cannonOpFinish(&op);
     }
