@@ -188,3 +188,22 @@ def test_skinny_16bit_narrow_is_widened_exactly(isa, dt):
     golden.call("aclnnMatmul", golden.upload(x, dt), golden.upload(w.transpose(1, 2), dt), O1, 1)
     golden.call("aclnnMatmul", golden.upload(x.float(), "float32"), golden.upload(w.transpose(1, 2), dt), O2, 1)
     assert torch.equal(golden.download(O1, dt).view(torch.int16), golden.download(O2, dt).view(torch.int16))
+
+
+@pytest.mark.parametrize("da,db", [("float32", "float16"), ("float16", "float16"), ("bfloat16", "bfloat16"),
+                                   ("float32", "float32")])
+def test_skinny_shared_wide_matrix(isa, da, db):
+    """Output batches that share one wide matrix (broadcast along their batch dims) are computed
+    together from one read of it: every batch's product has the bits of its own aclnnMm call."""
+    gen = torch.Generator().manual_seed(10)
+    for bsz, n, k, m in ((4, 2, 70, 90), (3, 1, 128, 300), (2, 4, 33, 65), (9, 1, 16, 40)):
+        x, w = rand((bsz, n, k), da, gen), rand((m, k), db, gen)
+        dout = db if da == db else "float32"
+        O = golden.empty([bsz, n, m], dout)
+        golden.call("aclnnMatmul", golden.upload(x, da), golden.upload(w.t(), db, "transposed"), O, 1)
+        got = golden.download(O, dout)
+        for i in range(bsz):
+            Oi = golden.empty([n, m], dout)
+            golden.call("aclnnMm", golden.upload(x[i], da), golden.upload(w.t(), db, "transposed"), Oi, 1)
+            assert torch.equal(got[i], golden.download(Oi, dout)), f"{da}x{db} batch {i} of {bsz},{n},{k},{m}"
+        check(got, x, w.t().expand(bsz, k, m), da, db, dout, f"shared {da}x{db} {bsz},{n},{k},{m}")

@@ -37,7 +37,9 @@ typedef struct mm_args {
     int64_t ws_a, ws_b;            /* workspace byte offsets (bf16 packs; fp16 scratch at ws_a) */
     int32_t dot_wide_b, isa;       /* dot: B's columns are the wide vectors (else A's rows); the ISA tier */
     int64_t dot_chunk, dot_nchunk; /* dot: wide vectors per block, blocks per batch */
-    int64_t dot_xw;                /* dot: workspace byte offset of the narrow vectors widened to fp32, or -1 */
+    int64_t dot_xw;                /* dot: workspace byte offset of the narrow vectors staged in fp32, or -1 */
+    int64_t dot_bc;                /* dot: output batches sharing one wide matrix (its batch stride 0), >= 1 */
+    int32_t dot_bcmask, pad_;      /* dot: the batch dims counted in dot_bc (bit d) */
 } mm_args;
 
 enum mm_path { MM_PATH_SGEMM = 0, MM_PATH_BF16DP = 1, MM_PATH_DOT = 2 };

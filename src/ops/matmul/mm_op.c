@@ -232,61 +232,85 @@ static mm_dot_fn mm_dot_for(int isa)
     }
 }
 
-/* The narrow vectors of one output batch (block = batch x narrow vector), 16-bit, widened exactly to
- * fp32 rows of K in the workspace: the dot kernel then loads them instead of converting every
- * narrow element once per wide vector. */
-static int mm_dot_widen_kernel(const cannon_kernel_ctx *ctx, void *args)
+/* Output batch of (wide batch q, sharer t): the dims in dot_bcmask (where the wide operand is
+ * broadcast) are numbered by t, the others by q, each in row-major order. */
+static int64_t dot_batch(const mm_args *g, int64_t q, int64_t t)
+{
+    int64_t bi = 0, mul = 1;
+    for (int64_t d = g->bnd - 1; d >= 0; d--) {
+        int64_t *src = (g->dot_bcmask >> d) & 1 ? &t : &q;
+        const int64_t i = *src % g->bshape[d];
+        *src /= g->bshape[d];
+        bi += i * mul;
+        mul *= g->bshape[d];
+    }
+    return bi;
+}
+
+/* Stages narrow vector j of output batch (q, t) (block = (q, t, j)) as fp32 row (q, t, j) of K in
+ * the workspace, widened exactly: the dot kernel then reads every narrow vector of a wide matrix from
+ * one array, loads instead of converts, and a wide matrix shared by dot_bc output batches is read
+ * once for all of them. */
+static int mm_dot_stage_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
     const mm_args *g = (const mm_args *)args;
     const int64_t nx = g->dot_wide_b ? g->M : g->N;
-    const int64_t bi = ctx->block_idx / nx, j = ctx->block_idx % nx;
+    const int64_t row = ctx->block_idx, j = row % nx, t = row / nx % g->dot_bc, q = row / nx / g->dot_bc;
     int64_t off[3];
-    batch_offsets(g, bi, off);
+    batch_offsets(g, dot_batch(g, q, t), off);
     const int dx = g->dot_wide_b ? g->dta : g->dtb;
-    const uint16_t *src = g->dot_wide_b ? (const uint16_t *)g->a + off[1] + j * g->am
-                                        : (const uint16_t *)g->b + off[2] + j * g->bn;
-    float *dst = (float *)(void *)((char *)g->ws + g->dot_xw) + (bi * nx + j) * g->K;
+    const int64_t e = g->dot_wide_b ? off[1] + j * g->am : off[2] + j * g->bn;
+    const void *src = g->dot_wide_b ? g->a : g->b;
+    float *dst = (float *)(void *)((char *)g->ws + g->dot_xw) + row * g->K;
     const cannon_kernel_table *kt = cannon_kernels_for((cannon_isa)g->isa);
-    if (dx == MM_F16)
-        kt->f16_to_f32(dst, src, (size_t)g->K);
+    if (dx == MM_F32)
+        memcpy(dst, (const float *)src + e, (size_t)g->K * sizeof(float));
+    else if (dx == MM_F16)
+        kt->f16_to_f32(dst, (const uint16_t *)src + e, (size_t)g->K);
     else
-        kt->bf16_to_f32(dst, src, (size_t)g->K);
+        kt->bf16_to_f32(dst, (const uint16_t *)src + e, (size_t)g->K);
     return 0;
 }
 
 /* Skinny products (one side of at most MM_DOT_MAX_NARROW vectors, both
- * operands contiguous along K): block = (batch, chunk of the wide side); every wide vector is read
- * once, straight from its own dtype, against all narrow ones. */
+ * operands contiguous along K): block = (wide batch, chunk of the wide side); every wide vector is
+ * read once, straight from its own dtype, against all narrow ones of the dot_bc output batches that
+ * share it (staged in fp32 when dot_xw >= 0). */
 static int mm_dot_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
     const mm_args *g = (const mm_args *)args;
     const int64_t esa = g->dta == MM_F32 ? 4 : 2, esb = g->dtb == MM_F32 ? 4 : 2, esc = g->dtc == MM_F32 ? 4 : 2;
-    const int64_t bi = ctx->block_idx / g->dot_nchunk, ch = ctx->block_idx % g->dot_nchunk;
-    const int64_t nwide = g->dot_wide_b ? g->N : g->M, nx = g->dot_wide_b ? g->M : g->N;
+    const int64_t q = ctx->block_idx / g->dot_nchunk, ch = ctx->block_idx % g->dot_nchunk;
+    const int64_t nwide = g->dot_wide_b ? g->N : g->M, nx = g->dot_wide_b ? g->M : g->N, nxt = nx * g->dot_bc;
     const int64_t w0 = ch * g->dot_chunk, w1 = w0 + g->dot_chunk < nwide ? w0 + g->dot_chunk : nwide;
     if (w0 >= w1)
         return 0;
     int64_t off[3];
-    batch_offsets(g, bi, off);
+    char *c[MM_DOT_MAX_NARROW];
+    for (int64_t t = 0; t < g->dot_bc; t++) {
+        batch_offsets(g, dot_batch(g, q, t), off);
+        c[t] = (char *)g->c + off[0] * esc;
+    }
+    batch_offsets(g, dot_batch(g, q, 0), off);
     const char *a = (const char *)g->a + off[1] * esa, *b = (const char *)g->b + off[2] * esb;
-    char *c = (char *)g->c + off[0] * esc;
     float r[64 * MM_DOT_MAX_NARROW];
     const mm_dot_fn dot = mm_dot_for(g->isa);
-    const float *xw = g->dot_xw >= 0 ? (const float *)(const void *)((const char *)g->ws + g->dot_xw) + bi * nx * g->K
+    const float *xw = g->dot_xw >= 0 ? (const float *)(const void *)((const char *)g->ws + g->dot_xw) + q * nxt * g->K
                                      : NULL;
     for (int64_t s = w0; s < w1; s += 64) {
         const int64_t nw = w1 - s < 64 ? w1 - s : 64;
         if (g->dot_wide_b)
             dot(b + s * g->bn * esb, g->dtb, g->bn, nw, xw ? (const void *)xw : (const void *)a, xw ? MM_F32 : g->dta,
-                xw ? g->K : g->am, nx, g->K, r);
+                xw ? g->K : g->am, nxt, g->K, r);
         else
             dot(a + s * g->am * esa, g->dta, g->am, nw, xw ? (const void *)xw : (const void *)b, xw ? MM_F32 : g->dtb,
-                xw ? g->K : g->bn, nx, g->K, r);
+                xw ? g->K : g->bn, nxt, g->K, r);
         for (int64_t w = 0; w < nw; w++)
-            for (int64_t x = 0; x < nx; x++) {
-                const int64_t i = g->dot_wide_b ? x : s + w, j = g->dot_wide_b ? s + w : x;
-                const float v = r[w * nx + x];
-                st_f(g->dtc, c, i * g->cm + j * g->cn, g->dtc == g->dt ? v : round_to(g->dt, v));
+            for (int64_t x = 0; x < nxt; x++) {
+                const int64_t t = x / nx, xi = x % nx;
+                const int64_t i = g->dot_wide_b ? xi : s + w, j = g->dot_wide_b ? s + w : xi;
+                const float v = r[w * nxt + x];
+                st_f(g->dtc, c[t], i * g->cm + j * g->cn, g->dtc == g->dt ? v : round_to(g->dt, v));
             }
     }
     return 0;
@@ -595,22 +619,44 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
         g.dot_wide_b = g.N > g.M;
         g.isa = (int32_t)cannon_isa_select();
         const int64_t nwide = g.dot_wide_b ? g.N : g.M;
+        /* output batches along which the wide operand is broadcast share its reads, up to
+         * MM_DOT_MAX_NARROW narrow vectors in all (innermost such dims first) */
+        g.dot_bc = 1;
+        g.dot_bcmask = 0;
+        const int wx = g.dot_wide_b ? 2 : 1;
+        for (int64_t d = g.bnd - 1; d >= 0; d--)
+            if (g.bst[wx][d] == 0 && g.bshape[d] > 1 && g.dot_bc * g.bshape[d] * narrow <= MM_DOT_MAX_NARROW) {
+                g.dot_bc *= g.bshape[d];
+                g.dot_bcmask |= 1 << d;
+            }
+        const int64_t nxt = narrow * g.dot_bc;
         /* about 2^20 multiply-adds per block, 16 wide vectors at least: a function of the shape */
-        int64_t chunk = ((int64_t)1 << 20) / (g.K * narrow);
+        int64_t chunk = ((int64_t)1 << 20) / (g.K * nxt);
         chunk = chunk < 16 ? 16 : chunk;
         g.dot_chunk = chunk < nwide ? chunk : nwide;
         g.dot_nchunk = cdiv(nwide, g.dot_chunk);
-        /* 16-bit narrow vectors read by more than one wide vector are widened once first (exact:
-         * the products are the same), when that copy is at most 64 MiB */
+        /* the narrow vectors are staged in fp32 first (exact: the products are the same) when the
+         * wide operand is shared, and when they are 16-bit and read by more than one wide vector,
+         * as long as the copy is at most 64 MiB; sharing needs the staging */
         const int dxn = g.dot_wide_b ? g.dta : g.dtb;
+        const bool stage = g.nbatch * narrow * g.K <= ((int64_t)16 << 20) &&
+                           (g.dot_bc > 1 || (dxn != MM_F32 && nwide > 1));
         g.dot_xw = -1;
-        if (dxn != MM_F32 && nwide > 1 && g.nbatch * narrow * g.K <= ((int64_t)16 << 20)) {
+        if (!stage) {
+            g.dot_bc = 1;
+            g.dot_bcmask = 0;
+            chunk = ((int64_t)1 << 20) / (g.K * narrow);
+            chunk = chunk < 16 ? 16 : chunk;
+            g.dot_chunk = chunk < nwide ? chunk : nwide;
+            g.dot_nchunk = cdiv(nwide, g.dot_chunk);
+        } else {
             uint64_t ws_x = 0;
             cannonOpWorkspace(&op, (uint64_t)(g.nbatch * narrow * g.K * 4), &ws_x);
             g.dot_xw = (int64_t)ws_x;
-            cannonOpKernel(&op, api, mm_dot_widen_kernel, (uint32_t)(g.nbatch * narrow), &g, sizeof g, refs, nrefs);
+            cannonOpKernel(&op, api, mm_dot_stage_kernel, (uint32_t)(g.nbatch * narrow), &g, sizeof g, refs, nrefs);
         }
-        cannonOpKernel(&op, api, mm_dot_kernel, (uint32_t)(g.nbatch * g.dot_nchunk), &g, sizeof g, refs, nrefs);
+        cannonOpKernel(&op, api, mm_dot_kernel, (uint32_t)(g.nbatch / g.dot_bc * g.dot_nchunk), &g, sizeof g, refs,
+                       nrefs);
         return cannonOpFinish(&op);
     }
     g.path = MM_PATH_SGEMM;
