@@ -72,11 +72,79 @@ static inline __attribute__((always_inline)) void mm_dot_group(const void *wv, i
     }
 }
 
+/* Two wide vectors against the same n narrow ones: each (wide, narrow) sum is accumulated exactly as
+ * mm_dot_group does it (the same accumulators, in the same order), but every narrow load serves both
+ * wide vectors. */
+static inline __attribute__((always_inline)) void mm_dot_group2(const void *wv0, const void *wv1, int dw,
+                                                                const void *const *xv, int dx, int n, int64_t K,
+                                                                float *out0, float *out1)
+{
+    vf acc0[MM_DOT_GROUP][MM_DOT_U], acc1[MM_DOT_GROUP][MM_DOT_U];
+    for (int x = 0; x < n; x++)
+        for (int u = 0; u < MM_DOT_U; u++)
+            acc0[x][u] = acc1[x][u] = vf_set1(0.0f);
+    int64_t p = 0;
+    for (; p + MM_DOT_U * VW <= K; p += MM_DOT_U * VW)
+        for (int u = 0; u < MM_DOT_U; u++) {
+            const vf w0 = mm_dot_ld(wv0, dw, p + u * VW), w1 = mm_dot_ld(wv1, dw, p + u * VW);
+            for (int x = 0; x < n; x++) {
+                const vf xl = mm_dot_ld(xv[x], dx, p + u * VW);
+                acc0[x][u] = vf_fma(w0, xl, acc0[x][u]);
+                acc1[x][u] = vf_fma(w1, xl, acc1[x][u]);
+            }
+        }
+    for (int u = 0; p < K; p += VW, u++) {
+        const size_t m = (size_t)(K - p < VW ? K - p : VW);
+        const vf w0 = mm_dot_ldn(wv0, dw, p, m), w1 = mm_dot_ldn(wv1, dw, p, m);
+        for (int x = 0; x < n; x++) {
+            const vf xl = mm_dot_ldn(xv[x], dx, p, m);
+            acc0[x][u] = vf_fma(w0, xl, acc0[x][u]);
+            acc1[x][u] = vf_fma(w1, xl, acc1[x][u]);
+        }
+    }
+    for (int x = 0; x < n; x++) {
+        vf s0 = acc0[x][0], s1 = acc1[x][0];
+        for (int u = 1; u < MM_DOT_U; u++) {
+            s0 = vf_add(s0, acc0[x][u]);
+            s1 = vf_add(s1, acc1[x][u]);
+        }
+        out0[x] = mm_dot_hsum(s0);
+        out1[x] = mm_dot_hsum(s1);
+    }
+}
+
+/* Narrow vectors per pass with two wide vectors: 2 x n x MM_DOT_U accumulators must fit the tier's
+ * registers with the loads (32 with AVX-512, 16 with AVX2); none for the scalar tier. */
+#define MM_DOT_PAIR_MAX (VW >= 16 ? 4 : VW >= 8 ? 2 : 0)
+
 static inline __attribute__((always_inline)) void mm_dot_all(const void *w, int dw, int64_t ldw, int64_t nw,
                                                              const void *x, int dx, int64_t ldx, int64_t nx, int64_t K,
                                                              float *r)
 {
-    for (int64_t i = 0; i < nw; i++) {
+    int64_t i = 0;
+    if (nx <= MM_DOT_PAIR_MAX)
+        for (; i + 2 <= nw; i += 2) {
+            const void *wv0 = mm_dot_at(w, dw, i * ldw), *wv1 = mm_dot_at(w, dw, (i + 1) * ldw);
+            const void *xv[MM_DOT_GROUP];
+            for (int k = 0; k < (int)nx; k++)
+                xv[k] = mm_dot_at(x, dx, k * ldx);
+            float *o0 = r + i * nx, *o1 = r + (i + 1) * nx;
+            switch (nx) {
+            case 1:
+                mm_dot_group2(wv0, wv1, dw, xv, dx, 1, K, o0, o1);
+                break;
+            case 2:
+                mm_dot_group2(wv0, wv1, dw, xv, dx, 2, K, o0, o1);
+                break;
+            case 3:
+                mm_dot_group2(wv0, wv1, dw, xv, dx, 3, K, o0, o1);
+                break;
+            default:
+                mm_dot_group2(wv0, wv1, dw, xv, dx, 4, K, o0, o1);
+                break;
+            }
+        }
+    for (; i < nw; i++) {
         const void *wv = mm_dot_at(w, dw, i * ldw);
         for (int64_t g = 0; g < nx; g += MM_DOT_GROUP) {
             const void *xv[MM_DOT_GROUP];
