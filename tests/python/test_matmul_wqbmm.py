@@ -2,7 +2,7 @@
 
 Reference: y = x @ ((q + offset) * scale) + bias in float64, from the very values uploaded (x,
 scale, offset and bias as their 16-bit (or fp32 bias) values). cannon computes in fp32 and rounds
-y once (m <= 8 with the weight contiguous along K: the fused path, which widens the quantised
+y once (m up to a per-tier bound, FUSED_MAX_M, with the weight contiguous along K: the fused path, which widens the quantised
 values in registers and scales each group's fp32 sum; otherwise the weight is dequantised to fp32
 and multiplied with sgemm), so the assertion is: |ours - ref| <= u * |ref| + 2^-20 * (|x| @ |W|) +
 tiny, u = 2^-10 for FLOAT16 (twice its half ulp) and 2^-7 for BFLOAT16; the second term is the
@@ -24,6 +24,8 @@ from golden import torch_dtype
 INT4 = DType("int4", 29, np.uint8, None)  # ACL_INT4: the package has no numpy type for it
 API = "aclnnWeightQuantBatchMatmulV2"
 XDTYPES = ["float16", "bfloat16"]
+# The largest m the fused path serves, per ISA tier (wq_fused_max_m in wqbmm_op.c).
+FUSED_MAX_M = {"scalar": 2, "avx2": 8, "avx512": 32}
 
 
 def int4_array(q, shape, strides, offset):
@@ -182,8 +184,8 @@ def ggml_scale_view(sc, dt):
 @pytest.mark.parametrize("dt", XDTYPES)
 @pytest.mark.parametrize("wdt", ["int8", "int4"])
 def test_fused_small_m(isa, dt, wdt):
-    """The fused small-m path (m <= 8, weight contiguous along K) and the sgemm path past it:
-    m = 1..9; n = 67 (a panel of 64 columns, then 3: tails of the kernel's column groups); K
+    """The fused small-m path (m <= FUSED_MAX_M[isa], weight contiguous along K) and the sgemm
+    path past it: m = 1..9 and the tier's bound and one past it; n = 67 (a panel of 64 columns, then 3: tails of the kernel's column groups); K
     not a multiple of any vector width (100: a last group of 4; 38 per channel); per-tensor,
     per-channel and per-group scales (contiguous and as ggml's transposed view), with and without
     offset and bias; x contiguous and strided, y strided."""
@@ -194,7 +196,7 @@ def test_fused_small_m(isa, dt, wdt):
         (38, 0, 1, "tensor", True, True), (38, 0, 1, "channel", False, True), (96, 0, 1, "channel", True, False),
     ]
     for k, garg, rows, slay, with_off, with_bias in cases:
-        for m in range(1, 10):
+        for m in sorted(set(range(1, 10)) | {FUSED_MAX_M[isa], FUSED_MAX_M[isa] + 1}):
             x, q, scale, off, bias, bdt = make(gen, m, k, n, wdt, rows, dt, with_off, with_bias)
             if slay == "tensor":
                 scale, off = scale[:, :1].expand(1, n), (off[:, :1].expand(1, n) if off is not None else None)
@@ -219,20 +221,20 @@ def test_fused_small_m(isa, dt, wdt):
 
 @pytest.mark.parametrize("wdt", ["int8", "int4"])
 def test_fused_rows_independent_of_m(isa, wdt):
-    """On the fused path each row's result depends on that row alone: y[i] for m = 8 equals the
-    m = 1 product of row i, bit for bit."""
+    """On the fused path each row's result depends on that row alone: y[i] for the tier's largest
+    fused m (at most 8 here) equals the m = 1 product of row i, bit for bit."""
     gen = torch.Generator().manual_seed(5)
-    m, k, n = 8, 160, 70
+    m, k, n = min(FUSED_MAX_M[isa], 8), 160, 70
     x, q, scale, off, bias, bdt = make(gen, m, k, n, wdt, k // 32, "float16", True, True)
     full = run(x, q, wdt, scale, off, bias, 32, "float16", wlay="transposed", bias_dt=bdt)
-    for i in (0, 3, 7):
+    for i in sorted({0, m // 2, m - 1}):
         one = run(x[i:i + 1], q, wdt, scale, off, bias, 32, "float16", wlay="transposed", bias_dt=bdt)
         assert torch.equal(one[0].view(torch.int16), full[i].view(torch.int16)), f"row {i}"
 
 
 def test_fused_deterministic_across_threads():
     """The fused path gives the same bits for 1 and 2 workers in every tier (n = 200: four
-    panels of columns, so both workers take some)."""
+    panels of columns, so both workers take some; m = 1 and 2 are fused in every tier)."""
     script = r"""
 import hashlib, os
 import numpy as np, torch, cannon
@@ -240,7 +242,7 @@ import golden, test_matmul_wqbmm as t
 out = []
 for isa in ("scalar", "avx2", "avx512"):
     os.environ["CANNON_ISA"] = isa
-    for wdt, m in (("int4", 1), ("int8", 5), ("int4", 8)):
+    for wdt, m in (("int4", 1), ("int8", 2), ("int8", 5), ("int4", 8)):
         gen = torch.Generator().manual_seed(6)
         x, q, scale, off, bias, bdt = t.make(gen, m, 256, 200, wdt, 8, "float16", True, True)
         y = t.run(x, q, wdt, scale, off, bias, 32, "float16", wlay="transposed", bias_dt=bdt)
@@ -249,7 +251,7 @@ print(" ".join(out))
 """
     res = golden.outputs_per_thread_count(script, (1, 2), 120)
     assert res[0] == res[1]
-    assert len(res[0].split()) == 9
+    assert len(res[0].split()) == 12
 
 
 def test_int4_nibble_order():

@@ -6,8 +6,8 @@
  *  1. widen: blocks of WQ_XROWS rows of x are widened (exactly) to a contiguous fp32 copy in the
  *     workspace, through the kernel table's bulk conversion where a row is contiguous.
  *  2. product: one block per panel of WQ_NC output columns, by one of two paths.
- *     - fused (m <= WQ_FUSED_M and the weight's unit stride along K, INT4 columns starting on a
- *       byte: ggml's decode calls): the panel's group scales (and offsets) are widened to fp32,
+ *     - fused (m <= wq_fused_max_m of the tier, the weight's unit stride along K, INT4 columns
+ *       starting on a byte: ggml's decode calls): the panel's group scales (and offsets) are widened to fp32,
  *       then wq_dot_impl.h reads each column of the weight once, widens its quantised values (plus
  *       the group's offset) in registers and multiplies them into every row of x, one fp32 sum per
  *       group, scaled by the group's scale into the fp32 result. The weight is read at close to
@@ -45,7 +45,6 @@
 #define WQ_MR 256    /* rows of x per sgemm call */
 #define WQ_XROWS 64  /* rows of x per widening block */
 #define WQ_MAX_KN 65535
-#define WQ_FUSED_M 8 /* the fused path serves m <= WQ_FUSED_M */
 
 typedef struct wq_args {
     const void *x, *w, *scale, *offset, *bias;
@@ -245,6 +244,13 @@ static int wq_product_kernel(const cannon_kernel_ctx *ctx, void *args)
     return 0;
 }
 
+/* The fused path serves m <= wq_fused_max_m[tier]. Its cost grows with m about linearly (every
+ * row multiplies the whole weight once more, at the tier's vector width), the sgemm path's mostly
+ * with the dequantisation, which it does once for all rows: at ggml's decode shapes (n = 4096,
+ * k = 14336, group 32, 2 workers) the two cost the same near m = 3 for the scalar tier and m = 16
+ * for avx2; for avx512 the fused path is still 1.4x faster at m = 48. */
+static const int64_t wq_fused_max_m[CANNON_ISA_COUNT] = {2, 8, 32};
+
 static int64_t abs64(int64_t v)
 {
     return v < 0 ? -v : v;
@@ -395,7 +401,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnWeightQuantBatchMatmulV2GetWorkspaceSize(
     g.nwork = w > 0 ? (int64_t)w : 1;
     g.ngroups = (k + g.group - 1) / g.group;
     /* the fused path wants each column contiguous along K (and, for INT4, starting on a byte) */
-    g.fused = m <= WQ_FUSED_M && g.wk == 1 && (!g.int4 || ((g.wn | g.woff) & 1) == 0);
+    g.fused = m <= wq_fused_max_m[g.isa] && g.wk == 1 && (!g.int4 || ((g.wn | g.woff) & 1) == 0);
     g.scratch = ((g.fused ? (2 * g.ngroups + m) * nc : nc * k + mr * nc) * 4 + 63) & ~(int64_t)63;
     uint64_t ws_x = 0, ws_s = 0;
     cannonOpWorkspace(&op, (uint64_t)(m * k * 4), &ws_x);
