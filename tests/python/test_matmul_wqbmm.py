@@ -2,15 +2,16 @@
 
 Reference: y = x @ ((q + offset) * scale) + bias in float64, from the very values uploaded (x,
 scale, offset and bias as their 16-bit (or fp32 bias) values). cannon computes in fp32 and rounds
-y once (m up to a per-tier bound, FUSED_MAX_M, with the weight contiguous along K: the fused path, which widens the quantised
-values in registers and scales each group's fp32 sum; otherwise the weight is dequantised to fp32
-and multiplied with sgemm), so the assertion is: |ours - ref| <= u * |ref| + 2^-20 * (|x| @ |W|) +
-tiny, u = 2^-10 for FLOAT16 (twice its half ulp) and 2^-7 for BFLOAT16; the second term is the
-fp32 dot product's accumulation bound for the K used here. Every ISA tier; INT8 and INT4 weights
-(nibble order: element 2i in the low nibble of byte i, strides and offsets counting nibbles);
-per-tensor, per-channel and per-group scales, with and without offsets and bias; contiguous,
-transposed (ggml's (n, k) storage) and strided views; both paths and m across the threshold
-between them; the ggml Q4_0 / Q8_0 call pattern; the same bits for any worker count; errors.
+y once (m up to a per-tier bound, FUSED_MAX_M, with the weight contiguous along K: the fused path,
+which widens the quantised values in registers and scales each group's fp32 sum; otherwise the
+weight is dequantised to fp32 and multiplied with sgemm), so the assertion is: |ours - ref| <= u *
+|ref| + 2^-20 * (|x| @ |W|) + tiny, u = 2^-10 for FLOAT16 (twice its half ulp) and 2^-7 for
+BFLOAT16; the second term is the fp32 dot product's accumulation bound for the K used here. Every
+ISA tier; INT8 and INT4 weights (nibble order: element 2i in the low nibble of byte i, strides and
+offsets counting nibbles); per-tensor, per-channel and per-group scales, with and without offsets
+and bias; contiguous, transposed (ggml's (n, k) storage) and strided views; both paths and m
+across the threshold between them; the ggml Q4_0 / Q8_0 call pattern; the same bits for any worker
+count; errors.
 """
 import numpy as np
 import pytest
@@ -185,10 +186,11 @@ def ggml_scale_view(sc, dt):
 @pytest.mark.parametrize("wdt", ["int8", "int4"])
 def test_fused_small_m(isa, dt, wdt):
     """The fused small-m path (m <= FUSED_MAX_M[isa], weight contiguous along K) and the sgemm
-    path past it: m = 1..9 and the tier's bound and one past it; n = 67 (a panel of 64 columns, then 3: tails of the kernel's column groups); K
-    not a multiple of any vector width (100: a last group of 4; 38 per channel); per-tensor,
-    per-channel and per-group scales (contiguous and as ggml's transposed view), with and without
-    offset and bias; x contiguous and strided, y strided."""
+    path past it: m = 1..9 and the tier's bound and one past it; n = 67 (a panel of 64 columns,
+    then 3: tails of the kernel's column groups); K not a multiple of any vector width (100: a
+    last group of 4; 38 per channel); per-tensor, per-channel and per-group scales (contiguous
+    and as ggml's transposed view), with and without offset and bias; x contiguous and strided,
+    y strided."""
     gen = torch.Generator().manual_seed(4)
     n = 67
     cases = [  # (k, group arg, scale rows, scale layout, offset, bias)

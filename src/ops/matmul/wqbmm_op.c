@@ -7,10 +7,10 @@
  *     workspace, through the kernel table's bulk conversion where a row is contiguous.
  *  2. product: one block per panel of WQ_NC output columns, by one of two paths.
  *     - fused (m <= wq_fused_max_m of the tier, the weight's unit stride along K, INT4 columns
- *       starting on a byte: ggml's decode calls): the panel's group scales (and offsets) are widened to fp32,
- *       then wq_dot_impl.h reads each column of the weight once, widens its quantised values (plus
- *       the group's offset) in registers and multiplies them into every row of x, one fp32 sum per
- *       group, scaled by the group's scale into the fp32 result. The weight is read at close to
+ *       starting on a byte: ggml's decode calls): the panel's group scales (and offsets) are
+ *       widened to fp32, then wq_dot_impl.h reads each column of the weight once, widens its
+ *       quantised values (plus the group's offset) in registers and multiplies them into every row
+ *       of x, one fp32 sum per group, scaled by the group's scale into the fp32 result. The weight is read at close to
  *       memory speed; the work per weight byte grows with m, which bounds the path to small m.
  *     - dequantise + sgemm (every other case): the block dequantises its panel of the weight into
  *       its worker's scratch in fp32, (q + offset) * scale with the scale and offset of the
