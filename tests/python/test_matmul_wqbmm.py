@@ -1,14 +1,17 @@
 """Golden tests of aclnnWeightQuantBatchMatmulV2 (A16W8 / A16W4) against float64 references.
 
 Reference: y = x @ ((q + offset) * scale) + bias in float64, from the very values uploaded (x,
-scale, offset and bias as their 16-bit (or fp32 bias) values). cannon dequantises in fp32 and
-multiplies in fp32, then rounds y once, so the assertion is: |ours - ref| <= u * |ref| + 2^-20 *
-(|x| @ |W|) + tiny, u = 2^-10 for FLOAT16 (twice its half ulp) and 2^-7 for BFLOAT16; the second
-term is the fp32 dot product's accumulation bound for the K used here. Every ISA tier; INT8 and
-INT4 weights (nibble order: element 2i in the low nibble of byte i, strides and offsets counting
-nibbles); per-tensor, per-channel and per-group scales, with and without offsets and bias;
-contiguous, transposed (ggml's (n, k) storage) and strided views; the ggml Q4_0 / Q8_0 call
-pattern; errors.
+scale, offset and bias as their 16-bit (or fp32 bias) values). cannon computes in fp32 and rounds
+y once (m up to a per-tier bound, FUSED_MAX_M, with the weight contiguous along K: the fused path,
+which widens the quantised values in registers and scales each group's fp32 sum; otherwise the
+weight is dequantised to fp32 and multiplied with sgemm), so the assertion is: |ours - ref| <= u *
+|ref| + 2^-20 * (|x| @ |W|) + tiny, u = 2^-10 for FLOAT16 (twice its half ulp) and 2^-7 for
+BFLOAT16; the second term is the fp32 dot product's accumulation bound for the K used here. Every
+ISA tier; INT8 and INT4 weights (nibble order: element 2i in the low nibble of byte i, strides and
+offsets counting nibbles); per-tensor, per-channel and per-group scales, with and without offsets
+and bias; contiguous, transposed (ggml's (n, k) storage) and strided views; both paths and m
+across the threshold between them; the ggml Q4_0 / Q8_0 call pattern; the same bits for any worker
+count; errors.
 """
 import numpy as np
 import pytest
@@ -22,6 +25,8 @@ from golden import torch_dtype
 INT4 = DType("int4", 29, np.uint8, None)  # ACL_INT4: the package has no numpy type for it
 API = "aclnnWeightQuantBatchMatmulV2"
 XDTYPES = ["float16", "bfloat16"]
+# The largest m the fused path serves, per ISA tier (wq_fused_max_m in wqbmm_op.c).
+FUSED_MAX_M = {"scalar": 2, "avx2": 8, "avx512": 32}
 
 
 def int4_array(q, shape, strides, offset):
@@ -169,6 +174,86 @@ def test_ggml_q8_q4_pattern(isa, wdt):
             Y = golden.empty([m, n], "float16")
             golden.call(API, golden.upload(x, "float16"), W, S, None, None, None, None, g, Y)
             check(golden.download(Y, "float16"), ref, mag, "float16", f"ggml {wdt} {m}x{k}x{n} fmt={fmt}")
+
+
+def ggml_scale_view(sc, dt):
+    """The (G, n) scales as ggml passes them: a transposed view of their (n, G) storage."""
+    G, n = sc.shape
+    return cannon.from_storage(golden.to_storage(sc.t().contiguous(), dt), [G, n], [1, G], 0, dt)
+
+
+@pytest.mark.parametrize("dt", XDTYPES)
+@pytest.mark.parametrize("wdt", ["int8", "int4"])
+def test_fused_small_m(isa, dt, wdt):
+    """The fused small-m path (m <= FUSED_MAX_M[isa], weight contiguous along K) and the sgemm
+    path past it: m = 1..9 and the tier's bound and one past it; n = 67 (a panel of 64 columns,
+    then 3: tails of the kernel's column groups); K not a multiple of any vector width (100: a
+    last group of 4; 38 per channel); per-tensor, per-channel and per-group scales (contiguous
+    and as ggml's transposed view), with and without offset and bias; x contiguous and strided,
+    y strided."""
+    gen = torch.Generator().manual_seed(4)
+    n = 67
+    cases = [  # (k, group arg, scale rows, scale layout, offset, bias)
+        (100, 32, 4, "ggml", False, False), (100, 32, 4, "contig", True, True), (128, 64, 2, "ggml", True, False),
+        (38, 0, 1, "tensor", True, True), (38, 0, 1, "channel", False, True), (96, 0, 1, "channel", True, False),
+    ]
+    for k, garg, rows, slay, with_off, with_bias in cases:
+        for m in sorted(set(range(1, 10)) | {FUSED_MAX_M[isa], FUSED_MAX_M[isa] + 1}):
+            x, q, scale, off, bias, bdt = make(gen, m, k, n, wdt, rows, dt, with_off, with_bias)
+            if slay == "tensor":
+                scale, off = scale[:, :1].expand(1, n), (off[:, :1].expand(1, n) if off is not None else None)
+            ref, mag = reference(x, q, scale, off, bias, garg or k)
+            X = golden.upload(x, dt, "strided" if m % 2 else "contig")
+            W = weight_array(q, wdt, "transposed")
+            if slay == "tensor":
+                S, O = golden.upload(scale[:, :1].reshape(1), dt), None
+                if off is not None:
+                    O = golden.upload(off[:, :1].reshape(1), dt)
+            elif slay == "ggml":
+                S, O = ggml_scale_view(scale, dt), (ggml_scale_view(off, dt) if off is not None else None)
+            else:
+                S = golden.upload(scale if rows > 1 else scale.reshape(n), dt)
+                O = golden.upload(off if rows > 1 else off.reshape(n), dt) if off is not None else None
+            B = golden.upload(bias, bdt) if bias is not None else None
+            Y = golden.empty([m, n], dt, strides=[1, m] if m % 3 == 0 else None)
+            golden.call(API, X, W, S, O, None, None, B, garg, Y)
+            check(golden.download(Y, dt), ref, mag, dt,
+                  f"{dt} {wdt} m={m} k={k} g={garg} scales={slay} off={with_off} bias={with_bias}")
+
+
+@pytest.mark.parametrize("wdt", ["int8", "int4"])
+def test_fused_rows_independent_of_m(isa, wdt):
+    """On the fused path each row's result depends on that row alone: y[i] for the tier's largest
+    fused m (at most 8 here) equals the m = 1 product of row i, bit for bit."""
+    gen = torch.Generator().manual_seed(5)
+    m, k, n = min(FUSED_MAX_M[isa], 8), 160, 70
+    x, q, scale, off, bias, bdt = make(gen, m, k, n, wdt, k // 32, "float16", True, True)
+    full = run(x, q, wdt, scale, off, bias, 32, "float16", wlay="transposed", bias_dt=bdt)
+    for i in sorted({0, m // 2, m - 1}):
+        one = run(x[i:i + 1], q, wdt, scale, off, bias, 32, "float16", wlay="transposed", bias_dt=bdt)
+        assert torch.equal(one[0].view(torch.int16), full[i].view(torch.int16)), f"row {i}"
+
+
+def test_fused_deterministic_across_threads():
+    """The fused path gives the same bits for 1 and 2 workers in every tier (n = 200: four
+    panels of columns, so both workers take some; m = 1 and 2 are fused in every tier)."""
+    script = r"""
+import hashlib, os
+import numpy as np, torch, cannon
+import golden, test_matmul_wqbmm as t
+out = []
+for isa in ("scalar", "avx2", "avx512"):
+    os.environ["CANNON_ISA"] = isa
+    for wdt, m in (("int4", 1), ("int8", 2), ("int8", 5), ("int4", 8)):
+        gen = torch.Generator().manual_seed(6)
+        x, q, scale, off, bias, bdt = t.make(gen, m, 256, 200, wdt, 8, "float16", True, True)
+        y = t.run(x, q, wdt, scale, off, bias, 32, "float16", wlay="transposed", bias_dt=bdt)
+        out.append(hashlib.sha1(y.numpy().tobytes()).hexdigest()[:12])
+print(" ".join(out))
+"""
+    res = golden.outputs_per_thread_count(script, (1, 2), 120)
+    assert res[0] == res[1]
+    assert len(res[0].split()) == 12
 
 
 def test_int4_nibble_order():

@@ -2,18 +2,28 @@
  * aclnnWeightQuantBatchMatmulV2: y = x @ ((weight + antiquantOffset) * antiquantScale) + bias with
  * an INT8 or INT4 weight (A16W8 / A16W4), FLOAT16 or BFLOAT16 activations.
  *
- * Plan, two launches, every split a function of the shape only (results are bit-identical for
- * any worker count and every ISA tier):
+ * Plan, two launches, every split a function of the shape only:
  *  1. widen: blocks of WQ_XROWS rows of x are widened (exactly) to a contiguous fp32 copy in the
  *     workspace, through the kernel table's bulk conversion where a row is contiguous.
- *  2. product: one block per panel of WQ_NC output columns. The block dequantises its panel of
- *     the weight into its worker's scratch in fp32, (q + offset) * scale with the scale and offset
- *     of the element's group (per tensor, per column, or per antiquantGroupSize rows of K), laid out
- *     along the weight's own unit-stride axis (so ggml's transposed (n, k) storage is read and
- *     written sequentially), then multiplies rows of x by it with the family's single-threaded
- *     sgemm (fp32 sums), WQ_MR rows at a time, adds the bias and rounds once to y's dtype.
- * Dequantising in fp32 keeps the product exact up to the fp32 GEMM's own rounding: it is closer to
- * the float64 result than a weight rounded to the activations' 16-bit type would be.
+ *  2. product: one block per panel of WQ_NC output columns, by one of two paths.
+ *     - fused (m <= wq_fused_max_m of the tier, the weight's unit stride along K, INT4 columns
+ *       starting on a byte: ggml's decode calls): the panel's group scales (and offsets) are
+ *       widened to fp32, then wq_dot_impl.h reads each column of the weight once, widens its
+ *       quantised values (plus the group's offset) in registers and multiplies them into every row
+ *       of x, one fp32 sum per group, scaled by the group's scale into the fp32 result. The weight is read at close to
+ *       memory speed; the work per weight byte grows with m, which bounds the path to small m.
+ *     - dequantise + sgemm (every other case): the block dequantises its panel of the weight into
+ *       its worker's scratch in fp32, (q + offset) * scale with the scale and offset of the
+ *       element's group (per tensor, per column, or per antiquantGroupSize rows of K), laid out
+ *       along the weight's own unit-stride axis (so a transposed (n, k) storage is read and written
+ *       sequentially), then multiplies rows of x by it with the family's single-threaded sgemm
+ *       (fp32 sums), WQ_MR rows at a time.
+ *     Both add the bias and round once to y's dtype.
+ * Results are bit-identical for any worker count: each output element is one block's work, its
+ * summation order fixed by the shape and the ISA tier (the fused path's also by the tier's vector
+ * width, so its bits differ between tiers; the sgemm path's do not depend on the tier). Neither
+ * rounds the weight to the activations' 16-bit type: both compute in fp32 from the exact quantised
+ * values, which is closer to the float64 result than a 16-bit dequantised weight would be.
  *
  * INT4: two's-complement nibbles, element 2i of the storage in the low nibble of byte i (ggml's
  * Q4_0 upload writes them so); strides and the view offset count nibbles. The weight is bound as
@@ -29,6 +39,7 @@
 #include "fp_convert.h"
 #include "../kernels/kernels.h"
 #include "mm_kernels.h"
+#include "wq_kernels.h"
 
 #define WQ_NC 64     /* output columns per block */
 #define WQ_MR 256    /* rows of x per sgemm call */
@@ -45,7 +56,9 @@ typedef struct wq_args {
     int32_t dt;        /* MM_F16 or MM_BF16 (x, scale, offset, y) */
     int32_t int4, has_off, bias_dt; /* bias_dt: -1 none, else MM_F32 / MM_F16 */
     int32_t kmajor;    /* dequantise into [column][k] (the weight's unit stride is along k) */
-    int32_t isa;       /* cannon_isa of the plan: the bulk conversions' table */
+    int32_t isa;       /* cannon_isa of the plan: the bulk conversions' table, the fused kernel's tier */
+    int32_t fused;     /* the fused small-m path (wq_dot_impl.h) instead of dequantise + sgemm */
+    int64_t ngroups;   /* scale rows along K: ceil(k / group) */
 } wq_args;
 
 static float wq_ld16(int dt, const void *p, int64_t i)
@@ -121,6 +134,81 @@ static void wq_dequant(const wq_args *g, int64_t j0, int64_t nc, float *dst)
     }
 }
 
+/* Rows [r0, r0 + mr) x columns [j0, j0 + nc) of y from their fp32 sums c ([mr][nc]): plus the
+ * bias, rounded once to y's dtype. */
+static void wq_store(const wq_args *g, const cannon_kernel_table *kt, float *cb, int64_t r0, int64_t mr, int64_t j0,
+                     int64_t nc, const float *brow)
+{
+    uint16_t *y = (uint16_t *)g->y;
+    for (int64_t i = 0; i < mr; i++) {
+        float *c = cb + i * nc;
+        if (g->bias_dt >= 0)
+            for (int64_t jj = 0; jj < nc; jj++)
+                c[jj] += brow[jj];
+        uint16_t *yr = y + (r0 + i) * g->ym + j0 * g->yn;
+        if (g->yn == 1) {
+            if (g->dt == MM_F16)
+                kt->f32_to_f16(yr, c, (size_t)nc);
+            else
+                kt->f32_to_bf16(yr, c, (size_t)nc);
+        } else {
+            for (int64_t jj = 0; jj < nc; jj++)
+                yr[jj * g->yn] = g->dt == MM_F16 ? cannon_f32_to_f16(c[jj]) : cannon_f32_to_bf16(c[jj]);
+        }
+    }
+}
+
+static wq_dot_fn wq_dot_for(int isa)
+{
+    switch (isa) {
+#if defined(CANNON_OPS_HAVE_AVX512)
+    case CANNON_ISA_AVX512:
+        return cannon_wq_dot_avx512;
+#endif
+#if defined(CANNON_OPS_HAVE_AVX2)
+    case CANNON_ISA_AVX2:
+        return cannon_wq_dot_avx2;
+#endif
+    default:
+        return cannon_wq_dot_scalar;
+    }
+}
+
+/* The group parameters (scales or offsets, at p with strides sg, sn) of column j, widened to fp32. */
+static void wq_params(const wq_args *g, const cannon_kernel_table *kt, const void *p, int64_t sg, int64_t sn,
+                      int64_t j, float *dst)
+{
+    const uint16_t *src = (const uint16_t *)p + j * sn;
+    if (sg == 1 && g->ngroups > 1) {
+        if (g->dt == MM_F16)
+            kt->f16_to_f32(dst, src, (size_t)g->ngroups);
+        else
+            kt->bf16_to_f32(dst, src, (size_t)g->ngroups);
+    } else {
+        for (int64_t gi = 0; gi < g->ngroups; gi++)
+            dst[gi] = wq_ld16(g->dt, src, gi * sg);
+    }
+}
+
+/* The fused path: each column of the panel read once, against all m rows of x. */
+static void wq_fused_panel(const wq_args *g, const cannon_kernel_table *kt, int64_t j0, int64_t nc, float *wd,
+                           const float *brow)
+{
+    const float *xf = (const float *)(const void *)((const char *)g->ws + g->ws_x);
+    float *sb = wd, *ob = sb + nc * g->ngroups, *cb = ob + nc * g->ngroups;
+    const void *cols[WQ_NC];
+    for (int64_t jj = 0; jj < nc; jj++) {
+        const int64_t j = j0 + jj;
+        wq_params(g, kt, g->scale, g->sg, g->sn, j, sb + jj * g->ngroups);
+        if (g->has_off)
+            wq_params(g, kt, g->offset, g->og, g->on, j, ob + jj * g->ngroups);
+        cols[jj] = g->int4 ? (const void *)((const uint8_t *)g->w + ((j * g->wn + g->woff) >> 1))
+                           : (const void *)((const int8_t *)g->w + j * g->wn);
+    }
+    wq_dot_for(g->isa)(xf, g->k, g->m, g->k, cols, nc, g->int4, g->group, sb, g->has_off ? ob : NULL, cb, nc);
+    wq_store(g, kt, cb, 0, g->m, j0, nc, brow);
+}
+
 static int wq_product_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
     const wq_args *g = (const wq_args *)args;
@@ -135,38 +223,33 @@ static int wq_product_kernel(const cannon_kernel_ctx *ctx, void *args)
     float *wd = (float *)(void *)((char *)g->ws + g->ws_s + (int64_t)ctx->worker_id * g->scratch);
     float *cb = wd + nc * k;
     float brow[WQ_NC];
-    wq_dequant(g, j0, nc, wd);
     for (int64_t jj = 0; jj < nc; jj++)
         brow[jj] = g->bias_dt < 0 ? 0.0f
                    : g->bias_dt == MM_F32 ? ((const float *)g->bias)[(j0 + jj) * g->bn]
                                           : cannon_f16_to_f32(((const uint16_t *)g->bias)[(j0 + jj) * g->bn]);
+    if (g->fused) {
+        wq_fused_panel(g, kt, j0, nc, wd, brow);
+        return 0;
+    }
+    wq_dequant(g, j0, nc, wd);
     const float *xf = (const float *)(const void *)((const char *)g->ws + g->ws_x);
-    uint16_t *y = (uint16_t *)g->y;
     for (int64_t r0 = 0; r0 < g->m; r0 += WQ_MR) {
         const int64_t mr = g->m - r0 < WQ_MR ? g->m - r0 : WQ_MR;
         if (g->kmajor)
             cannon_mm_sgemm(0, 1, mr, nc, k, xf + r0 * k, k, wd, k, cb, nc);
         else
             cannon_mm_sgemm(0, 0, mr, nc, k, xf + r0 * k, k, wd, nc, cb, nc);
-        for (int64_t i = 0; i < mr; i++) {
-            float *c = cb + i * nc;
-            if (g->bias_dt >= 0)
-                for (int64_t jj = 0; jj < nc; jj++)
-                    c[jj] += brow[jj];
-            uint16_t *yr = y + (r0 + i) * g->ym + j0 * g->yn;
-            if (g->yn == 1) {
-                if (g->dt == MM_F16)
-                    kt->f32_to_f16(yr, c, (size_t)nc);
-                else
-                    kt->f32_to_bf16(yr, c, (size_t)nc);
-            } else {
-                for (int64_t jj = 0; jj < nc; jj++)
-                    yr[jj * g->yn] = g->dt == MM_F16 ? cannon_f32_to_f16(c[jj]) : cannon_f32_to_bf16(c[jj]);
-            }
-        }
+        wq_store(g, kt, cb, r0, mr, j0, nc, brow);
     }
     return 0;
 }
+
+/* The fused path serves m <= wq_fused_max_m[tier]. Its cost grows with m about linearly (every
+ * row multiplies the whole weight once more, at the tier's vector width), the sgemm path's mostly
+ * with the dequantisation, which it does once for all rows: at ggml's decode shapes (n = 4096,
+ * k = 14336, group 32, 2 workers) the two cost the same near m = 3 for the scalar tier and m = 16
+ * for avx2; for avx512 the fused path is still 1.4x faster at m = 48. */
+static const int64_t wq_fused_max_m[CANNON_ISA_COUNT] = {2, 8, 32};
 
 static int64_t abs64(int64_t v)
 {
@@ -316,7 +399,10 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnWeightQuantBatchMatmulV2GetWorkspaceSize(
     const int64_t nc = n < WQ_NC ? n : WQ_NC, mr = m < WQ_MR ? m : WQ_MR;
     const uint32_t w = cannonGetWorkerCount();
     g.nwork = w > 0 ? (int64_t)w : 1;
-    g.scratch = ((nc * k + mr * nc) * 4 + 63) & ~(int64_t)63;
+    g.ngroups = (k + g.group - 1) / g.group;
+    /* the fused path wants each column contiguous along K (and, for INT4, starting on a byte) */
+    g.fused = m <= wq_fused_max_m[g.isa] && g.wk == 1 && (!g.int4 || ((g.wn | g.woff) & 1) == 0);
+    g.scratch = ((g.fused ? (2 * g.ngroups + m) * nc : nc * k + mr * nc) * 4 + 63) & ~(int64_t)63;
     uint64_t ws_x = 0, ws_s = 0;
     cannonOpWorkspace(&op, (uint64_t)(m * k * 4), &ws_x);
     cannonOpWorkspace(&op, (uint64_t)(g.nwork * g.scratch), &ws_s);
