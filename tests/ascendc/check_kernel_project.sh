@@ -1,0 +1,83 @@
+#!/bin/sh
+# check_kernel_project.sh BUILD_DIR SOURCE_DIR
+#
+# Installs the built tree into a temporary prefix and builds tests/ascendc/kernel_project against
+# it the way CANN's kernel-launch samples build: include(<prefix>/tools/tikcpp/ascendc_kernel_cmake/
+# ascendc.cmake), ascendc_library(), ascendc_compile_definitions(), host_intf_pub and the generated
+# aclrtlaunch_<kernel>.h headers; then runs the host program (ACLRT_LAUNCH_KERNEL on a stream, every
+# result checked) with the prefix's set_env.sh, installs the project and checks what it installed.
+# Also the generator alone (--list, and a source without a kernel entry).
+#
+# Needs cmake, a C++ compiler, python3 and bash. Exit status 0 on success, 77 (CTest's skip code)
+# when a tool is missing.
+set -eu
+
+build=${1:?usage: check_kernel_project.sh BUILD_DIR SOURCE_DIR}
+src=${2:?usage: check_kernel_project.sh BUILD_DIR SOURCE_DIR}
+build=$(cd "$build" && pwd)
+src=$(cd "$src" && pwd)
+
+for tool in cmake c++ python3 bash; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "check_kernel_project: $tool not found; skipping"
+        exit 77
+    fi
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/cannon-kernel-project.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+
+fail() {
+    echo "check_kernel_project: FAIL: $*" >&2
+    exit 1
+}
+
+prefix="$work/prefix"
+cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 ||
+    fail "cmake --install failed: $(tail -n 20 "$work/install.log")"
+kdir="$prefix/tools/tikcpp/ascendc_kernel_cmake"
+[ -f "$kdir/ascendc.cmake" ] || fail "ascendc.cmake not installed in $kdir"
+[ -x "$kdir/ascendc_launch_gen.py" ] || fail "ascendc_launch_gen.py not installed (executable) in $kdir"
+
+# The generator alone.
+proj="$src/tests/ascendc/kernel_project"
+out=$("$kdir/ascendc_launch_gen.py" --list --source "$proj/iota.cpp") || fail "--list failed"
+[ "$out" = "iota_i32
+block_stamp" ] || fail "--list printed: $out"
+printf '#include "kernel_operator.h"\n__aicore__ inline void f() {}\n' >"$work/none.cpp"
+if "$kdir/ascendc_launch_gen.py" --list --source "$work/none.cpp" 2>"$work/none.err"; then
+    fail "a source without a kernel entry was accepted"
+fi
+grep -q 'no kernel entry' "$work/none.err" || fail "no message for a source without entry: $(cat "$work/none.err")"
+
+# The project: configure, build, run.
+cmake -S "$proj" -B "$work/b" -DASCEND_CANN_PACKAGE_PATH="$prefix" -DSOC_VERSION=Ascend910B3 \
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_INSTALL_PREFIX="$work/out" >"$work/configure.log" 2>&1 ||
+    fail "configuring the kernel project failed: $(cat "$work/configure.log")"
+for k in scale_add iota_i32 block_stamp; do
+    h="$work/b/include/kernels_npu/aclrtlaunch_$k.h"
+    [ -f "$h" ] || fail "aclrtlaunch_$k.h not generated"
+    grep -q "^extern \"C\" uint32_t aclrtlaunch_$k(uint32_t blockDim, aclrtStream stream, " "$h" ||
+        fail "aclrtlaunch_$k.h lacks CANN's declaration: $(cat "$h")"
+done
+grep -q 'void\* z, ScaleAddTiling\* tiling);' "$work/b/include/kernels_npu/aclrtlaunch_scale_add.h" ||
+    fail "the tiling struct is not passed by pointer: $(cat "$work/b/include/kernels_npu/aclrtlaunch_scale_add.h")"
+cmake --build "$work/b" >"$work/build.log" 2>&1 ||
+    fail "building the kernel project failed: $(cat "$work/build.log")"
+# shellcheck disable=SC2016 # expanded by the inner shell
+run_env() { env -i PATH=/usr/bin:/bin HOME="$work" CANNON_CPU_DEVICES=1 CANNON_CPU_DEVICE_MEMORY=1G \
+    bash -c '. "$0/set_env.sh" && exec "$@"' "$prefix" "$@"; }
+out=$(run_env "$work/b/kernel_host" 2>&1) || fail "the host program failed: $out"
+[ "$out" = "kernel_project: ok" ] || fail "the host program printed: $out"
+# On 1 and 3 worker threads: the same results.
+for w in 1 3; do
+    out=$(run_env env CANNON_CPU_THREADS=$w "$work/b/kernel_host" 2>&1) || fail "with $w workers: $out"
+done
+
+# What ascendc_library installs: the library and the launch headers.
+cmake --install "$work/b" >"$work/install2.log" 2>&1 ||
+    fail "installing the kernel project failed: $(cat "$work/install2.log")"
+[ -f "$work/out/include/kernels_npu/aclrtlaunch_scale_add.h" ] || fail "the launch headers were not installed"
+find "$work/out" -name 'libkernels_npu.so*' | grep -q . || fail "libkernels_npu.so was not installed"
+
+echo "check_kernel_project: ok"
