@@ -6,7 +6,7 @@
 # ascendc.cmake), ascendc_library(), ascendc_compile_definitions(), host_intf_pub and the generated
 # aclrtlaunch_<kernel>.h headers; then runs the host program (ACLRT_LAUNCH_KERNEL on a stream, every
 # result checked) with the prefix's set_env.sh, installs the project and checks what it installed.
-# Also the generator alone (--list, and a source without a kernel entry).
+# Also the generator alone (--list, and a source without a kernel entry), bin/setenv.bash and ccec.
 #
 # Needs cmake, a C++ compiler, python3 and bash. Exit status 0 on success, 77 (CTest's skip code)
 # when a tool is missing.
@@ -79,5 +79,18 @@ cmake --install "$work/b" >"$work/install2.log" 2>&1 ||
     fail "installing the kernel project failed: $(cat "$work/install2.log")"
 [ -f "$work/out/include/kernels_npu/aclrtlaunch_scale_add.h" ] || fail "the launch headers were not installed"
 find "$work/out" -name 'libkernels_npu.so*' | grep -q . || fail "libkernels_npu.so was not installed"
+
+# bin/setenv.bash gives the prefix's environment, with ccec on the PATH; ccec compiles a kernel
+# source given the device compiler's options.
+# shellcheck disable=SC2016 # expanded by the inner shell
+out=$(env -i PATH=/usr/bin:/bin bash -c '. "$0/bin/setenv.bash" && printf "%s\n" "$ASCEND_HOME_PATH" "$(command -v ccec)"' \
+    "$prefix") || fail "sourcing bin/setenv.bash failed"
+real=$(cd "$prefix" && pwd)
+[ "$out" = "$real
+$real/bin/ccec" ] || fail "bin/setenv.bash gave: $out"
+"$prefix/bin/ccec" -xcce --cce-aicore-arch=dav-c220-vec -mllvm -cce-aicore-stack-size=0x8000 -O2 \
+    -DSTAMP_SCALE=1000 -DASCENDC_CPU_DEBUG=1 -c "$proj/iota.cpp" -o "$work/iota.o" >"$work/ccec.log" 2>&1 ||
+    fail "ccec failed: $(cat "$work/ccec.log")"
+[ -s "$work/iota.o" ] || fail "ccec wrote no object"
 
 echo "check_kernel_project: ok"
