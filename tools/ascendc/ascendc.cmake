@@ -25,7 +25,9 @@
 #   host_intf_pub          CANN's host interface target: <prefix>/include on the include path,
 #                          <prefix>/lib64 on the link path (so `ascendcl` links by name).
 include_guard(GLOBAL)
-cmake_minimum_required(VERSION 3.16)
+if(CMAKE_VERSION VERSION_LESS 3.16)
+  message(FATAL_ERROR "ascendc.cmake needs CMake 3.16 or later")
+endif()
 include(GNUInstallDirs)
 
 get_filename_component(_cannon_ascendc_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
@@ -72,6 +74,10 @@ function(ascendc_library target kind)
     get_filename_component(name "${src}" NAME_WE)
     get_filename_component(dir "${src}" DIRECTORY)
     set(stub "${gendir}/${name}_aclrtlaunch.cpp")
+    if(stub IN_LIST stubs)  # two sources of one name in different folders
+      list(LENGTH stubs n)
+      set(stub "${gendir}/${name}_${n}_aclrtlaunch.cpp")
+    endif()
     execute_process(
       COMMAND "${CANNON_ASCENDC_PYTHON}" "${_cannon_ascendc_gen}" --source "${src}" --include-dir "${incdir}"
               --stub "${stub}"
