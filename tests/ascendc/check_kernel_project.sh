@@ -74,6 +74,19 @@ for w in 1 3; do
     out=$(run_env env CANNON_CPU_THREADS=$w "$work/b/kernel_host" 2>&1) || fail "with $w workers: $out"
 done
 
+# The same project with the checker compiled in: short_copy's violation is the stream's error,
+# naming the kernel source's own line.
+cmake -S "$proj" -B "$work/bc" -DASCEND_CANN_PACKAGE_PATH="$prefix" -DCANNON_ASCENDC_CHECK=1 \
+    >"$work/configure-checked.log" 2>&1 ||
+    fail "configuring the checked kernel project failed: $(cat "$work/configure-checked.log")"
+cmake --build "$work/bc" >"$work/build-checked.log" 2>&1 ||
+    fail "building the checked kernel project failed: $(cat "$work/build-checked.log")"
+out=$(run_env "$work/bc/kernel_host" 2>&1) || fail "the checked host program failed: $out"
+case $out in
+*"checker: "*"short_copy block 0: DataCopy of 7 elements"*"(short_copy.cpp:16)"*"kernel_project: ok") ;;
+*) fail "the checked host program printed: $out" ;;
+esac
+
 # What ascendc_library installs: the library and the launch headers.
 cmake --install "$work/b" >"$work/install2.log" 2>&1 ||
     fail "installing the kernel project failed: $(cat "$work/install2.log")"
