@@ -101,9 +101,21 @@ out=$(env -i PATH=/usr/bin:/bin bash -c '. "$0/bin/setenv.bash" && printf "%s\n"
 real=$(cd "$prefix" && pwd)
 [ "$out" = "$real
 $real/bin/ccec" ] || fail "bin/setenv.bash gave: $out"
+# iota.cpp has a <<<>>> call (rewritten); scale_add.cpp none, and a quoted include of its folder.
 "$prefix/bin/ccec" -xcce --cce-aicore-arch=dav-c220-vec -mllvm -cce-aicore-stack-size=0x8000 -O2 \
-    -DSTAMP_SCALE=1000 -DASCENDC_CPU_DEBUG=1 -c "$proj/iota.cpp" -o "$work/iota.o" >"$work/ccec.log" 2>&1 ||
+    -DSTAMP_SCALE=1000 -c "$proj/iota.cpp" -o "$work/iota.o" >"$work/ccec.log" 2>&1 ||
     fail "ccec failed: $(cat "$work/ccec.log")"
-[ -s "$work/iota.o" ] || fail "ccec wrote no object"
+"$prefix/bin/ccec" -x cce --cce-auto-sync -O2 -c "$proj/scale_add.cpp" -o "$work/scale_add.o" \
+    >"$work/ccec2.log" 2>&1 || fail "ccec failed: $(cat "$work/ccec2.log")"
+for o in iota.o scale_add.o; do
+    [ -s "$work/$o" ] || fail "ccec wrote no $o"
+done
+nm -C "$work/iota.o" | grep -q ' T iota_i32_do(' || fail "ccec: iota.o lacks iota_i32_do"
+nm "$work/iota.o" | grep -q ' T aclrtlaunch_block_stamp$' || fail "ccec: iota.o lacks aclrtlaunch_block_stamp"
+if "$prefix/bin/ccec" -c "$work/none.cpp" -DX=1 -Wall -Werror -o "$work/none.o" >"$work/ccec3.log" 2>&1; then
+    :
+else
+    fail "ccec on a source without <<<>>>: $(cat "$work/ccec3.log")"
+fi
 
 echo "check_kernel_project: ok"

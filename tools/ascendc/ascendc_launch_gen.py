@@ -22,7 +22,9 @@ Compile STUB.cpp as C++17 with the kernel source's folder first on the include p
 (its quoted includes), then <prefix>/include/ascendc and <prefix>/include. Files whose
 content would not change are not rewritten, so builds stay incremental.
 
---list prints the entries' names, one a line, and writes nothing. Exit status 0 on
+--list prints the entries' names, one a line, and writes nothing. --rewrite OUT.cpp writes the
+stub translation unit alone, for a source that may have no entry (ccec uses it for sources with
+<<<>>> calls). Exit status 0 on
 success, 1 with a message on stderr when the source cannot be read or has no entry.
 Standard library only.
 """
@@ -233,6 +235,7 @@ def main(argv):
     ap.add_argument("--include-dir", help="where aclrtlaunch_<kernel>.h go")
     ap.add_argument("--stub", help="the stub translation unit to write")
     ap.add_argument("--list", action="store_true", help="print the kernel entries and write nothing")
+    ap.add_argument("--rewrite", help="write only the stub translation unit (entries optional)")
     a = ap.parse_args(argv)
     try:
         with open(a.source, "r", encoding="utf-8", errors="surrogateescape") as f:
@@ -241,6 +244,9 @@ def main(argv):
         print("ascendc_launch_gen: cannot read %s: %s" % (a.source, e.strerror), file=sys.stderr)
         return 1
     entries = find_entries(text)
+    if a.rewrite:
+        write_if_changed(a.rewrite, stub_text(a.source, text, entries))
+        return 0
     if not entries:
         print("ascendc_launch_gen: %s: no kernel entry (a function declared __global__ void ...(...) { ... })"
               % a.source, file=sys.stderr)
