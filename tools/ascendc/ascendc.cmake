@@ -99,7 +99,7 @@ function(ascendc_library target kind)
   target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${incdir}>
                              $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/${target}>)
   target_compile_definitions(${target} PRIVATE CANNON_ASCENDC_CHECK=${CANNON_ASCENDC_CHECK})
-  # Kernels are compiled optimized whatever the build type, as the device compiler does.
+  # Kernels are compiled optimized whatever the build type.
   target_compile_options(${target} PRIVATE -O2)
   target_link_libraries(${target} PUBLIC cannon::ascendc)
   if(NOT kind STREQUAL "OBJECT")
