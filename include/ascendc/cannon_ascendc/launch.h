@@ -169,6 +169,34 @@ inline aclError LaunchKernel(const char *name, void (*fn)(A...), uint32_t blockD
     return LaunchKernelWithKey(name, fn, 0, blockDim, stream, std::forward<P>(args)...);
 }
 
+/** A kernel call written `k<<<blockDim, l2ctrl, stream>>>(args...)`: ascendc_launch_gen.py turns it
+ * into `ChevronLaunch("k", k, blockDim, l2ctrl, stream)(args...)`, which launches k on the stream
+ * and returns LaunchKernel's result (l2ctrl is accepted and ignored, as is a dynamic UB size). */
+template <class... A>
+struct ChevronCall {
+    const char *name;
+    void (*fn)(A...);
+    uint32_t blockDim;
+    aclrtStream stream;
+    template <class... P>
+    aclError operator()(P &&...args) const
+    {
+        return LaunchKernel(name, fn, blockDim, stream, std::forward<P>(args)...);
+    }
+};
+
+template <class... A>
+inline ChevronCall<A...> ChevronLaunch(const char *name, void (*fn)(A...), uint32_t blockDim)
+{
+    return ChevronCall<A...>{name, fn, blockDim, nullptr};
+}
+
+template <class... A, class L>
+inline ChevronCall<A...> ChevronLaunch(const char *name, void (*fn)(A...), uint32_t blockDim, L &&, void *stream)
+{
+    return ChevronCall<A...>{name, fn, blockDim, stream};
+}
+
 }  // namespace cannon_ascendc
 
 /** Launch @p kernel (an `extern "C"` Ascend C entry): CANNON_ASCENDC_LAUNCH(k, blockDim, stream, args...). */
