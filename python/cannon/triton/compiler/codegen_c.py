@@ -189,6 +189,11 @@ class _Emitter:
         self.tmp = 0
         self.lineno = None
         self.messages = []
+        self.const = {}     # value id -> Python value of a constant (scalar or splat)
+        self.affine = {}    # 1-D int/pointer block id -> (C name of its first element, stride in elements)
+        self.alias = {}     # value id -> the id whose storage it shares (reshapes, region arguments)
+        self.refs = set()   # ids the line being written reads
+        self.mat = None     # id the line being written materializes (None: a line with effects)
 
     # ---- storage ----
     def new_name(self, v):
@@ -209,6 +214,10 @@ class _Emitter:
         return n
 
     def name(self, v):
+        vid = v.id
+        while vid in self.alias:
+            vid = self.alias[vid]
+        self.refs.add(vid)
         try:
             return self.names[v.id]
         except KeyError:
@@ -219,7 +228,26 @@ class _Emitter:
         return f"{n}[{i}]" if v.shape else n
 
     def w(self, line):
-        self.lines.append("    " * self.depth + line)
+        self.lines.append(("    " * self.depth + line, self.mat, frozenset(self.refs)))
+        self.refs = set()
+
+    def live_lines(self):
+        """The lines, less those materializing values no kept line reads (a pointer block that only
+        feeds contiguous loads and stores, a splat only its affine form used)."""
+        live = set()
+        keep = [m is None for _, m, _ in self.lines]
+        for k, (_, m, r) in enumerate(self.lines):
+            if keep[k]:
+                live |= r
+        changed = True
+        while changed:
+            changed = False
+            for k, (_, m, r) in enumerate(self.lines):
+                if not keep[k] and m in live:
+                    keep[k] = True
+                    live |= r
+                    changed = True
+        return [line for k, (line, _, _) in enumerate(self.lines) if keep[k]]
 
     def check_type(self, v):
         t = v.type
@@ -233,10 +261,13 @@ class _Emitter:
     def ew(self, res, fn):
         """res[i] = fn(i) over res's elements (fn gets the index expression, or None for scalars)."""
         n = self.new_name(res)
+        self.refs = set()
+        self.mat = res.id
         if res.shape:
             self.w(f"for (int i = 0; i < {_numel(res.shape)}; i++) {n}[i] = {fn('i')};")
         else:
             self.w(f"{n} = {fn(None)};")
+        self.mat = None
 
     def opnd(self, v, i):
         return self.at(v, i) if (i is not None and v.shape) else self.name(v)
@@ -300,6 +331,8 @@ class _Emitter:
     # ---- leaf ops ----
     def op_constant(self, op):
         r = op.result
+        if not r.shape and isinstance(op.attrs["value"], (bool, int)) and r.dtype.is_int():
+            self.const[r.id] = int(op.attrs["value"])
         self.ew(r, lambda i: _lit(op.attrs["value"], r.dtype))
 
     def op_program_id(self, op):
@@ -316,15 +349,19 @@ class _Emitter:
 
     def op_arange(self, op):
         s = op.attrs["start"]
+        if len(op.result.shape) == 1:
+            self.set_affine(op.result, str(s), 1)
         self.ew(op.result, lambda i: f"(int32_t)({s} + {i})")
 
     def op_splat(self, op):
         x = op.operands[0]
+        self.splat_info(x, op.result)
         self.ew(op.result, lambda i: self.name(x))
 
     def op_broadcast(self, op):
         x, r = op.operands[0], op.result
         if not x.shape:
+            self.splat_info(x, r)
             return self.ew(r, lambda i: self.name(x))
         shape = tuple(r.shape)
         src = (1,) * (len(shape) - len(x.shape)) + tuple(x.shape)
@@ -338,14 +375,11 @@ class _Emitter:
 
     def nd(self, r, shape, src_fn):
         n = self.new_name(r)
-        self.w("{")
-        self.depth += 1
-        self.w("int o = 0;")
-        for k, d in enumerate(shape):
-            self.w(f"for (int d{k} = 0; d{k} < {d}; d{k}++)")
-        self.w(f"    {n}[o++] = {src_fn()};")
-        self.depth -= 1
-        self.w("}")
+        self.refs = set()
+        self.mat = r.id
+        loops = " ".join(f"for (int d{k} = 0; d{k} < {d}; d{k}++)" for k, d in enumerate(shape))
+        self.w(f"{{ int o = 0; {loops} {n}[o++] = {src_fn()}; }}")
+        self.mat = None
 
     def op_permute(self, op):
         x, r = op.operands[0], op.result
@@ -363,6 +397,8 @@ class _Emitter:
         x, r = op.operands[0], op.result
         if x.shape and r.shape:
             self.names[r.id] = self.name(x)  # same row-major data
+            self.alias[r.id] = x.id
+            self.refs = set()
         else:
             self.ew(r, lambda i: self.name(x) if not x.shape else f"{self.name(x)}[0]")
 
@@ -382,6 +418,11 @@ class _Emitter:
         p, o = op.operands
         elt = p.dtype.element_ty
         step = 1 if elt.is_int1() else elt.itemsize
+        r = op.result
+        if p.id in self.affine and o.id in self.affine and self.affine[p.id][1] == 0:
+            pb, _ = self.affine[p.id]
+            ob, os_ = self.affine[o.id]
+            self.set_affine(r, f"({pb} + (int64_t){ob} * {step})", os_, "char *")
         self.ew(op.result, lambda i: f"({self.opnd(p, i)} + (int64_t){self.opnd(o, i)} * {step})")
 
     def op_neg(self, op):
@@ -398,6 +439,18 @@ class _Emitter:
         r = op.result
         ta, tr = a.dtype, r.dtype
         code = op.opcode
+        if code in ("add", "sub", "mul") and tr.is_int() and not tr.is_int1() and len(r.shape) == 1 and \
+                a.id in self.affine and b.id in self.affine:
+            (ab, as_), (bb, bs) = self.affine[a.id], self.affine[b.id]
+            ct = _ct(tr)
+            if code == "add":
+                self.set_affine(r, f"({ct})({ab} + {bb})", as_ + bs, ct)
+            elif code == "sub":
+                self.set_affine(r, f"({ct})({ab} - {bb})", as_ - bs, ct)
+            elif bs == 0 and b.id in self.const:
+                self.set_affine(r, f"({ct})({ab} * {bb})", as_ * self.const[b.id], ct)
+            elif as_ == 0 and a.id in self.const:
+                self.set_affine(r, f"({ct})({ab} * {bb})", bs * self.const[a.id], ct)
         self.ew(r, lambda i: _binary(code, self.opnd(a, i), self.opnd(b, i), ta, tr))
 
     def op_where(self, op):
@@ -469,6 +522,8 @@ class _Emitter:
         m = op.operands[1] if len(op.operands) > 1 else None
         other = op.operands[2] if len(op.operands) > 2 else None
         t = op.result.dtype
+        if p.id in self.affine and self.affine[p.id][1] == 1 and len(p.shape) == 1:
+            return self.contiguous_load(op, p, m, other, t)
 
         def fn(i):
             ld = _load(t, self.opnd(p, i))
@@ -483,6 +538,8 @@ class _Emitter:
         m = op.operands[2] if len(op.operands) > 2 else None
         t = v.dtype
         shape = p.shape
+        if p.id in self.affine and self.affine[p.id][1] == 1 and len(p.shape) == 1:
+            return self.contiguous_store(p, v, m, t)
 
         def st(i):
             s = _store(t, self.opnd(p, i), self.opnd(v, i))
@@ -491,6 +548,71 @@ class _Emitter:
             self.w(f"for (int i = 0; i < {_numel(shape)}; i++) {{ {st('i')} }}")
         else:
             self.w(f"{{ {st(None)} }}")
+
+    # ---- affine 1-D values: first element + stride, for contiguous loads and stores ----
+    def set_affine(self, v, base_expr, stride, ctype="int64_t"):
+        n = f"a{v.id}"
+        self.decls.append(f"{ctype}{'' if ctype.endswith('*') else ' '}{n} = 0;")
+        self.w(f"{n} = {base_expr};")
+        self.affine[v.id] = (n, stride)
+        return n
+
+    def splat_info(self, x, r):
+        if x.id in self.const and not r.shape == ():
+            self.const[r.id] = self.const[x.id]
+        if len(r.shape) == 1 and (x.dtype.is_ptr() or (x.dtype.is_int() and not x.dtype.is_int1())):
+            self.set_affine(r, self.name(x), 0, "char *" if x.dtype.is_ptr() else _ct(x.dtype))
+
+    def all_of(self, m, n):
+        """The name of a C int: whether every lane of mask m is on."""
+        a = f"all{self.tmp}"
+        self.tmp += 1
+        self.decls.append(f"int {a} = 0;")
+        self.w(f"{a} = 1; for (int i = 0; i < {n}; i++) {a} &= {self.at(m)};")
+        return a
+
+    def contiguous_load(self, op, p, m, other, t):
+        r = op.result
+        n = _numel(r.shape)
+        rn = self.new_name(r)
+        base = self.affine[p.id][0]
+        step = 1 if t.is_int1() else t.itemsize
+        ld = _load(t, f"({base} + (size_t)i * {step})")
+        same = not (_is16(t) or t.is_int1())  # memory and computation types agree
+        full = f"memcpy({rn}, {base}, {n * step});" if same else f"for (int i = 0; i < {n}; i++) {rn}[i] = {ld};"
+        if m is None:
+            self.w(full)
+            return
+        if not m.shape:
+            o = self.name(other) if other is not None else _lit(0, t)
+            self.w(f"if ({self.name(m)}) {{ {full} }} else {{ for (int i = 0; i < {n}; i++) {rn}[i] = {o}; }}")
+            return
+        a = self.all_of(m, n)
+        o = self.at(other) if other is not None and other.shape else (self.name(other) if other is not None
+                                                                        else _lit(0, t))
+        self.w(f"if ({a}) {{ {full} }} else {{")
+        self.w(f"    for (int i = 0; i < {n}; i++) {rn}[i] = {self.at(m)} ? {ld} : {o};")
+        self.w("}")
+
+    def contiguous_store(self, p, v, m, t):
+        n = _numel(p.shape)
+        base = self.affine[p.id][0]
+        step = 1 if t.is_int1() else t.itemsize
+        vi = self.at(v) if v.shape else self.name(v)
+        st = _store(t, f"({base} + (size_t)i * {step})", vi)
+        same = not (_is16(t) or t.is_int1()) and v.shape
+        full = f"memcpy({base}, {self.name(v)}, {n * step});" if same else \
+            f"for (int i = 0; i < {n}; i++) {{ {st} }}"
+        if m is None:
+            self.w(full)
+            return
+        if not m.shape:
+            self.w(f"if ({self.name(m)}) {{ {full} }}")
+            return
+        a = self.all_of(m, n)
+        self.w(f"if ({a}) {{ {full} }} else {{")
+        self.w(f"    for (int i = 0; i < {n}; i++) if ({self.at(m)}) {{ {st} }}")
+        self.w("}")
 
     def _reduce(self, op, kind):
         x, r = op.operands[0], op.result
@@ -580,8 +702,9 @@ class _Emitter:
         carried = self.storage_for(op.results)
         for c, e, res in zip(carried, entry, op.results):
             self.copy(c, e, e.shape)
-        for a, c in zip(args, carried):
+        for a, c, res in zip(args, carried, op.results):
             self.names[a.id] = c
+            self.alias[a.id] = res.id
         ivn = self.new_name(iv)
         lbn, ubn, stn = self.name(lb), self.name(ub), self.name(step)
         self.w(f"for ({ivn} = {lbn}; ({stn} > 0) ? ({ivn} < {ubn}) : ({ivn} > {ubn}); {ivn} += {stn}) {{")
@@ -617,10 +740,12 @@ class _Emitter:
         carried = self.storage_for(op.results)
         for c, e in zip(carried, op.operands):
             self.copy(c, e, e.shape)
-        for a, c in zip(cond_b.args, carried):
+        for a, c, res in zip(cond_b.args, carried, op.results):
             self.names[a.id] = c
-        for a, c in zip(body.args, carried):
+            self.alias[a.id] = res.id
+        for a, c, res in zip(body.args, carried, op.results):
             self.names[a.id] = c
+            self.alias[a.id] = res.id
         self.w("for (;;) {")
         self.depth += 1
         cops = cond_b.ops
@@ -810,6 +935,15 @@ def _unpack(v, slot):
     return f"{_ct(t)} {n} = ({_ct(t)})args[{slot}];"
 
 
+def _uses(func):
+    """value id -> [(op, operand index)] over the whole function."""
+    out = {}
+    for op in func.ops():
+        for k, v in enumerate(op.operands):
+            out.setdefault(v.id, []).append((op, k))
+    return out
+
+
 def _stable(v):
     """A process-independent text for constexpr values (functions by qualified name, not address)."""
     if isinstance(v, dict):
@@ -847,7 +981,7 @@ def emit(func):
            "    (void)pid0; (void)pid1; (void)pid2; (void)grid0; (void)grid1; (void)grid2; (void)arena;"]
     out += ["    " + u for u in unpack]
     out += ["    " + d for d in e.decls]
-    out += e.lines
+    out += e.live_lines()
     out.append("    return 0;")
     out.append("}")
     out.append(f"""
