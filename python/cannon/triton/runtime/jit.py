@@ -141,6 +141,8 @@ class JITFunction(KernelInterface):
         self.do_not_specialize_on_alignment = do_not_specialize_on_alignment or []
         self.params = [KernelParam(i, p, i in dns, i in dna) for i, p in enumerate(self.signature.parameters.values())]
         self.constexprs = [p.num for p in self.params if p.is_constexpr]
+        self._param_set = frozenset(names)
+        self._plain = all(p.kind == inspect.Parameter.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values())
         self.cache = {}
         self._programs = {}
         self.last_mode = None
@@ -188,6 +190,24 @@ class JITFunction(KernelInterface):
 
     # ---- launch ----
     def _bind(self, args, kwargs):
+        if self._plain and len(args) <= len(self.arg_names):
+            # the common case without inspect: positional-or-keyword parameters only
+            bound = dict(zip(self.arg_names, args))
+            ok = True
+            for k, v in kwargs.items():
+                if k in bound or k not in self._param_set:
+                    ok = False
+                    break
+                bound[k] = v
+            if ok:
+                for p in self.params:
+                    if p.name not in bound:
+                        if p.default is inspect.Parameter.empty:
+                            ok = False
+                            break
+                        bound[p.name] = p.default
+            if ok:
+                return {n: bound[n] for n in self.arg_names}
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as e:
@@ -401,6 +421,15 @@ def _env_on(name):
 
 
 _pool = None
+_nworkers = None
+
+
+def _workers():
+    global _nworkers
+    if _nworkers is None:
+        from .driver import worker_count
+        _nworkers = worker_count()
+    return _nworkers
 
 
 def _launch(prog, slots, grid, num_threads):
@@ -413,8 +442,7 @@ def _launch(prog, slots, grid, num_threads):
         raise ValueError(f"grid {grid} is too large")
     args = (ctypes.c_uint64 * max(len(slots), 1))(*slots)
     g = (ctypes.c_int32 * 3)(*grid)
-    from .driver import worker_count
-    n = worker_count() if not num_threads else int(num_threads)
+    n = _workers() if not num_threads else int(num_threads)
     n = max(min(n, total), 1)
     if n == 1:
         rcs = [prog.run(args, 0, total, g)]
@@ -422,7 +450,7 @@ def _launch(prog, slots, grid, num_threads):
         global _pool
         import concurrent.futures
         if _pool is None or _pool._max_workers < n:
-            _pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(n, worker_count()),
+            _pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(n, _workers()),
                                                           thread_name_prefix="cannon-triton")
         bounds = [total * k // n for k in range(n + 1)]
         futs = [_pool.submit(prog.run, args, bounds[k], bounds[k + 1], g) for k in range(n)]
