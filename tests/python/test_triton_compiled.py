@@ -269,6 +269,10 @@ def row_reduce(x, out, stride, R: tl.constexpr, C: tl.constexpr, AXIS: tl.conste
         s = tl.sum(v, axis=AXIS)
     elif OP == "max":
         s = tl.max(v, axis=AXIS)
+    elif OP == "argmax":
+        s = tl.argmax(v, axis=AXIS)
+    elif OP == "argmin":
+        s = tl.argmin(v, axis=AXIS)
     else:
         s = tl.min(v, axis=AXIS)
     n: tl.constexpr = C if AXIS == 0 else R
@@ -294,6 +298,23 @@ def test_reductions_per_axis(op, axis, dt):
         tol = 1e-5 if dt == torch.float32 else 2e-2
         torch.testing.assert_close(comp[1].double(), ref, rtol=tol, atol=tol)
         torch.testing.assert_close(comp[1], interp[1], rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("dt", [torch.float32, torch.int16, torch.bfloat16])
+def test_argmax_argmin_first_index_on_ties_and_nan(op, axis, dt):
+    g = torch.Generator().manual_seed(9)
+    x = (torch.randn(8, 32, generator=g) * 2).round().to(dt)  # many ties
+    if dt.is_floating_point:
+        x[3, 5] = float("nan")
+        x[3, 9] = float("nan")
+    n = 32 if axis == 0 else 8
+    comp, interp = both(row_reduce, (1,), lambda: [x.clone(), torch.zeros(n, dtype=torch.int32), 32], R=8, C=32,
+                        AXIS=axis, OP=op)
+    assert torch.equal(comp[1], interp[1])
+    ref = getattr(np, op)(x.float().numpy(), axis)
+    assert comp[1].tolist() == ref.tolist()
 
 
 @triton.jit

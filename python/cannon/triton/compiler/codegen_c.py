@@ -619,13 +619,18 @@ class _Emitter:
         t = r.dtype
         ax = op.attrs.get("axis")
         shape = tuple(x.shape)
+        arg = kind.startswith("arg")
         if not shape:
+            if arg:
+                self.ew(op.results[1], lambda i: "0")
             return self.ew(r, lambda i: self.name(x))
         if ax is None:
             outer, n, inner = 1, _numel(shape), 1
         else:
             outer, n, inner = _numel(shape[:ax]), shape[ax], _numel(shape[ax + 1:])
         rn = self.new_name(r)
+        idx = op.results[1] if arg else None
+        idn = self.new_name(idx) if arg else None
         xn = self.name(x)
         acc_t = "float" if _is16(t) else _ct(t)
         if kind == "sum" and t.is_int():
@@ -635,17 +640,18 @@ class _Emitter:
         self.w(f"for (int ro = 0; ro < {outer}; ro++) for (int ri = 0; ri < {inner}; ri++) {{")
         self.depth += 1
         base = f"(ro * {n}) * {inner} + ri"
-        self.w(f"{acc_t} acc = ({acc_t}){xn}[{base}];")
+        self.w(f"{acc_t} acc = ({acc_t}){xn}[{base}]; int32_t at = 0; (void)at;")
         self.w(f"for (int rj = 1; rj < {n}; rj++) {{")
         e = f"{xn}[(ro * {n} + rj) * {inner} + ri]"
         if kind == "sum":
             self.w(f"    acc = acc + ({acc_t}){e};")
         else:
-            cmp = ">" if kind == "max" else "<"
+            cmp = ">" if kind.endswith("max") else "<"
+            # NaN wins and the first of equal values is kept (numpy's max/argmax)
             if t.is_floating():
-                self.w(f"    {acc_t} e = {e}; if (acc == acc && (e {cmp} acc || e != e)) acc = e;")
+                self.w(f"    {acc_t} e = {e}; if (acc == acc && (e {cmp} acc || e != e)) {{ acc = e; at = rj; }}")
             else:
-                self.w(f"    {acc_t} e = {e}; if (e {cmp} acc) acc = e;")
+                self.w(f"    {acc_t} e = {e}; if (e {cmp} acc) {{ acc = e; at = rj; }}")
         self.w("}")
         res = _round(t, "acc") if kind == "sum" else "acc"
         if kind == "sum" and t.is_int1():
@@ -654,8 +660,12 @@ class _Emitter:
             res = f"({_ct(t)})acc"
         if r.shape:
             self.w(f"{rn}[ro * {inner} + ri] = {res};")
+            if arg:
+                self.w(f"{idn}[ro * {inner} + ri] = at;")
         else:
             self.w(f"{rn} = {res};")
+            if arg:
+                self.w(f"{idn} = at;")
         self.depth -= 1
         self.w("}")
         self.depth -= 1
@@ -666,6 +676,12 @@ class _Emitter:
 
     def op_reduce_max(self, op):
         self._reduce(op, "max")
+
+    def op_reduce_argmax(self, op):
+        self._reduce(op, "argmax")
+
+    def op_reduce_argmin(self, op):
+        self._reduce(op, "argmin")
 
     def op_reduce_min(self, op):
         self._reduce(op, "min")
