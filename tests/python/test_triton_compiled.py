@@ -318,6 +318,43 @@ def test_argmax_argmin_first_index_on_ties_and_nan(op, axis, dt):
 
 
 @triton.jit
+def matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, ACC: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    acc = tl.zeros((BM, BN), ACC)
+    for k0 in range(0, K, BK):
+        rk = k0 + tl.arange(0, BK)
+        x = tl.load(a + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & (rk[None, :] < K), other=0)
+        y = tl.load(b + rk[:, None] * N + rn[None, :], mask=(rk[:, None] < K) & (rn[None, :] < N), other=0)
+        acc = tl.dot(x, y, acc)
+    tl.store(c + rm[:, None] * N + rn[None, :], acc.to(c.dtype.element_ty),
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.float16, torch.bfloat16, torch.int8, torch.float64])
+def test_dot_matmul_against_float64(dt):
+    g = torch.Generator().manual_seed(2)
+    M, N, K = 45, 37, 70
+    if dt == torch.int8:
+        a = torch.randint(-100, 100, (M, K), generator=g, dtype=torch.int8)
+        b = torch.randint(-100, 100, (K, N), generator=g, dtype=torch.int8)
+        out_dt, acc = torch.int32, tl.int32
+    else:
+        a, b = torch.randn(M, K, generator=g).to(dt), torch.randn(K, N, generator=g).to(dt)
+        out_dt, acc = (torch.float64, tl.float64) if dt == torch.float64 else (torch.float32, tl.float32)
+    grid = (triton.cdiv(M, 16), triton.cdiv(N, 16))
+    comp, interp = both(matmul, grid, lambda: [a.clone(), b.clone(), torch.zeros(M, N, dtype=out_dt), M, N, K],
+                        BM=16, BN=16, BK=32, ACC=acc)
+    ref = a.double() @ b.double()
+    if dt == torch.int8:
+        assert torch.equal(comp[2], ref.to(torch.int32)) and torch.equal(comp[2], interp[2])
+    else:
+        tol = 1e-12 if dt == torch.float64 else 1e-4
+        torch.testing.assert_close(comp[2].double(), ref, rtol=tol, atol=tol)
+        torch.testing.assert_close(comp[2], interp[2], rtol=tol, atol=tol)
+
+
+@triton.jit
 def loops(x, out, n, ITERS, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     acc = tl.zeros((BLOCK,), tl.float32)

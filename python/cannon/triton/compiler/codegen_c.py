@@ -677,6 +677,44 @@ class _Emitter:
     def op_reduce_max(self, op):
         self._reduce(op, "max")
 
+    def op_dot(self, op):
+        a, b = op.operands[:2]
+        acc = op.operands[2] if len(op.operands) > 2 else None
+        r = op.result
+        if len(a.shape) != 2:
+            raise Unsupported("3-D tl.dot", op.lineno)
+        M, K = a.shape
+        N = b.shape[1]
+        ct = "int32_t" if a.dtype.is_int() else ("double" if a.dtype.is_fp64() else "float")
+        rn = self.new_name(r)
+        an, bn = self.name(a), self.name(b)
+        d = f"t{self.tmp}"
+        self.tmp += 1
+        off = self.arena
+        self.arena += (M * N * 8 + 63) // 64 * 64
+        self.decls.append(f"{ct} *restrict {d} = ({ct} *)(arena + {off});")
+        # i-k-j order: the inner loop runs along a row of b and of the result (vectorized); products
+        # are summed in k order in the compute type (int8 products in int32, wrapping)
+        if ct == "int32_t":
+            upd = f"{d}[m * {N} + n] = (int32_t)((uint32_t){d}[m * {N} + n] + (uint32_t)(x * (int32_t){bn}[k * {N} + n]));"
+        else:
+            upd = f"{d}[m * {N} + n] += x * ({ct}){bn}[k * {N} + n];"
+        self.w(f"for (int m = 0; m < {M}; m++) {{")
+        self.w(f"    for (int n = 0; n < {N}; n++) {d}[m * {N} + n] = 0;")
+        self.w(f"    for (int k = 0; k < {K}; k++) {{")
+        self.w(f"        {ct} x = ({ct}){an}[m * {K} + k];")
+        self.w(f"        for (int n = 0; n < {N}; n++) {upd}")
+        self.w("    }")
+        self.w("}")
+        t = r.dtype
+        if acc is None:
+            res = lambda i: _round(t, f"({_ct(t)}){d}[{i}]") if t.is_floating() else f"{d}[{i}]"  # noqa: E731
+        elif t.is_int():
+            res = lambda i: f"(int32_t)((uint32_t){d}[{i}] + (uint32_t){self.at(acc, i)})"  # noqa: E731
+        else:
+            res = lambda i: _round(t, f"({_round(t, f'({_ct(t)}){d}[{i}]')} + {self.at(acc, i)})")  # noqa: E731
+        self.w(f"for (int i = 0; i < {M * N}; i++) {rn}[i] = {res('i')};")
+
     def op_reduce_argmax(self, op):
         self._reduce(op, "argmax")
 
