@@ -6,11 +6,12 @@ no contraction into fused multiply-adds, so fp32 arithmetic rounds exactly as th
 ``-fno-math-errno`` only lets ``sqrt`` vectorize (errno is never read).
 
 The cache key is the SHA-256 of the generated source (which carries the kernel's name, its inlined
-body, the specialization's types and constexprs and the C emitter's ABI version), the flags and the
-compiler's ``--version`` text. Objects live in ``$TRITON_CACHE_DIR`` or, by default,
-``$XDG_CACHE_HOME/cannon/triton`` (``~/.cache/cannon/triton``), one directory per key holding
-``kernel.c`` and ``kernel.so``; a build writes a temporary file and renames it into place, so
-concurrent processes never load a half-written object.
+body, the specialization's types and constexprs and the C emitter's ABI version), the flags, the
+compiler's ``--version`` text and the CPU's model and feature flags (what ``-march=native``
+depends on). Objects live in ``$TRITON_CACHE_DIR`` or, by default, ``$XDG_CACHE_HOME/cannon/triton``
+(``~/.cache/cannon/triton``), one directory per key holding ``kernel.c`` and ``kernel.so``; a build
+writes a temporary file and renames it into place, so concurrent processes never load a half-written
+object.
 """
 import ctypes
 import hashlib
@@ -66,9 +67,33 @@ def cache_dir():
     return os.path.join(base, "cannon", "triton")
 
 
+_cpu = None
+
+
+def cpu_id():
+    """What -march=native depends on: the machine and its CPU's model and feature flags (so that a
+    cache directory shared between different machines never hands one another's object)."""
+    global _cpu
+    if _cpu is None:
+        import platform
+        parts = [platform.machine()]
+        try:
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    k = line.split(":", 1)[0].strip()
+                    if k in ("model name", "flags", "Features", "CPU part"):
+                        parts.append(line.strip())
+                    if line.strip() == "":
+                        break  # the first CPU describes them all
+        except OSError:
+            pass
+        _cpu = "\n".join(parts)
+    return _cpu
+
+
 def cache_key(source):
     h = hashlib.sha256()
-    for part in (source, " ".join(FLAGS), compiler() or "", compiler_version()):
+    for part in (source, " ".join(FLAGS), compiler() or "", compiler_version(), cpu_id()):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()

@@ -18,7 +18,8 @@ Representation:
 runs the program instances ``start <= p < end`` (x outermost, z innermost) with ``args`` an array of
 64-bit slots (pointer addresses, integers sign- or zero-extended, fp32 bit patterns), and
 ``cn_triton_abi``; it returns 0, 1 when the arena cannot be allocated, or 100 + i when a program
-fails runtime check i (``emit`` returns the checks' messages). An op the emitter does not handle raises ``Unsupported`` naming it and its line.
+fails runtime check i (``emit`` returns the checks' messages). An op the emitter does not handle
+raises ``Unsupported`` naming it and its line.
 """
 import math
 
@@ -696,7 +697,8 @@ class _Emitter:
         # i-k-j order: the inner loop runs along a row of b and of the result (vectorized); products
         # are summed in k order in the compute type (int8 products in int32, wrapping)
         if ct == "int32_t":
-            upd = f"{d}[m * {N} + n] = (int32_t)((uint32_t){d}[m * {N} + n] + (uint32_t)(x * (int32_t){bn}[k * {N} + n]));"
+            upd = (f"{d}[m * {N} + n] = (int32_t)((uint32_t){d}[m * {N} + n] + "
+                   f"(uint32_t)(x * (int32_t){bn}[k * {N} + n]));")
         else:
             upd = f"{d}[m * {N} + n] += x * ({ct}){bn}[k * {N} + n];"
         self.w(f"for (int m = 0; m < {M}; m++) {{")
@@ -987,15 +989,6 @@ def _unpack(v, slot):
     if t.is_int1():
         return f"uint8_t {n} = (uint8_t)(args[{slot}] != 0);"
     return f"{_ct(t)} {n} = ({_ct(t)})args[{slot}];"
-
-
-def _uses(func):
-    """value id -> [(op, operand index)] over the whole function."""
-    out = {}
-    for op in func.ops():
-        for k, v in enumerate(op.operands):
-            out.setdefault(v.id, []).append((op, k))
-    return out
 
 
 def _stable(v):
