@@ -355,6 +355,35 @@ def test_dot_matmul_against_float64(dt):
 
 
 @triton.jit
+def shapes(x, flags, out, bits, R: tl.constexpr, C: tl.constexpr):
+    r = tl.arange(0, R)
+    c = tl.arange(0, C)
+    v = tl.load(x + r[:, None] * C + c[None, :])                 # [R, C]
+    t = tl.trans(v)                                              # [C, R]
+    col = tl.load(x + c)                                         # broadcast a row over the rows of t
+    w = t * 2.0 + tl.expand_dims(col, 1) - tl.reshape(v, (C, R))
+    f = tl.load(flags + r)                                       # bool tensor: int1
+    s0 = tl.load(x)                                              # a scalar load
+    w = tl.where(f[None, :], w, s0) + tl.broadcast_to(tl.full((1, R), 0.5, tl.float32), (C, R))
+    tl.store(out + c[:, None] * R + r[None, :], w)
+    tl.store(flags + r, ~f)
+    tl.store(bits + c, col.to(tl.int32, bitcast=True) ^ 0x7)
+    tl.store(out + C * R, tl.sum(tl.permute(v, (1, 0)).to(tl.float64), axis=None).to(tl.float32))
+
+
+def test_shape_functions_scalars_bools_and_bitcasts():
+    R, C = 4, 8
+    x = torch.randn(R * C)
+    flags = torch.tensor([True, False, True, True])
+    comp, interp = both(shapes, (1,), lambda: [x.clone(), flags.clone(), torch.zeros(R * C + 1),
+                                               torch.zeros(C, dtype=torch.int32)], R=R, C=C)
+    for a, b in zip(comp, interp):
+        assert bits_equal(a, b)
+    assert comp[1].tolist() == [False, True, False, False]
+    assert torch.equal(comp[3], x[:C].view(torch.int32) ^ 7)
+
+
+@triton.jit
 def loops(x, out, n, ITERS, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     acc = tl.zeros((BLOCK,), tl.float32)
@@ -479,8 +508,10 @@ def test_cache_hit_and_invalidation(tmp_path, monkeypatch):
     m2.scale[(4,)](x, 100, BLOCK=32)
     assert build.stats["compiles"] == c0 + 1 and build.stats["disk_hits"] == h0 + 1
     assert x.tolist() == [8.0] * 100
-    m2.scale[(2,)](x, 100, BLOCK=64)  # another constexpr: another object
+    m2.scale.warmup(x, 100, BLOCK=64, grid=(2,))  # another constexpr: another object, built by warmup
     assert build.stats["compiles"] == c0 + 2
+    m2.scale[(2,)](x, 100, BLOCK=64)
+    assert build.stats["compiles"] == c0 + 2 and x.tolist() == [16.0] * 100
     src.write_text(KERNEL_SRC.replace("FACTOR", "3.0"))  # the source changed: compiled again
     m3 = _load_module(src, "cached_k3")
     m3.scale[(4,)](x, 100, BLOCK=32)

@@ -290,6 +290,10 @@ class JITFunction(KernelInterface):
                         raise TypeError(f"kernel {self.__name__}: argument {p.name!r} has dtype {v.dtype}, which "
                                         "has no Triton pointer type") from None
             constexprs = {p.name: bound[p.name] for p in self.params if p.is_constexpr}
+            if not self._interpret_mode():  # build the specialization now, as Triton's warmup compiles
+                spec = self._specialize(bound)
+                if spec is not None:
+                    self._program(*spec[:3])
             return CompiledKernel(self, constexprs, options)
         if self._interpret_mode():
             self.last_mode, self.fallback_reason = "interpreter", "the interpreter was asked for"
