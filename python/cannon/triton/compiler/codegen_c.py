@@ -192,6 +192,7 @@ class _Emitter:
         self.messages = []
         self.const = {}     # value id -> Python value of a constant (scalar or splat)
         self.affine = {}    # 1-D int/pointer block id -> (C name of its first element, stride in elements)
+        self.all_cache = {}  # mask id -> the C int saying all its lanes are on, in the current region
         self.alias = {}     # value id -> the id whose storage it shares (reshapes, region arguments)
         self.refs = set()   # ids the line being written reads
         self.mat = None     # id the line being written materializes (None: a line with effects)
@@ -271,6 +272,13 @@ class _Emitter:
         self.mat = None
 
     def opnd(self, v, i):
+        if i is not None and v.id in self.affine:
+            # an affine 1-D value is computed in place (its materialized tile is then often unread):
+            # lane i of an integer is (T)(first + i * stride), exact in 64 bits, wrapping like T
+            n, stride, unit = self.affine[v.id]
+            if v.dtype.is_ptr():
+                return f"({n} + (int64_t){i} * {stride * unit})"
+            return f"({_ct(v.dtype)})({n} + (int64_t){i} * {stride})"
         return self.at(v, i) if (i is not None and v.shape) else self.name(v)
 
     # ---- copies ----
@@ -421,9 +429,9 @@ class _Emitter:
         step = 1 if elt.is_int1() else elt.itemsize
         r = op.result
         if p.id in self.affine and o.id in self.affine and self.affine[p.id][1] == 0:
-            pb, _ = self.affine[p.id]
-            ob, os_ = self.affine[o.id]
-            self.set_affine(r, f"({pb} + (int64_t){ob} * {step})", os_, "char *")
+            pb = self.affine[p.id][0]
+            ob, os_ = self.affine[o.id][:2]
+            self.set_affine(r, f"({pb} + (int64_t){ob} * {step})", os_, "char *", step)
         self.ew(op.result, lambda i: f"({self.opnd(p, i)} + (int64_t){self.opnd(o, i)} * {step})")
 
     def op_neg(self, op):
@@ -442,7 +450,7 @@ class _Emitter:
         code = op.opcode
         if code in ("add", "sub", "mul") and tr.is_int() and not tr.is_int1() and len(r.shape) == 1 and \
                 a.id in self.affine and b.id in self.affine:
-            (ab, as_), (bb, bs) = self.affine[a.id], self.affine[b.id]
+            (ab, as_), (bb, bs) = self.affine[a.id][:2], self.affine[b.id][:2]
             ct = _ct(tr)
             if code == "add":
                 self.set_affine(r, f"({ct})({ab} + {bb})", as_ + bs, ct)
@@ -551,11 +559,11 @@ class _Emitter:
             self.w(f"{{ {st(None)} }}")
 
     # ---- affine 1-D values: first element + stride, for contiguous loads and stores ----
-    def set_affine(self, v, base_expr, stride, ctype="int64_t"):
+    def set_affine(self, v, base_expr, stride, ctype="int64_t", unit=1):
         n = f"a{v.id}"
         self.decls.append(f"{ctype}{'' if ctype.endswith('*') else ' '}{n} = 0;")
         self.w(f"{n} = {base_expr};")
-        self.affine[v.id] = (n, stride)
+        self.affine[v.id] = (n, stride, unit)
         return n
 
     def splat_info(self, x, r):
@@ -565,8 +573,11 @@ class _Emitter:
             self.set_affine(r, self.name(x), 0, "char *" if x.dtype.is_ptr() else _ct(x.dtype))
 
     def all_of(self, m, n):
-        """The name of a C int: whether every lane of mask m is on."""
+        """The name of a C int: whether every lane of mask m is on (computed once per region)."""
+        if m.id in self.all_cache:
+            return self.all_cache[m.id]
         a = f"all{self.tmp}"
+        self.all_cache[m.id] = a
         self.tmp += 1
         self.decls.append(f"int {a} = 0;")
         self.w(f"{a} = 1; for (int i = 0; i < {n}; i++) {a} &= {self.at(m)};")
@@ -773,9 +784,11 @@ class _Emitter:
         ops = blk.ops
         if not ops or ops[-1].opcode != "yield":
             raise Unsupported("a region without a yield", self.lineno)
+        saved = dict(self.all_cache)
         for o in ops[:-1]:
             self.op(o)
         self.assign_yields(targets, ops[-1].operands)
+        self.all_cache = saved
 
     def op_if(self, op):
         c = op.operands[0]
@@ -804,6 +817,7 @@ class _Emitter:
             self.alias[a.id] = res.id
         self.w("for (;;) {")
         self.depth += 1
+        saved = dict(self.all_cache)
         cops = cond_b.ops
         if not cops or cops[-1].opcode != "condition":
             raise Unsupported("a while condition region without a condition", op.lineno)
@@ -815,6 +829,7 @@ class _Emitter:
             self.assign_yields(carried, passed)
         self.w(f"if (!{self.name(cond.operands[0])}) break;")
         self.region(body, carried)
+        self.all_cache = saved
         self.depth -= 1
         self.w("}")
 
