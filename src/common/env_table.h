@@ -94,6 +94,18 @@ CANNON_ENV("TRITON_PRINT_AUTOTUNING", CANNON_ENV_CONFIG, "0", "python",
            "cannon.triton: 1 prints each autotuned kernel's chosen config and tuning time")
 CANNON_ENV("CANNON_TRITON_BOUNDS", CANNON_ENV_CONFIG, "0", "python",
            "cannon.triton: 1 reports an unmasked load or store outside every tensor passed to the kernel")
+CANNON_ENV("CANNON_TRITON_DEBUG", CANNON_ENV_CONFIG, "0", "python",
+           "cannon.triton: 1 prints why a launch runs in the interpreter instead of compiled code")
+CANNON_ENV("CANNON_TRITON_DUMP", CANNON_ENV_CONFIG, "0", "python",
+           "cannon.triton: 1 prints the generated C of each kernel specialization as it is built")
+CANNON_ENV("TRITON_CACHE_DIR", CANNON_ENV_CONFIG, "$XDG_CACHE_HOME/cannon/triton", "python",
+           "cannon.triton: folder of the compiled kernels (one shared object per specialization)")
+CANNON_ENV("XDG_CACHE_HOME", CANNON_ENV_CONFIG, "~/.cache", "python",
+           "cannon.triton: the user's cache folder, holding cannon/triton when TRITON_CACHE_DIR is unset")
+CANNON_ENV("CC", CANNON_ENV_CONFIG, "the first of cc, gcc, clang on PATH", "python",
+           "cannon.triton: the C compiler that builds kernels")
+CANNON_ENV("LD_PRELOAD", CANNON_ENV_CONFIG, "none", "python",
+           "cannon.triton: left out of the C compiler's environment (a sanitizer runtime preloaded into Python)")
 
 /* ---- set by launchers ------------------------------------------------------------------------ */
 CANNON_ENV("RANK_ID", CANNON_ENV_LAUNCH, "0", "launch_env, python", "rank (CANN style; cannonrun sets it)")

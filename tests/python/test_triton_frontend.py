@@ -102,7 +102,9 @@ def accumulate(x, out, n, BLOCK: tl.constexpr):
     tl.store(out + o, tl.load(out + o, mask=o < n) + tl.load(x + o, mask=o < n), mask=o < n)
 
 
-def test_autotune_selects_the_fastest_config_and_caches_it():
+def test_autotune_selects_the_fastest_config_and_caches_it(monkeypatch):
+    # in the interpreter a launch costs about its program count, which makes the fastest config certain
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
     n = 4096
     x = torch.ones(n)
     out = torch.zeros(n)

@@ -11,8 +11,9 @@
 
     add[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
 
-Kernels run in the interpreter (numpy): every program instance in turn, with Python's print and
-pdb available inside. ``python3 -m cannon.triton SCRIPT.py`` runs a script written for the
+A kernel is compiled to C with the system compiler on its first launch when the compiler handles
+every construct it uses, and runs in the interpreter (numpy: every program instance in turn, with
+Python's print and pdb available inside) otherwise or with TRITON_INTERPRET=1. ``python3 -m cannon.triton SCRIPT.py`` runs a script written for the
 ``triton`` package with ``import triton`` resolving here. See docs/triton.md.
 """
 from . import language, semantics  # noqa: F401

@@ -1,5 +1,5 @@
 """The typed tile IR: what the compiler's front end produces from a kernel's AST and what the C
-emitter (to come) consumes.
+emitter (codegen_c.py) consumes.
 
 A Function holds typed arguments and a body Block. A Block is a list of Ops. An Op has an opcode, its
 operand Values, at most one result Value (several for ``for``/``if``/``while``, which carry values

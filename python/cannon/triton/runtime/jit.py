@@ -8,13 +8,21 @@ is a TypeError); ints become int32/uint32/int64/uint64 scalars by value, floats 
 parameters annotated ``tl.constexpr`` receive the Python value. The grid is a tuple of up to three
 ints or a callable over the dict of bound arguments; missing dimensions are 1.
 
-Mode: the kernel runs in the interpreter (every program instance in order, x outermost, z
-innermost). ``TRITON_INTERPRET`` is read at each launch, so setting it any time before a launch
-takes effect; ``@triton.jit(interpret=True)`` forces the interpreter for one kernel. No compiler
-exists yet, so a launch without either also runs in the interpreter.
+Mode: a launch is compiled when a C compiler is present and the C emitter handles every construct
+of the kernel: the specialization (argument types, constexpr values) is compiled once into a shared
+object (compiler/codegen_c.py, compiler/build.py, cached on disk) and its runner runs the grid's
+program instances, split into contiguous ranges over worker threads (``num_cpu_threads``, default:
+every CPU this process may use). Otherwise the launch runs in the interpreter (every program instance
+in order, x outermost, z innermost); ``CANNON_TRITON_DEBUG=1`` prints why. ``TRITON_INTERPRET=1``
+(read at each launch), ``@triton.jit(interpret=True)`` and ``CANNON_TRITON_BOUNDS=1`` select the
+interpreter. ``CANNON_TRITON_DUMP=1`` prints the C of each specialization as it is built.
 """
+import ctypes
 import functools
 import inspect
+import os
+import struct
+import sys
 import textwrap
 import types
 
@@ -133,7 +141,12 @@ class JITFunction(KernelInterface):
         self.do_not_specialize_on_alignment = do_not_specialize_on_alignment or []
         self.params = [KernelParam(i, p, i in dns, i in dna) for i, p in enumerate(self.signature.parameters.values())]
         self.constexprs = [p.num for p in self.params if p.is_constexpr]
+        self._param_set = frozenset(names)
+        self._plain = all(p.kind == inspect.Parameter.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values())
         self.cache = {}
+        self._programs = {}
+        self.last_mode = None
+        self.fallback_reason = None
         self.hash = None
         _JIT_CODES.add(fn.__code__)
         functools.update_wrapper(self, fn)
@@ -177,6 +190,24 @@ class JITFunction(KernelInterface):
 
     # ---- launch ----
     def _bind(self, args, kwargs):
+        if self._plain and len(args) <= len(self.arg_names):
+            # the common case without inspect: positional-or-keyword parameters only
+            bound = dict(zip(self.arg_names, args))
+            ok = True
+            for k, v in kwargs.items():
+                if k in bound or k not in self._param_set:
+                    ok = False
+                    break
+                bound[k] = v
+            if ok:
+                for p in self.params:
+                    if p.name not in bound:
+                        if p.default is inspect.Parameter.empty:
+                            ok = False
+                            break
+                        bound[p.name] = p.default
+            if ok:
+                return {n: bound[n] for n in self.arg_names}
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as e:
@@ -198,28 +229,36 @@ class JITFunction(KernelInterface):
             return tensor(interpreter.np_dtype(t).type(value), t)
         if isinstance(value, float):
             return tensor(np.float32(value), sem.float32)
-        is_tensor = hasattr(value, "data_ptr") and callable(getattr(value, "data_ptr")) and hasattr(value, "dtype")
-        is_array = hasattr(value, "ptr") and hasattr(value, "buffer") and hasattr(value, "dtype")
-        if is_tensor or is_array:
-            try:
-                elt = sem.dtype_of_torch(value)
-            except TypeError:
-                raise TypeError(f"kernel {self.__name__}: argument {name!r} has dtype {value.dtype}, which has no "
-                                "Triton pointer type") from None
-            dev = getattr(value, "device", None)
-            if dev is not None and getattr(dev, "type", "cpu") in ("cuda", "meta", "xla", "mps"):
-                raise TypeError(f"kernel {self.__name__}: argument {name!r} lives on device {dev}; cannon.triton "
-                                "runs on host-addressable memory (CPU tensors, cannon device arrays)")
-            if is_array and not is_tensor:
-                from ... import runtime as cannon_runtime
-                if not cannon_runtime.host_addressable():
-                    raise TypeError(f"kernel {self.__name__}: argument {name!r} is device memory that is not "
-                                    "host-addressable")
+        elt = self._pointer_elt(name, value)
+        if elt is not None:
             launch.register(value, name)
             return tensor(np.int64(interpreter.pointer_address(value)), sem.pointer_type(elt))
         if isinstance(value, (np.integer, np.floating, np.bool_)):
             return self._convert(name, value.item(), launch)
         return value
+
+    def _pointer_elt(self, name, value):
+        """The element type of a pointer argument (a torch tensor or a DeviceArray), None for others;
+        TypeError for a dtype with no Triton type or memory the host cannot address."""
+        is_tensor = hasattr(value, "data_ptr") and callable(getattr(value, "data_ptr")) and hasattr(value, "dtype")
+        is_array = hasattr(value, "ptr") and hasattr(value, "buffer") and hasattr(value, "dtype")
+        if not (is_tensor or is_array):
+            return None
+        try:
+            elt = sem.dtype_of_torch(value)
+        except TypeError:
+            raise TypeError(f"kernel {self.__name__}: argument {name!r} has dtype {value.dtype}, which has no "
+                            "Triton pointer type") from None
+        dev = getattr(value, "device", None)
+        if dev is not None and getattr(dev, "type", "cpu") in ("cuda", "meta", "xla", "mps"):
+            raise TypeError(f"kernel {self.__name__}: argument {name!r} lives on device {dev}; cannon.triton "
+                            "runs on host-addressable memory (CPU tensors, cannon device arrays)")
+        if is_array and not is_tensor:
+            from ... import runtime as cannon_runtime
+            if not cannon_runtime.host_addressable():
+                raise TypeError(f"kernel {self.__name__}: argument {name!r} is device memory that is not "
+                                "host-addressable")
+        return elt
 
     @staticmethod
     def _grid(grid, meta):
@@ -251,8 +290,105 @@ class JITFunction(KernelInterface):
                         raise TypeError(f"kernel {self.__name__}: argument {p.name!r} has dtype {v.dtype}, which "
                                         "has no Triton pointer type") from None
             constexprs = {p.name: bound[p.name] for p in self.params if p.is_constexpr}
+            if not self._interpret_mode():  # build the specialization now, as Triton's warmup compiles
+                spec = self._specialize(bound)
+                if spec is not None:
+                    self._program(*spec[:3])
             return CompiledKernel(self, constexprs, options)
+        if self._interpret_mode():
+            self.last_mode, self.fallback_reason = "interpreter", "the interpreter was asked for"
+        elif self._run_compiled(bound, grid, options):
+            self.last_mode, self.fallback_reason = "compiled", None
+            return None
+        else:
+            self.last_mode = "interpreter"
         return self._interpret(bound, grid, options)
+
+    def _interpret_mode(self):
+        from .. import interpreter
+        return bool(self.interpret) or interpreter.bounds_enabled() or interpreter.interpret_enabled()
+
+    def _specialize(self, bound):
+        """(key, signature, constexprs, slots) of a launch; slots are the 64-bit argument words.
+        None when an argument has no compiled form (the interpreter takes the launch)."""
+        import numpy as np
+        from .. import interpreter
+        sig, const, key, slots = {}, {}, [], []
+        for p in self.params:
+            v = bound[p.name]
+            if p.is_constexpr:
+                const[p.name] = v
+                key.append((p.name, "c", tuple(v) if isinstance(v, list) else v))
+                continue
+            elt = self._pointer_elt(p.name, v)
+            if isinstance(v, (np.integer, np.floating, np.bool_)):
+                v = v.item()
+            if elt is not None:
+                t = sem.pointer_type(elt)
+                slots.append(interpreter.pointer_address(v) & 0xFFFFFFFFFFFFFFFF)
+            elif isinstance(v, bool):
+                t = sem.int1
+                slots.append(int(v))
+            elif isinstance(v, int):
+                t = sem.scalar_dtype(v)
+                slots.append(v & 0xFFFFFFFFFFFFFFFF)
+            elif isinstance(v, float):
+                t = sem.float32
+                slots.append(struct.unpack("<I", struct.pack("<f", v))[0])
+            else:
+                return None
+            sig[p.name] = t
+            key.append((p.name, t.name if not t.is_ptr() else "*" + t.element_ty.name))
+        key = tuple(key)
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key, sig, const, slots
+
+    def _program(self, key, sig, const):
+        """The loaded library of a specialization, or the reason it has none (a string)."""
+        prog = self._programs.get(key)
+        if prog is not None:
+            return prog
+        from ..compiler import build, codegen_c, frontend
+        from ..errors import CompilationError
+        try:
+            if build.compiler() is None:
+                raise codegen_c.Unsupported("no C compiler on PATH")
+            func = frontend.compile_ir(self, sig, const)
+            src, messages = codegen_c.emit(func)
+            if _env_on("CANNON_TRITON_DUMP"):
+                print(f"// ---- cannon.triton: the C of {self.__name__} ----", file=sys.stderr)
+                print(src, file=sys.stderr)
+            prog = build.Library(build.build(src))
+            prog.source, prog.messages = src, messages
+            try:
+                prog.filename = inspect.getsourcefile(self.fn) or "<kernel>"
+            except TypeError:
+                prog.filename = "<kernel>"
+        except (CompilationError, codegen_c.Unsupported, build.BuildError, OSError) as e:
+            prog = f"{type(e).__name__}: {e}"
+        self._programs[key] = prog
+        return prog
+
+    def _run_compiled(self, bound, grid, options):
+        spec = self._specialize(bound)
+        if spec is None:
+            self.fallback_reason = "an argument with no compiled form"
+        else:
+            key, sig, const, slots = spec
+            prog = self._program(key, sig, const)
+            if isinstance(prog, str):
+                self.fallback_reason = prog
+            else:
+                meta = dict(bound)
+                meta.update(options)
+                _launch(prog, slots, self._grid(grid, meta), options.get("num_cpu_threads"))
+                return True
+        if _env_on("CANNON_TRITON_DEBUG"):
+            print(f"cannon.triton: {self.__name__} runs in the interpreter: {self.fallback_reason}", file=sys.stderr)
+        return False
 
     def warmup(self, *args, grid, **kwargs):
         return self.run(*args, grid=grid, warmup=True, **kwargs)
@@ -282,6 +418,52 @@ class JITFunction(KernelInterface):
         finally:
             interpreter.pop()
         return None
+
+
+def _env_on(name):
+    return os.environ.get(name, "0") not in ("", "0", "false", "False", "no")
+
+
+_pool = None
+_nworkers = None
+
+
+def _workers():
+    global _nworkers
+    if _nworkers is None:
+        from .driver import worker_count
+        _nworkers = worker_count()
+    return _nworkers
+
+
+def _launch(prog, slots, grid, num_threads):
+    """Runs every program instance of grid through prog's runner, the instances split into
+    contiguous ranges over worker threads (ctypes releases the GIL while the runner runs)."""
+    total = grid[0] * grid[1] * grid[2]
+    if total == 0:
+        return
+    if any(x >= 2**31 for x in grid):
+        raise ValueError(f"grid {grid} is too large")
+    args = (ctypes.c_uint64 * max(len(slots), 1))(*slots)
+    g = (ctypes.c_int32 * 3)(*grid)
+    n = _workers() if not num_threads else int(num_threads)
+    n = max(min(n, total), 1)
+    if n == 1:
+        rcs = [prog.run(args, 0, total, g)]
+    else:
+        global _pool
+        import concurrent.futures
+        if _pool is None or _pool._max_workers < n:
+            _pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(n, _workers()),
+                                                          thread_name_prefix="cannon-triton")
+        bounds = [total * k // n for k in range(n + 1)]
+        futs = [_pool.submit(prog.run, args, bounds[k], bounds[k + 1], g) for k in range(n)]
+        rcs = [f.result() for f in futs]
+    for rc in rcs:
+        if rc >= 100 and rc - 100 < len(prog.messages):
+            raise AssertionError(f"{prog.filename}:{prog.messages[rc - 100]}")
+        if rc:
+            raise MemoryError("cannon.triton: the kernel's tile storage could not be allocated")
 
 
 def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,

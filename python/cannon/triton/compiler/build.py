@@ -1,0 +1,140 @@
+"""Compiling generated C into a shared object, with an on-disk cache.
+
+The compiler is ``$CC`` or the first of ``cc``, ``gcc``, ``clang`` on PATH, run as
+``CC -O3 -march=native -std=c11 -ffp-contract=off -fno-math-errno -shared -fPIC``: no fast-math and
+no contraction into fused multiply-adds, so fp32 arithmetic rounds exactly as the interpreter's.
+``-fno-math-errno`` only lets ``sqrt`` vectorize (errno is never read).
+
+The cache key is the SHA-256 of the generated source (which carries the kernel's name, its inlined
+body, the specialization's types and constexprs and the C emitter's ABI version), the flags, the
+compiler's ``--version`` text and the CPU's model and feature flags (what ``-march=native``
+depends on). Objects live in ``$TRITON_CACHE_DIR`` or, by default, ``$XDG_CACHE_HOME/cannon/triton``
+(``~/.cache/cannon/triton``), one directory per key holding ``kernel.c`` and ``kernel.so``; a build
+writes a temporary file and renames it into place, so concurrent processes never load a half-written
+object.
+"""
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+
+FLAGS = ("-O3", "-march=native", "-std=c11", "-ffp-contract=off", "-fno-math-errno", "-shared", "-fPIC")
+
+stats = {"compiles": 0, "disk_hits": 0}
+
+_cc = None
+_cc_version = None
+
+
+class BuildError(RuntimeError):
+    """The system C compiler failed on generated code (a bug of the emitter): the launch falls back
+    to the interpreter, and the compiler's message is kept."""
+
+
+def compiler():
+    """The C compiler's path, or None when there is none."""
+    global _cc
+    if _cc is None:
+        cand = [os.environ.get("CC")] if os.environ.get("CC") else []
+        cand += ["cc", "gcc", "clang"]
+        _cc = ""
+        for c in cand:
+            p = shutil.which(c)
+            if p:
+                _cc = p
+                break
+    return _cc or None
+
+
+def compiler_version():
+    global _cc_version
+    if _cc_version is None:
+        cc = compiler()
+        try:
+            _cc_version = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=30).stdout
+        except (OSError, subprocess.SubprocessError):
+            _cc_version = ""
+    return _cc_version
+
+
+def cache_dir():
+    d = os.environ.get("TRITON_CACHE_DIR")
+    if d:
+        return d
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "cannon", "triton")
+
+
+_cpu = None
+
+
+def cpu_id():
+    """What -march=native depends on: the machine and its CPU's model and feature flags (so that a
+    cache directory shared between different machines never hands one another's object)."""
+    global _cpu
+    if _cpu is None:
+        import platform
+        parts = [platform.machine()]
+        try:
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    k = line.split(":", 1)[0].strip()
+                    if k in ("model name", "flags", "Features", "CPU part"):
+                        parts.append(line.strip())
+                    if line.strip() == "":
+                        break  # the first CPU describes them all
+        except OSError:
+            pass
+        _cpu = "\n".join(parts)
+    return _cpu
+
+
+def cache_key(source):
+    h = hashlib.sha256()
+    for part in (source, " ".join(FLAGS), compiler() or "", compiler_version(), cpu_id()):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def build(source):
+    """The path of the shared object for source, compiling it unless the cache holds it."""
+    key = cache_key(source)
+    d = os.path.join(cache_dir(), key[:2], key)
+    so = os.path.join(d, "kernel.so")
+    if os.path.exists(so):
+        stats["disk_hits"] += 1
+        return so
+    os.makedirs(d, exist_ok=True)
+    src = os.path.join(d, "kernel.c")
+    with open(src + ".tmp%d" % os.getpid(), "w") as f:
+        f.write(source)
+    os.replace(src + ".tmp%d" % os.getpid(), src)
+    fd, tmp = tempfile.mkstemp(suffix=".so", dir=d)
+    os.close(fd)
+    try:
+        env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}  # no sanitizer runtime in the compiler
+        r = subprocess.run([compiler(), *FLAGS, "-o", tmp, src], capture_output=True, text=True, env=env)
+        if r.returncode != 0:
+            raise BuildError(f"{compiler()} failed on {src}:\n{r.stderr}")
+        os.replace(tmp, so)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    stats["compiles"] += 1
+    return so
+
+
+class Library:
+    """A loaded kernel object: ``run(args, start, end, grid)`` calls its runner."""
+
+    def __init__(self, path):
+        self.path = path
+        self.lib = ctypes.CDLL(path)
+        f = self.lib.cn_triton_run
+        f.restype = ctypes.c_int
+        f.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_int64, ctypes.c_int64,
+                      ctypes.POINTER(ctypes.c_int32)]
+        self.run = f

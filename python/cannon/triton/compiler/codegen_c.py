@@ -1,0 +1,1065 @@
+"""The C emitter: the typed tile IR (ir.py) of one kernel specialization -> a C11 translation unit.
+
+Representation:
+- a scalar Value is a C local of its computation type; a block Value is a flat row-major array of
+  ``numel`` elements carved out of a per-worker arena (the runner allocates it once per call), so
+  every tile operation is a fixed-count loop the system compiler vectorizes;
+- computation types: int1 is ``uint8_t`` holding 0/1, the integers their <stdint.h> types, fp32
+  ``float``, fp64 ``double``; fp16 and bf16 live in ``float`` holding values representable in the
+  16-bit type (every operation rounds its result to nearest even, as the interpreter does) and are
+  16-bit in memory; pointers are ``char *`` byte addresses (arithmetic in elements);
+- integer ``+ - *`` and shifts wrap (computed on unsigned types, shift counts out of range give the
+  interpreter's results), integer ``//`` and ``%`` round toward zero and a zero divisor gives 0;
+- a masked lane is never dereferenced: ``mask ? load(p) : other`` and ``if (mask) store(p, v)``;
+- loop-carried values, ``if`` results and ``while`` values have their own storage; a region's
+  yields are copied into it through temporaries, so a swap of carried values is exact.
+
+``generate(func)`` returns the source; it exports ``cn_triton_run(args, start, end, grid)``, which
+runs the program instances ``start <= p < end`` (x outermost, z innermost) with ``args`` an array of
+64-bit slots (pointer addresses, integers sign- or zero-extended, fp32 bit patterns), and
+``cn_triton_abi``; it returns 0, 1 when the arena cannot be allocated, or 100 + i when a program
+fails runtime check i (``emit`` returns the checks' messages). An op the emitter does not handle
+raises ``Unsupported`` naming it and its line.
+"""
+import math
+
+from .. import semantics as sem
+from . import ir
+
+ABI_VERSION = 1
+
+
+class Unsupported(Exception):
+    """A construct of the kernel that the C emitter does not handle (the launch falls back to the
+    interpreter)."""
+
+    def __init__(self, construct, lineno=None):
+        self.construct, self.lineno = construct, lineno
+        super().__init__(f"{construct}" + (f" (line {lineno})" if lineno is not None else ""))
+
+
+_CTYPE = {"int1": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
+          "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t",
+          "fp16": "float", "bf16": "float", "fp32": "float", "fp64": "double"}
+_UTYPE = {8: "uint32_t", 16: "uint32_t", 32: "uint32_t", 64: "uint64_t"}
+_MATH = {"exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "sqrt": "sqrt", "sqrt_rn": "sqrt",
+         "sin": "sin", "cos": "cos", "floor": "floor", "ceil": "ceil"}
+
+PRELUDE = r"""#include <stdint.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#define CN_EXPORT __attribute__((visibility("default")))
+
+static inline uint16_t cn_f32_to_f16(float f) {
+    uint32_t x; memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+    if (ax > 0x7f800000u) return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
+    if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
+    if (ax < 0x38800000u) {
+        float a, t; memcpy(&a, &ax, 4);
+        t = a * 16777216.0f + 8388608.0f;
+        uint32_t tb; memcpy(&tb, &t, 4);
+        return (uint16_t)(sign | (tb - 0x4b000000u));
+    }
+    uint32_t m = ax + 0xfffu + ((ax >> 13) & 1u) - 0x38000000u;
+    return (uint16_t)(sign | (m >> 13));
+}
+static inline float cn_f16_to_f32(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
+    float f;
+    if (e == 0x1fu) x = sign | 0x7f800000u | (m << 13);
+    else if (e == 0) { f = (float)m * 5.9604644775390625e-8f; memcpy(&x, &f, 4); x |= sign; }
+    else x = sign | ((e + 112u) << 23) | (m << 13);
+    memcpy(&f, &x, 4);
+    return f;
+}
+static inline uint16_t cn_f32_to_bf16(float f) {
+    uint32_t x; memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;
+    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+static inline uint16_t cn_f32_to_bf16_rtz(float f) {
+    uint32_t x; memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;
+    return (uint16_t)(x >> 16);
+}
+static inline float cn_bf16_to_f32(uint16_t h) {
+    uint32_t x = (uint32_t)h << 16; float f; memcpy(&f, &x, 4); return f;
+}
+static inline float cn_rh(float x) { return cn_f16_to_f32(cn_f32_to_f16(x)); }
+static inline float cn_rb(float x) { return cn_bf16_to_f32(cn_f32_to_bf16(x)); }
+static inline float cn_rh_rtz(float x) {
+    float r = cn_rh(x);
+    if (fabsf(r) > fabsf(x)) { uint16_t b = cn_f32_to_f16(r); b = (uint16_t)(b - 1u); r = cn_f16_to_f32(b); }
+    return r;
+}
+static inline float cn_rb_rtz(float x) { return cn_bf16_to_f32(cn_f32_to_bf16_rtz(x)); }
+static inline float cn_rf_rtz(double x) {
+    float r = (float)x;
+    if (fabs((double)r) > fabs(x)) r = nextafterf(r, 0.0f);
+    return r;
+}
+static inline int64_t cn_f2i64(double v) {
+    if (!(v == v) || isinf(v)) return 0;
+    v = trunc(v);
+    if (v >= -9223372036854775808.0 && v < 9223372036854775808.0) return (int64_t)v;
+    return INT64_MIN;
+}
+static inline uint64_t cn_f2u64(double v) {
+    if (!(v == v) || isinf(v)) return 0;
+    v = trunc(v);
+    if (v >= 0.0 && v < 18446744073709551616.0) return (uint64_t)v;
+    return (uint64_t)cn_f2i64(v);
+}
+#define CN_LDST(T) \
+    static inline T cn_ld_##T(const char *p) { T v; memcpy(&v, p, sizeof v); return v; } \
+    static inline void cn_st_##T(char *p, T v) { memcpy(p, &v, sizeof v); }
+CN_LDST(uint8_t) CN_LDST(int8_t) CN_LDST(uint16_t) CN_LDST(int16_t) CN_LDST(uint32_t) CN_LDST(int32_t)
+CN_LDST(uint64_t) CN_LDST(int64_t) CN_LDST(float) CN_LDST(double)
+static inline uint32_t cn_bits_f32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline uint64_t cn_bits_f64(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
+static inline float cn_f32_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline double cn_f64_bits(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
+"""
+
+
+def _ct(t):
+    if t.is_ptr():
+        return "char *"
+    return _CTYPE[t.name]
+
+
+def _is16(t):
+    return t.name in ("fp16", "bf16")
+
+
+def _round(t, expr):
+    """expr (a float computation) rounded to t's precision when t is 16-bit."""
+    if t.is_fp16():
+        return f"cn_rh({expr})"
+    if t.is_bf16():
+        return f"cn_rb({expr})"
+    return expr
+
+
+def _lit(value, t):
+    """A C literal of type t for a Python value."""
+    if t.is_floating():
+        v = float(value)
+        if math.isnan(v):
+            s = "NAN"
+        elif math.isinf(v):
+            s = "INFINITY" if v > 0 else "(-INFINITY)"
+        else:
+            s = v.hex()
+        if t.is_fp64():
+            return f"((double){s})"
+        if t.is_fp32():
+            return f"((float){s})"
+        return _round(t, f"((float){s})")
+    if t.is_int1():
+        return "((uint8_t)1)" if value else "((uint8_t)0)"
+    v = int(value)
+    bits = t.int_bitwidth
+    v &= (1 << bits) - 1
+    if t.is_int_signed() and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    if v == -(1 << 63):
+        return "((int64_t)INT64_MIN)"
+    return f"(({_CTYPE[t.name]}){v}{'ULL' if t.is_int_unsigned() else 'LL'})"
+
+
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+class _Emitter:
+    def __init__(self, func):
+        self.func = func
+        self.names = {}
+        self.decls = []
+        self.lines = []
+        self.depth = 1
+        self.arena = 0
+        self.tmp = 0
+        self.lineno = None
+        self.messages = []
+        self.const = {}     # value id -> Python value of a constant (scalar or splat)
+        self.affine = {}    # 1-D int/pointer block id -> (C name of its first element, stride in elements)
+        self.all_cache = {}  # mask id -> the C int saying all its lanes are on, in the current region
+        self.alias = {}     # value id -> the id whose storage it shares (reshapes, region arguments)
+        self.refs = set()   # ids the line being written reads
+        self.mat = None     # id the line being written materializes (None: a line with effects)
+
+    # ---- storage ----
+    def new_name(self, v):
+        n = f"v{v.id}"
+        if v.shape:
+            ct = _ct(v.dtype)
+            size = _numel(v.shape) * (8 if v.dtype.is_ptr() else {"uint8_t": 1, "int8_t": 1, "int16_t": 2,
+                                                                    "uint16_t": 2, "int32_t": 4, "uint32_t": 4,
+                                                                    "float": 4, "int64_t": 8, "uint64_t": 8,
+                                                                    "double": 8}[ct])
+            off = self.arena
+            self.arena += (size + 63) // 64 * 64
+            star = "*" if ct.endswith("*") else " *"
+            self.decls.append(f"{ct}{star}restrict {n} = ({ct}{star})(arena + {off});")
+        else:
+            self.decls.append(f"{_ct(v.dtype)} {n} = 0;")
+        self.names[v.id] = n
+        return n
+
+    def name(self, v):
+        vid = v.id
+        while vid in self.alias:
+            vid = self.alias[vid]
+        self.refs.add(vid)
+        try:
+            return self.names[v.id]
+        except KeyError:
+            raise Unsupported(f"value %{v.id} used before definition", self.lineno) from None
+
+    def at(self, v, i="i"):
+        n = self.name(v)
+        return f"{n}[{i}]" if v.shape else n
+
+    def w(self, line):
+        self.lines.append(("    " * self.depth + line, self.mat, frozenset(self.refs)))
+        self.refs = set()
+
+    def live_lines(self):
+        """The lines, less those materializing values no kept line reads (a pointer block that only
+        feeds contiguous loads and stores, a splat only its affine form used)."""
+        live = set()
+        keep = [m is None for _, m, _ in self.lines]
+        for k, (_, m, r) in enumerate(self.lines):
+            if keep[k]:
+                live |= r
+        changed = True
+        while changed:
+            changed = False
+            for k, (_, m, r) in enumerate(self.lines):
+                if not keep[k] and m in live:
+                    keep[k] = True
+                    live |= r
+                    changed = True
+        return [line for k, (line, _, _) in enumerate(self.lines) if keep[k]]
+
+    def check_type(self, v):
+        t = v.type
+        if not isinstance(t, (sem.dtype, sem.block_type)) or (v.dtype.is_ptr() and not isinstance(v.dtype,
+                                                                                                   sem.pointer_type)):
+            raise Unsupported(f"values of type {ir.type_str(t)}", self.lineno)
+        if v.dtype.is_ptr() and v.dtype.element_ty.is_ptr():
+            raise Unsupported("pointers to pointers", self.lineno)
+
+    # ---- elementwise ----
+    def ew(self, res, fn):
+        """res[i] = fn(i) over res's elements (fn gets the index expression, or None for scalars)."""
+        n = self.new_name(res)
+        self.refs = set()
+        self.mat = res.id
+        if res.shape:
+            self.w(f"for (int i = 0; i < {_numel(res.shape)}; i++) {n}[i] = {fn('i')};")
+        else:
+            self.w(f"{n} = {fn(None)};")
+        self.mat = None
+
+    def opnd(self, v, i):
+        if i is not None and v.id in self.affine:
+            # an affine 1-D value is computed in place (its materialized tile is then often unread):
+            # lane i of an integer is (T)(first + i * stride), exact in 64 bits, wrapping like T
+            n, stride, unit = self.affine[v.id]
+            if v.dtype.is_ptr():
+                return f"({n} + (int64_t){i} * {stride * unit})"
+            return f"({_ct(v.dtype)})({n} + (int64_t){i} * {stride})"
+        return self.at(v, i) if (i is not None and v.shape) else self.name(v)
+
+    # ---- copies ----
+    def copy(self, dst_name, src, shape):
+        if shape:
+            self.w(f"memcpy({dst_name}, {self.name(src)}, sizeof({dst_name}[0]) * {_numel(shape)});")
+        else:
+            self.w(f"{dst_name} = {self.name(src)};")
+
+    def storage_for(self, vals_types):
+        """Fresh storage (names) for carried values of the given Values."""
+        return [self.new_name(v) for v in vals_types]
+
+    def assign_yields(self, targets, values):
+        """targets (names of carried storage, shaped like values) <- values, through temporaries."""
+        temps = []
+        for t, v in zip(targets, values):
+            if v.shape:
+                tmp = f"t{self.tmp}"
+                self.tmp += 1
+                ct = _ct(v.dtype)
+                star = "*" if ct.endswith("*") else " *"
+                size = _numel(v.shape)
+                off = self.arena
+                self.arena += (size * 8 + 63) // 64 * 64
+                self.decls.append(f"{ct}{star}{tmp} = ({ct}{star})(arena + {off});")
+                self.w(f"memcpy({tmp}, {self.name(v)}, sizeof({tmp}[0]) * {size});")
+                temps.append((t, tmp, v, size))
+            else:
+                tmp = f"t{self.tmp}"
+                self.tmp += 1
+                self.decls.append(f"{_ct(v.dtype)} {tmp} = 0;")
+                self.w(f"{tmp} = {self.name(v)};")
+                temps.append((t, tmp, v, 0))
+        for t, tmp, v, size in temps:
+            if size:
+                self.w(f"memcpy({t}, {tmp}, sizeof({t}[0]) * {size});")
+            else:
+                self.w(f"{t} = {tmp};")
+
+    # ---- blocks ----
+    def block(self, blk):
+        for op in blk.ops:
+            self.op(op)
+
+    def op(self, op):
+        self.lineno = op.lineno
+        for v in list(op.operands) + list(op.results):
+            self.check_type(v)
+        h = getattr(self, "op_" + op.opcode, None)
+        if h is None:
+            if op.opcode in _BIN:
+                return self.binary(op)
+            if op.opcode in _MATH or op.opcode == "rsqrt" or op.opcode == "erf":
+                return self.math(op)
+            raise Unsupported(f"operation `{op.opcode}`", op.lineno)
+        h(op)
+
+    # ---- leaf ops ----
+    def op_constant(self, op):
+        r = op.result
+        if not r.shape and isinstance(op.attrs["value"], (bool, int)) and r.dtype.is_int():
+            self.const[r.id] = int(op.attrs["value"])
+        self.ew(r, lambda i: _lit(op.attrs["value"], r.dtype))
+
+    def op_program_id(self, op):
+        ax = op.attrs["axis"]
+        if ax not in (0, 1, 2):
+            raise Unsupported(f"program_id axis {ax}", op.lineno)
+        self.ew(op.result, lambda i: f"pid{ax}")
+
+    def op_num_programs(self, op):
+        ax = op.attrs["axis"]
+        if ax not in (0, 1, 2):
+            raise Unsupported(f"num_programs axis {ax}", op.lineno)
+        self.ew(op.result, lambda i: f"grid{ax}")
+
+    def op_arange(self, op):
+        s = op.attrs["start"]
+        if len(op.result.shape) == 1:
+            self.set_affine(op.result, str(s), 1)
+        self.ew(op.result, lambda i: f"(int32_t)({s} + {i})")
+
+    def op_splat(self, op):
+        x = op.operands[0]
+        self.splat_info(x, op.result)
+        self.ew(op.result, lambda i: self.name(x))
+
+    def op_broadcast(self, op):
+        x, r = op.operands[0], op.result
+        if not x.shape:
+            self.splat_info(x, r)
+            return self.ew(r, lambda i: self.name(x))
+        shape = tuple(r.shape)
+        src = (1,) * (len(shape) - len(x.shape)) + tuple(x.shape)
+        strides, acc = [], 1
+        for d in reversed(src):
+            strides.append(acc)
+            acc *= d
+        strides = list(reversed(strides))
+        in_idx = " + ".join(f"d{k} * {strides[k]}" for k in range(len(shape)) if src[k] != 1) or "0"
+        self.nd(r, shape, lambda: f"{self.name(x)}[{in_idx}]")
+
+    def nd(self, r, shape, src_fn):
+        n = self.new_name(r)
+        self.refs = set()
+        self.mat = r.id
+        loops = " ".join(f"for (int d{k} = 0; d{k} < {d}; d{k}++)" for k, d in enumerate(shape))
+        self.w(f"{{ int o = 0; {loops} {n}[o++] = {src_fn()}; }}")
+        self.mat = None
+
+    def op_permute(self, op):
+        x, r = op.operands[0], op.result
+        dims = op.attrs["dims"]
+        strides, acc = [], 1
+        for d in reversed(x.shape):
+            strides.append(acc)
+            acc *= d
+        strides = list(reversed(strides))
+        # output dim k walks input dim dims[k]
+        in_idx = " + ".join(f"d{k} * {strides[dims[k]]}" for k in range(len(dims))) or "0"
+        self.nd(r, tuple(r.shape), lambda: f"{self.name(x)}[{in_idx}]")
+
+    def op_reshape(self, op):
+        x, r = op.operands[0], op.result
+        if x.shape and r.shape:
+            self.names[r.id] = self.name(x)  # same row-major data
+            self.alias[r.id] = x.id
+            self.refs = set()
+        else:
+            self.ew(r, lambda i: self.name(x) if not x.shape else f"{self.name(x)}[0]")
+
+    def op_cast(self, op):
+        x, r = op.operands[0], op.result
+        rounding = op.attrs.get("rounding")
+        self.ew(r, lambda i: _cast(self.opnd(x, i), x.dtype, r.dtype, rounding))
+
+    def op_bitcast(self, op):
+        x, r = op.operands[0], op.result
+        src, dst = x.dtype, r.dtype
+        if src.is_ptr() or dst.is_ptr() or src.primitive_bitwidth != dst.primitive_bitwidth:
+            raise Unsupported(f"bitcast {src} -> {dst}", op.lineno)
+        self.ew(r, lambda i: _from_bits(dst, _to_bits(src, self.opnd(x, i))))
+
+    def op_addptr(self, op):
+        p, o = op.operands
+        elt = p.dtype.element_ty
+        step = 1 if elt.is_int1() else elt.itemsize
+        r = op.result
+        if p.id in self.affine and o.id in self.affine and self.affine[p.id][1] == 0:
+            pb = self.affine[p.id][0]
+            ob, os_ = self.affine[o.id][:2]
+            self.set_affine(r, f"({pb} + (int64_t){ob} * {step})", os_, "char *", step)
+        self.ew(op.result, lambda i: f"({self.opnd(p, i)} + (int64_t){self.opnd(o, i)} * {step})")
+
+    def op_neg(self, op):
+        x, r = op.operands[0], op.result
+        t = r.dtype
+        if t.is_floating():
+            self.ew(r, lambda i: f"(-{self.opnd(x, i)})")
+        else:
+            u = _UTYPE[max(t.int_bitwidth, 8)]
+            self.ew(r, lambda i: f"({_ct(t)})(0u - ({u}){self.opnd(x, i)})")
+
+    def binary(self, op):
+        a, b = op.operands
+        r = op.result
+        ta, tr = a.dtype, r.dtype
+        code = op.opcode
+        if code in ("add", "sub", "mul") and tr.is_int() and not tr.is_int1() and len(r.shape) == 1 and \
+                a.id in self.affine and b.id in self.affine:
+            (ab, as_), (bb, bs) = self.affine[a.id][:2], self.affine[b.id][:2]
+            ct = _ct(tr)
+            if code == "add":
+                self.set_affine(r, f"({ct})({ab} + {bb})", as_ + bs, ct)
+            elif code == "sub":
+                self.set_affine(r, f"({ct})({ab} - {bb})", as_ - bs, ct)
+            elif bs == 0 and b.id in self.const:
+                self.set_affine(r, f"({ct})({ab} * {bb})", as_ * self.const[b.id], ct)
+            elif as_ == 0 and a.id in self.const:
+                self.set_affine(r, f"({ct})({ab} * {bb})", bs * self.const[a.id], ct)
+        self.ew(r, lambda i: _binary(code, self.opnd(a, i), self.opnd(b, i), ta, tr))
+
+    def op_where(self, op):
+        c, x, y = op.operands
+        self.ew(op.result, lambda i: f"({self.opnd(c, i)} ? {self.opnd(x, i)} : {self.opnd(y, i)})")
+
+    def _minmax(self, op, big):
+        x, y = op.operands
+        t = op.result.dtype
+        nan_all = op.attrs.get("propagate_nan") not in (0, None, False) and str(op.attrs.get("propagate_nan")) \
+            not in ("0", "PropagateNan.NONE")
+        sfx = "" if t.is_fp64() else "f"
+
+        def fn(i):
+            a, b = self.opnd(x, i), self.opnd(y, i)
+            if t.is_floating():
+                if nan_all:
+                    cmp = ">" if big else "<"
+                    return f"(({a} != {a}) ? {a} : ({b} != {b}) ? {b} : ({a} {cmp} {b} ? {a} : {b}))"
+                return f"f{'max' if big else 'min'}{sfx}({a}, {b})"
+            return f"({a} {'>' if big else '<'} {b} ? {a} : {b})"
+        self.ew(op.result, fn)
+
+    def op_maximum(self, op):
+        self._minmax(op, True)
+
+    def op_minimum(self, op):
+        self._minmax(op, False)
+
+    def math(self, op):
+        x, r = op.operands[0], op.result
+        t = r.dtype
+        if not (t.is_fp32() or t.is_fp64()):
+            raise Unsupported(f"{op.opcode} on {t}", op.lineno)
+        sfx = "f" if t.is_fp32() else ""
+        name = op.opcode
+        if name == "rsqrt":
+            one = "1.0f" if t.is_fp32() else "1.0"
+            self.ew(r, lambda i: f"({one} / sqrt{sfx}({self.opnd(x, i)}))")
+        elif name == "erf":
+            self.ew(r, lambda i: f"({_ct(t)})erf((double){self.opnd(x, i)})")
+        else:
+            self.ew(r, lambda i: f"{_MATH[name]}{sfx}({self.opnd(x, i)})")
+
+    def op_abs(self, op):
+        x, r = op.operands[0], op.result
+        t = r.dtype
+        if t.is_floating():
+            f = "fabs" if t.is_fp64() else "fabsf"
+            self.ew(r, lambda i: f"{f}({self.opnd(x, i)})")
+        elif t.is_int_unsigned() or t.is_int1():
+            self.ew(r, lambda i: self.opnd(x, i))
+        else:
+            u = _UTYPE[t.int_bitwidth]
+            self.ew(r, lambda i: f"({_ct(t)})({self.opnd(x, i)} < 0 ? 0u - ({u}){self.opnd(x, i)} : "
+                                 f"({u}){self.opnd(x, i)})")
+
+    def op_fma(self, op):
+        x, y, z = op.operands
+        t = op.result.dtype
+        if t.is_fp64():
+            self.ew(op.result, lambda i: f"({self.opnd(x, i)} * {self.opnd(y, i)} + {self.opnd(z, i)})")
+        else:
+            self.ew(op.result, lambda i: _round(t, f"(float)((double){self.opnd(x, i)} * (double){self.opnd(y, i)}"
+                                                   f" + (double){self.opnd(z, i)})"))
+
+    def op_load(self, op):
+        p = op.operands[0]
+        m = op.operands[1] if len(op.operands) > 1 else None
+        other = op.operands[2] if len(op.operands) > 2 else None
+        t = op.result.dtype
+        if p.id in self.affine and self.affine[p.id][1] == 1 and len(p.shape) == 1:
+            return self.contiguous_load(op, p, m, other, t)
+
+        def fn(i):
+            ld = _load(t, self.opnd(p, i))
+            if m is None:
+                return ld
+            o = self.opnd(other, i) if other is not None else _lit(0, t)
+            return f"({self.opnd(m, i)} ? {ld} : {o})"
+        self.ew(op.result, fn)
+
+    def op_store(self, op):
+        p, v = op.operands[0], op.operands[1]
+        m = op.operands[2] if len(op.operands) > 2 else None
+        t = v.dtype
+        shape = p.shape
+        if p.id in self.affine and self.affine[p.id][1] == 1 and len(p.shape) == 1:
+            return self.contiguous_store(p, v, m, t)
+
+        def st(i):
+            s = _store(t, self.opnd(p, i), self.opnd(v, i))
+            return f"if ({self.opnd(m, i)}) {s}" if m is not None else s
+        if shape:
+            self.w(f"for (int i = 0; i < {_numel(shape)}; i++) {{ {st('i')} }}")
+        else:
+            self.w(f"{{ {st(None)} }}")
+
+    # ---- affine 1-D values: first element + stride, for contiguous loads and stores ----
+    def set_affine(self, v, base_expr, stride, ctype="int64_t", unit=1):
+        n = f"a{v.id}"
+        self.decls.append(f"{ctype}{'' if ctype.endswith('*') else ' '}{n} = 0;")
+        self.w(f"{n} = {base_expr};")
+        self.affine[v.id] = (n, stride, unit)
+        return n
+
+    def splat_info(self, x, r):
+        if x.id in self.const and not r.shape == ():
+            self.const[r.id] = self.const[x.id]
+        if len(r.shape) == 1 and (x.dtype.is_ptr() or (x.dtype.is_int() and not x.dtype.is_int1())):
+            self.set_affine(r, self.name(x), 0, "char *" if x.dtype.is_ptr() else _ct(x.dtype))
+
+    def all_of(self, m, n):
+        """The name of a C int: whether every lane of mask m is on (computed once per region)."""
+        if m.id in self.all_cache:
+            return self.all_cache[m.id]
+        a = f"all{self.tmp}"
+        self.all_cache[m.id] = a
+        self.tmp += 1
+        self.decls.append(f"int {a} = 0;")
+        self.w(f"{a} = 1; for (int i = 0; i < {n}; i++) {a} &= {self.at(m)};")
+        return a
+
+    def contiguous_load(self, op, p, m, other, t):
+        r = op.result
+        n = _numel(r.shape)
+        rn = self.new_name(r)
+        base = self.affine[p.id][0]
+        step = 1 if t.is_int1() else t.itemsize
+        ld = _load(t, f"({base} + (size_t)i * {step})")
+        same = not (_is16(t) or t.is_int1())  # memory and computation types agree
+        full = f"memcpy({rn}, {base}, {n * step});" if same else f"for (int i = 0; i < {n}; i++) {rn}[i] = {ld};"
+        if m is None:
+            self.w(full)
+            return
+        if not m.shape:
+            o = self.name(other) if other is not None else _lit(0, t)
+            self.w(f"if ({self.name(m)}) {{ {full} }} else {{ for (int i = 0; i < {n}; i++) {rn}[i] = {o}; }}")
+            return
+        a = self.all_of(m, n)
+        o = self.at(other) if other is not None and other.shape else (self.name(other) if other is not None
+                                                                        else _lit(0, t))
+        self.w(f"if ({a}) {{ {full} }} else {{")
+        self.w(f"    for (int i = 0; i < {n}; i++) {rn}[i] = {self.at(m)} ? {ld} : {o};")
+        self.w("}")
+
+    def contiguous_store(self, p, v, m, t):
+        n = _numel(p.shape)
+        base = self.affine[p.id][0]
+        step = 1 if t.is_int1() else t.itemsize
+        vi = self.at(v) if v.shape else self.name(v)
+        st = _store(t, f"({base} + (size_t)i * {step})", vi)
+        same = not (_is16(t) or t.is_int1()) and v.shape
+        full = f"memcpy({base}, {self.name(v)}, {n * step});" if same else \
+            f"for (int i = 0; i < {n}; i++) {{ {st} }}"
+        if m is None:
+            self.w(full)
+            return
+        if not m.shape:
+            self.w(f"if ({self.name(m)}) {{ {full} }}")
+            return
+        a = self.all_of(m, n)
+        self.w(f"if ({a}) {{ {full} }} else {{")
+        self.w(f"    for (int i = 0; i < {n}; i++) if ({self.at(m)}) {{ {st} }}")
+        self.w("}")
+
+    def _reduce(self, op, kind):
+        x, r = op.operands[0], op.result
+        t = r.dtype
+        ax = op.attrs.get("axis")
+        shape = tuple(x.shape)
+        arg = kind.startswith("arg")
+        if not shape:
+            if arg:
+                self.ew(op.results[1], lambda i: "0")
+            return self.ew(r, lambda i: self.name(x))
+        if ax is None:
+            outer, n, inner = 1, _numel(shape), 1
+        else:
+            outer, n, inner = _numel(shape[:ax]), shape[ax], _numel(shape[ax + 1:])
+        rn = self.new_name(r)
+        idx = op.results[1] if arg else None
+        idn = self.new_name(idx) if arg else None
+        xn = self.name(x)
+        acc_t = "float" if _is16(t) else _ct(t)
+        if kind == "sum" and t.is_int():
+            acc_t = _UTYPE[max(t.int_bitwidth, 8)] if not t.is_int1() else "uint32_t"
+        self.w("{")
+        self.depth += 1
+        self.w(f"for (int ro = 0; ro < {outer}; ro++) for (int ri = 0; ri < {inner}; ri++) {{")
+        self.depth += 1
+        base = f"(ro * {n}) * {inner} + ri"
+        self.w(f"{acc_t} acc = ({acc_t}){xn}[{base}]; int32_t at = 0; (void)at;")
+        self.w(f"for (int rj = 1; rj < {n}; rj++) {{")
+        e = f"{xn}[(ro * {n} + rj) * {inner} + ri]"
+        if kind == "sum":
+            self.w(f"    acc = acc + ({acc_t}){e};")
+        else:
+            cmp = ">" if kind.endswith("max") else "<"
+            # NaN wins and the first of equal values is kept (numpy's max/argmax)
+            if t.is_floating():
+                self.w(f"    {acc_t} e = {e}; if (acc == acc && (e {cmp} acc || e != e)) {{ acc = e; at = rj; }}")
+            else:
+                self.w(f"    {acc_t} e = {e}; if (e {cmp} acc) {{ acc = e; at = rj; }}")
+        self.w("}")
+        res = _round(t, "acc") if kind == "sum" else "acc"
+        if kind == "sum" and t.is_int1():
+            res = "(uint8_t)(acc & 1u)"
+        elif kind == "sum" and t.is_int():
+            res = f"({_ct(t)})acc"
+        if r.shape:
+            self.w(f"{rn}[ro * {inner} + ri] = {res};")
+            if arg:
+                self.w(f"{idn}[ro * {inner} + ri] = at;")
+        else:
+            self.w(f"{rn} = {res};")
+            if arg:
+                self.w(f"{idn} = at;")
+        self.depth -= 1
+        self.w("}")
+        self.depth -= 1
+        self.w("}")
+
+    def op_reduce_sum(self, op):
+        self._reduce(op, "sum")
+
+    def op_reduce_max(self, op):
+        self._reduce(op, "max")
+
+    def op_dot(self, op):
+        a, b = op.operands[:2]
+        acc = op.operands[2] if len(op.operands) > 2 else None
+        r = op.result
+        if len(a.shape) != 2:
+            raise Unsupported("3-D tl.dot", op.lineno)
+        M, K = a.shape
+        N = b.shape[1]
+        ct = "int32_t" if a.dtype.is_int() else ("double" if a.dtype.is_fp64() else "float")
+        rn = self.new_name(r)
+        an, bn = self.name(a), self.name(b)
+        d = f"t{self.tmp}"
+        self.tmp += 1
+        off = self.arena
+        self.arena += (M * N * 8 + 63) // 64 * 64
+        self.decls.append(f"{ct} *restrict {d} = ({ct} *)(arena + {off});")
+        # i-k-j order: the inner loop runs along a row of b and of the result (vectorized); products
+        # are summed in k order in the compute type (int8 products in int32, wrapping)
+        if ct == "int32_t":
+            upd = (f"{d}[m * {N} + n] = (int32_t)((uint32_t){d}[m * {N} + n] + "
+                   f"(uint32_t)(x * (int32_t){bn}[k * {N} + n]));")
+        else:
+            upd = f"{d}[m * {N} + n] += x * ({ct}){bn}[k * {N} + n];"
+        self.w(f"for (int m = 0; m < {M}; m++) {{")
+        self.w(f"    for (int n = 0; n < {N}; n++) {d}[m * {N} + n] = 0;")
+        self.w(f"    for (int k = 0; k < {K}; k++) {{")
+        self.w(f"        {ct} x = ({ct}){an}[m * {K} + k];")
+        self.w(f"        for (int n = 0; n < {N}; n++) {upd}")
+        self.w("    }")
+        self.w("}")
+        t = r.dtype
+        if acc is None:
+            res = lambda i: _round(t, f"({_ct(t)}){d}[{i}]") if t.is_floating() else f"{d}[{i}]"  # noqa: E731
+        elif t.is_int():
+            res = lambda i: f"(int32_t)((uint32_t){d}[{i}] + (uint32_t){self.at(acc, i)})"  # noqa: E731
+        else:
+            res = lambda i: _round(t, f"({_round(t, f'({_ct(t)}){d}[{i}]')} + {self.at(acc, i)})")  # noqa: E731
+        self.w(f"for (int i = 0; i < {M * N}; i++) {rn}[i] = {res('i')};")
+
+    def op_reduce_argmax(self, op):
+        self._reduce(op, "argmax")
+
+    def op_reduce_argmin(self, op):
+        self._reduce(op, "argmin")
+
+    def op_reduce_min(self, op):
+        self._reduce(op, "min")
+
+    def check(self, cond_fn, shape, message):
+        """A runtime check: the program returns 100 + the message's index when cond fails."""
+        self.messages.append(message)
+        code = 99 + len(self.messages)
+        if shape:
+            self.w(f"for (int i = 0; i < {_numel(shape)}; i++) if (!({cond_fn('i')})) return {code};")
+        else:
+            self.w(f"if (!({cond_fn(None)})) return {code};")
+
+    def op_hint(self, op):
+        x = op.operands[0]
+        if op.attrs.get("kind") == "multiple_of" and not x.shape and x.dtype.is_int() and op.attrs.get("values"):
+            v = op.attrs["values"][0]
+            self.check(lambda i: f"({self.name(x)} % {v}) == 0", (),
+                       f"{op.lineno}: tl.multiple_of: the value is not a multiple of {v}")
+
+    def op_assume(self, op):
+        c = op.operands[0]
+        self.check(lambda i: self.opnd(c, i), c.shape, f"{op.lineno}: tl.assume: the assumed condition is false")
+
+    def op_barrier(self, op):
+        pass
+
+    # ---- control flow ----
+    def op_for(self, op):
+        lb, ub, step = op.operands[:3]
+        entry = op.operands[3:]
+        body = op.regions[0]
+        iv, args = body.args[0], body.args[1:]
+        carried = self.storage_for(op.results)
+        for c, e, res in zip(carried, entry, op.results):
+            self.copy(c, e, e.shape)
+        for a, c, res in zip(args, carried, op.results):
+            self.names[a.id] = c
+            self.alias[a.id] = res.id
+        ivn = self.new_name(iv)
+        lbn, ubn, stn = self.name(lb), self.name(ub), self.name(step)
+        self.w(f"for ({ivn} = {lbn}; ({stn} > 0) ? ({ivn} < {ubn}) : ({ivn} > {ubn}); {ivn} += {stn}) {{")
+        self.depth += 1
+        self.region(body, carried)
+        self.depth -= 1
+        self.w("}")
+
+    def region(self, blk, targets):
+        ops = blk.ops
+        if not ops or ops[-1].opcode != "yield":
+            raise Unsupported("a region without a yield", self.lineno)
+        saved = dict(self.all_cache)
+        for o in ops[:-1]:
+            self.op(o)
+        self.assign_yields(targets, ops[-1].operands)
+        self.all_cache = saved
+
+    def op_if(self, op):
+        c = op.operands[0]
+        then_b, else_b = op.regions
+        targets = self.storage_for(op.results)
+        self.w(f"if ({self.name(c)}) {{")
+        self.depth += 1
+        self.region(then_b, targets)
+        self.depth -= 1
+        self.w("} else {")
+        self.depth += 1
+        self.region(else_b, targets)
+        self.depth -= 1
+        self.w("}")
+
+    def op_while(self, op):
+        cond_b, body = op.regions
+        carried = self.storage_for(op.results)
+        for c, e in zip(carried, op.operands):
+            self.copy(c, e, e.shape)
+        for a, c, res in zip(cond_b.args, carried, op.results):
+            self.names[a.id] = c
+            self.alias[a.id] = res.id
+        for a, c, res in zip(body.args, carried, op.results):
+            self.names[a.id] = c
+            self.alias[a.id] = res.id
+        self.w("for (;;) {")
+        self.depth += 1
+        saved = dict(self.all_cache)
+        cops = cond_b.ops
+        if not cops or cops[-1].opcode != "condition":
+            raise Unsupported("a while condition region without a condition", op.lineno)
+        for o in cops[:-1]:
+            self.op(o)
+        cond = cops[-1]
+        passed = cond.operands[1:]
+        if any(p.id != a.id for p, a in zip(passed, cond_b.args)):
+            self.assign_yields(carried, passed)
+        self.w(f"if (!{self.name(cond.operands[0])}) break;")
+        self.region(body, carried)
+        self.all_cache = saved
+        self.depth -= 1
+        self.w("}")
+
+
+_BIN = ("add", "sub", "mul", "truediv", "floordiv", "mod", "lt", "le", "gt", "ge", "eq", "ne", "and", "or", "xor",
+        "lshift", "rshift")
+_CMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+
+
+def _binary(code, a, b, ta, tr):
+    if code in _CMP:
+        return f"(uint8_t)({a} {_CMP[code]} {b})"
+    if ta.is_floating():
+        if code == "add":
+            e = f"({a} + {b})"
+        elif code == "sub":
+            e = f"({a} - {b})"
+        elif code == "mul":
+            e = f"({a} * {b})"
+        elif code == "truediv":
+            e = f"({a} / {b})"
+        elif code == "mod":
+            e = f"fmod{'' if ta.is_fp64() else 'f'}({a}, {b})"
+        else:
+            raise Unsupported(f"`{code}` on {ta}")
+        return _round(tr, e)
+    # integers (int1 included)
+    if code == "truediv":  # integers divided are promoted to fp32 by the semantics layer; not reached
+        raise Unsupported(f"`truediv` on {ta}")
+    ct = _ct(tr)
+    if ta.is_int1():
+        if code in ("add", "sub", "mul", "floordiv", "mod"):
+            ops = {"add": "+", "sub": "-", "mul": "*"}
+            if code in ops:
+                return f"(uint8_t)((unsigned)({a} {ops[code]} {b}) & 1u)"
+            if code == "floordiv":
+                return f"(uint8_t)({b} ? {a} : 0)"
+            return "(uint8_t)0"
+        return f"(uint8_t)({a} {_BITOPS[code]} {b})" if code in ("and", "or", "xor") else \
+            _shift(code, a, b, ta)
+    bits = ta.int_bitwidth
+    u = _UTYPE[bits]
+    if code in ("add", "sub", "mul"):
+        op = {"add": "+", "sub": "-", "mul": "*"}[code]
+        return f"({ct})(({u}){a} {op} ({u}){b})"
+    if code in ("and", "or", "xor"):
+        return f"({ct})({a} {_BITOPS[code]} {b})"
+    if code in ("lshift", "rshift"):
+        return _shift(code, a, b, ta)
+    if code == "floordiv":
+        if ta.is_int_signed():
+            return f"({ct})({b} == 0 ? 0 : ({b} == -1 ? ({ct})(0u - ({u}){a}) : {a} / {b}))"
+        return f"({ct})({b} == 0 ? 0 : {a} / {b})"
+    if code == "mod":
+        if ta.is_int_signed():
+            return f"({ct})(({b} == 0 || {b} == -1) ? 0 : {a} % {b})"
+        return f"({ct})({b} == 0 ? 0 : {a} % {b})"
+    raise Unsupported(f"`{code}` on {ta}")
+
+
+_BITOPS = {"and": "&", "or": "|", "xor": "^"}
+
+
+def _shift(code, a, b, t):
+    bits = t.primitive_bitwidth if not t.is_int1() else 8
+    ct = _ct(t)
+    u = _UTYPE[max(bits, 8)]
+    # the shift count is taken in the value's type (numpy's left_shift/right_shift); counts outside
+    # [0, bits) give 0 (or -1 for an arithmetic right shift of a negative value)
+    cnt = f"({u})({ct}){b}"
+    if code == "lshift":
+        return f"({ct})({cnt} < {bits} ? ({u})({u}){a} << {cnt} : 0)"
+    if t.is_int_signed() and not t.is_int1():
+        return f"({ct})({cnt} < {bits} ? {a} >> {cnt} : ({a} < 0 ? -1 : 0))"
+    return f"({ct})({cnt} < {bits} ? ({u}){a} >> {cnt} : 0)"
+
+
+def _cast(x, src, dst, rounding=None):
+    if src == dst:
+        return x
+    if src.is_ptr() or dst.is_ptr():
+        if dst.is_ptr() and src.is_ptr():
+            return x
+        if dst.is_int1():
+            return f"(uint8_t)({x} != 0)"
+        if dst.name in ("int64", "uint64"):
+            return f"({_ct(dst)})(uintptr_t){x}"
+        if dst.is_ptr() and src.is_int():
+            return f"(char *)(uintptr_t){x}"
+        raise Unsupported(f"cast {src} -> {dst}")
+    if dst.is_int1():
+        return f"(uint8_t)({x} != 0)"
+    if dst.is_floating():
+        if src.is_floating():
+            narrower = dst.primitive_bitwidth < src.primitive_bitwidth
+            if rounding == "rtz" and narrower:
+                if dst.is_fp32():
+                    return f"cn_rf_rtz((double){x})"
+                return f"{'cn_rh_rtz' if dst.is_fp16() else 'cn_rb_rtz'}((float){x})" if not src.is_fp64() else \
+                    f"{'cn_rh_rtz' if dst.is_fp16() else 'cn_rb_rtz'}(cn_rf_rtz({x}))"
+        if dst.is_fp64():
+            return f"(double){x}"
+        if dst.is_fp32():
+            return f"(float){x}"
+        return _round(dst, f"(float){x}")
+    # integer destination
+    ct = _ct(dst)
+    if src.is_floating():
+        if dst.is_int_unsigned() and dst.int_bitwidth == 64:
+            return f"cn_f2u64((double){x})"
+        return f"({ct})cn_f2i64((double){x})"
+    return f"({ct}){x}"
+
+
+def _to_bits(t, x):
+    if t.is_fp16():
+        return f"(uint16_t)cn_f32_to_f16({x})"
+    if t.is_bf16():
+        return f"(uint16_t)cn_f32_to_bf16({x})"
+    if t.is_fp32():
+        return f"cn_bits_f32({x})"
+    if t.is_fp64():
+        return f"cn_bits_f64({x})"
+    return f"(uint{max(t.primitive_bitwidth, 8)}_t){x}"
+
+
+def _from_bits(t, u):
+    if t.is_fp16():
+        return f"cn_f16_to_f32({u})"
+    if t.is_bf16():
+        return f"cn_bf16_to_f32({u})"
+    if t.is_fp32():
+        return f"cn_f32_bits({u})"
+    if t.is_fp64():
+        return f"cn_f64_bits({u})"
+    if t.is_int1():
+        return f"(uint8_t)(({u}) != 0)"
+    return f"({_ct(t)}){u}"
+
+
+def _load(t, p):
+    if t.is_fp16():
+        return f"cn_f16_to_f32(cn_ld_uint16_t({p}))"
+    if t.is_bf16():
+        return f"cn_bf16_to_f32(cn_ld_uint16_t({p}))"
+    if t.is_int1():
+        return f"(uint8_t)(cn_ld_uint8_t({p}) != 0)"
+    return f"cn_ld_{_ct(t)}({p})"
+
+
+def _store(t, p, v):
+    if t.is_fp16():
+        return f"cn_st_uint16_t({p}, cn_f32_to_f16({v}));"
+    if t.is_bf16():
+        return f"cn_st_uint16_t({p}, cn_f32_to_bf16({v}));"
+    if t.is_int1():
+        return f"cn_st_uint8_t({p}, (uint8_t)({v} != 0));"
+    return f"cn_st_{_ct(t)}({p}, {v});"
+
+
+def _unpack(v, slot):
+    t = v.dtype
+    n = f"v{v.id}"
+    if t.is_ptr():
+        return f"char *{n} = (char *)(uintptr_t)args[{slot}];"
+    if t.is_fp32():
+        return f"float {n}; {{ uint32_t b_ = (uint32_t)args[{slot}]; memcpy(&{n}, &b_, 4); }}"
+    if t.is_fp64():
+        return f"double {n}; {{ uint64_t b_ = args[{slot}]; memcpy(&{n}, &b_, 8); }}"
+    if t.is_floating():
+        raise Unsupported(f"a {t} scalar argument")
+    if t.is_int1():
+        return f"uint8_t {n} = (uint8_t)(args[{slot}] != 0);"
+    return f"{_ct(t)} {n} = ({_ct(t)})args[{slot}];"
+
+
+def _stable(v):
+    """A process-independent text for constexpr values (functions by qualified name, not address)."""
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_stable(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "(" + ", ".join(_stable(x) for x in v) + ")"
+    if callable(v) and hasattr(v, "__qualname__"):
+        return f"{getattr(v, '__module__', '')}.{v.__qualname__}"
+    fn = getattr(v, "fn", None)
+    if fn is not None and hasattr(fn, "__qualname__"):
+        return f"jit {fn.__module__}.{fn.__qualname__}"
+    return repr(v)
+
+
+def generate(func):
+    """C11 source for func (an ir.Function of one specialization)."""
+    return emit(func)[0]
+
+
+def emit(func):
+    """(C11 source, check messages) for func: a program failing a runtime check (tl.multiple_of on
+    a scalar, tl.assume) makes the runner return 100 + the index of its message."""
+    e = _Emitter(func)
+    unpack = []
+    for slot, a in enumerate(func.args):
+        e.check_type(a)
+        unpack.append(_unpack(a, slot))
+        e.names[a.id] = f"v{a.id}"
+    e.block(func.body)
+    arena = max(e.arena, 64)
+    out = [PRELUDE,
+           "/* kernel " + (func.name + "; constexprs " + _stable(func.constexprs)).replace("*/", "* /") + " */",
+           "static int cn_kernel(const uint64_t *args, int32_t pid0, int32_t pid1, int32_t pid2,",
+           "                      int32_t grid0, int32_t grid1, int32_t grid2, char *arena) {",
+           "    (void)pid0; (void)pid1; (void)pid2; (void)grid0; (void)grid1; (void)grid2; (void)arena;"]
+    out += ["    " + u for u in unpack]
+    out += ["    " + d for d in e.decls]
+    out += e.live_lines()
+    out.append("    return 0;")
+    out.append("}")
+    out.append(f"""
+CN_EXPORT int cn_triton_abi(void) {{ return {ABI_VERSION}; }}
+
+CN_EXPORT int cn_triton_run(const uint64_t *args, int64_t start, int64_t end, const int32_t *grid) {{
+    char *arena = (char *)aligned_alloc(64, {(arena + 63) // 64 * 64});
+    if (arena == NULL) return 1;
+    int64_t g12 = (int64_t)grid[1] * grid[2];
+    for (int64_t p = start; p < end; p++) {{
+        int32_t x = (int32_t)(p / g12), y = (int32_t)((p / grid[2]) % grid[1]), z = (int32_t)(p % grid[2]);
+        int rc = cn_kernel(args, x, y, z, grid[0], grid[1], grid[2], arena);
+        if (rc != 0) {{ free(arena); return rc; }}
+    }}
+    free(arena);
+    return 0;
+}}
+""")
+    return "\n".join(out), list(e.messages)
