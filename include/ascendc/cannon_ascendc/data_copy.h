@@ -81,17 +81,25 @@ inline uint32_t BlockElems()
 {
     return 32u / static_cast<uint32_t>(sizeof(T));
 }
+
+/* The elements a count-form DataCopy moves: count rounded down to whole 32-byte blocks, as the chip
+ * does (the checker reports a count that is not a whole number of blocks). */
+template <typename T>
+inline uint32_t CopyCount(const uint32_t count CANNON_ASCENDC_LOC)
+{
+    const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
+    CANNON_ASCENDC_CHECK_IF(bytes % 32 != 0,
+                            "DataCopy of %u elements (%llu bytes) is not a multiple of 32 bytes (the chip rounds it down)",
+                            count, (unsigned long long)bytes);
+    return static_cast<uint32_t>((bytes & ~31ull) / sizeof(T));
+}
 }  // namespace cannon_detail
 
 /* Count form, global -> unified buffer. */
 template <typename T>
 inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const uint32_t count CANNON_ASCENDC_LOC)
 {
-    const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
-    CANNON_ASCENDC_CHECK_IF(bytes % 32 != 0,
-                            "DataCopy of %u elements (%llu bytes) is not a multiple of 32 bytes (the chip rounds it down)",
-                            count, (unsigned long long)bytes);
-    const uint32_t n = static_cast<uint32_t>((bytes & ~31ull) / sizeof(T));
+    const uint32_t n = cannon_detail::CopyCount<T>(count CANNON_ASCENDC_CHECK_ARG);
 #if CANNON_ASCENDC_CHECK
     dst.Check(0, n, loc_);
     src.CheckRange(0, n, loc_);
@@ -103,11 +111,7 @@ inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, cons
 template <typename T>
 inline void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count CANNON_ASCENDC_LOC)
 {
-    const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
-    CANNON_ASCENDC_CHECK_IF(bytes % 32 != 0,
-                            "DataCopy of %u elements (%llu bytes) is not a multiple of 32 bytes (the chip rounds it down)",
-                            count, (unsigned long long)bytes);
-    const uint32_t n = static_cast<uint32_t>((bytes & ~31ull) / sizeof(T));
+    const uint32_t n = cannon_detail::CopyCount<T>(count CANNON_ASCENDC_CHECK_ARG);
 #if CANNON_ASCENDC_CHECK
     src.Check(0, n, loc_);
     dst.CheckRange(0, n, loc_);
@@ -119,11 +123,7 @@ inline void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, cons
 template <typename T>
 inline void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count CANNON_ASCENDC_LOC)
 {
-    const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
-    CANNON_ASCENDC_CHECK_IF(bytes % 32 != 0,
-                            "DataCopy of %u elements (%llu bytes) is not a multiple of 32 bytes (the chip rounds it down)",
-                            count, (unsigned long long)bytes);
-    const uint32_t n = static_cast<uint32_t>((bytes & ~31ull) / sizeof(T));
+    const uint32_t n = cannon_detail::CopyCount<T>(count CANNON_ASCENDC_CHECK_ARG);
 #if CANNON_ASCENDC_CHECK
     src.Check(0, n, loc_);
     dst.Check(0, n, loc_);

@@ -420,21 +420,30 @@ inline void Duplicate(const LocalTensor<T> &dst, const cannon_ascendc::NoDeduce<
         d[i] = scalarValue;
 }
 
+namespace cannon_detail {
+/* Duplicate's mask/repeat form over either kind of mask. */
+template <typename T, typename Mask>
+inline void DuplicateMasked(const LocalTensor<T> &dst, const T scalarValue, const Mask &mask, const uint8_t repeatTime,
+                            const uint16_t dstBlockStride, const uint8_t dstRepeatStride CANNON_ASCENDC_LOC)
+{
+    T *d = dst.GetPhyAddr();
+    ForEachMasked<T>(mask, repeatTime, [&](uint32_t r, uint32_t blk, uint32_t j) {
+        const uint64_t di = ElemAt<T>(r, blk, j, dstRepeatStride, dstBlockStride);
+#if CANNON_ASCENDC_CHECK
+        dst.Check(di, 1, loc_);
+#endif
+        d[di] = scalarValue;
+    });
+}
+}  // namespace cannon_detail
+
 template <typename T, bool isSetMask = true>
 inline void Duplicate(const LocalTensor<T> &dst, const cannon_ascendc::NoDeduce<T> &scalarValue, uint64_t mask,
                       const uint8_t repeatTime, const uint16_t dstBlockStride,
                       const uint8_t dstRepeatStride CANNON_ASCENDC_LOC)
 {
-    T *d = dst.GetPhyAddr();
-    cannon_detail::ForEachMasked<T>(cannon_detail::CountMask<T>(mask), repeatTime,
-                                    [&](uint32_t r, uint32_t blk, uint32_t j) {
-                                        const uint64_t di =
-                                            cannon_detail::ElemAt<T>(r, blk, j, dstRepeatStride, dstBlockStride);
-#if CANNON_ASCENDC_CHECK
-                                        dst.Check(di, 1, loc_);
-#endif
-                                        d[di] = scalarValue;
-                                    });
+    cannon_detail::DuplicateMasked(dst, static_cast<T>(scalarValue), cannon_detail::CountMask<T>(mask), repeatTime,
+                                   dstBlockStride, dstRepeatStride CANNON_ASCENDC_CHECK_ARG);
 }
 
 template <typename T, bool isSetMask = true>
@@ -442,16 +451,8 @@ inline void Duplicate(const LocalTensor<T> &dst, const cannon_ascendc::NoDeduce<
                       const uint8_t repeatTime, const uint16_t dstBlockStride,
                       const uint8_t dstRepeatStride CANNON_ASCENDC_LOC)
 {
-    T *d = dst.GetPhyAddr();
-    cannon_detail::ForEachMasked<T>(cannon_detail::ArrayMask<T>(mask), repeatTime,
-                                    [&](uint32_t r, uint32_t blk, uint32_t j) {
-                                        const uint64_t di =
-                                            cannon_detail::ElemAt<T>(r, blk, j, dstRepeatStride, dstBlockStride);
-#if CANNON_ASCENDC_CHECK
-                                        dst.Check(di, 1, loc_);
-#endif
-                                        d[di] = scalarValue;
-                                    });
+    cannon_detail::DuplicateMasked(dst, static_cast<T>(scalarValue), cannon_detail::ArrayMask<T>(mask), repeatTime,
+                                   dstBlockStride, dstRepeatStride CANNON_ASCENDC_CHECK_ARG);
 }
 
 /* Copy (unified buffer to unified buffer, mask/repeat form). */

@@ -9,6 +9,7 @@
  * * VW + l), then the accumulators are added in order and the lanes pairwise: the order depends on
  * the shape and the tier only. Each wide vector is read once for up to MM_DOT_GROUP narrow ones.
  */
+#include "mm_hsum.h"
 #include "mm_kernels.h"
 
 #define MM_DOT_U 2
@@ -26,16 +27,6 @@ static inline vf mm_dot_ldn(const void *p, int dt, int64_t i, size_t n)
     return dt == MM_F32   ? vf_loadn_f32((const float *)p + i, n, 0.0f)
            : dt == MM_F16 ? vf_loadn_f16((const uint16_t *)p + i, n, 0.0f)
                           : vf_loadn_bf16((const uint16_t *)p + i, n, 0.0f);
-}
-
-static inline float mm_dot_hsum(vf v)
-{
-    float l[VW];
-    vf_to_array(l, v);
-    for (int w = VW / 2; w >= 1; w /= 2)
-        for (int i = 0; i < w; i++)
-            l[i] += l[i + w];
-    return l[0];
 }
 
 static inline const void *mm_dot_at(const void *p, int dt, int64_t i)
@@ -68,7 +59,7 @@ static inline __attribute__((always_inline)) void mm_dot_group(const void *wv, i
         vf s = acc[x][0];
         for (int u = 1; u < MM_DOT_U; u++)
             s = vf_add(s, acc[x][u]);
-        out[x] = mm_dot_hsum(s);
+        out[x] = mm_hsum_pairwise(s);
     }
 }
 
@@ -108,8 +99,8 @@ static inline __attribute__((always_inline)) void mm_dot_group2(const void *wv0,
             s0 = vf_add(s0, acc0[x][u]);
             s1 = vf_add(s1, acc1[x][u]);
         }
-        out0[x] = mm_dot_hsum(s0);
-        out1[x] = mm_dot_hsum(s1);
+        out0[x] = mm_hsum_pairwise(s0);
+        out1[x] = mm_hsum_pairwise(s1);
     }
 }
 

@@ -16,17 +16,8 @@
  * the end its lanes are summed pairwise. The tiling does not change it: a row's result does not
  * depend on m or on which tile holds it.
  */
+#include "mm_hsum.h"
 #include "wq_kernels.h"
-
-static inline float wq_dot_hsum(vf v)
-{
-    float l[VW];
-    vf_to_array(l, v);
-    for (int w = VW / 2; w >= 1; w /= 2)
-        for (int i = 0; i < w; i++)
-            l[i] += l[i + w];
-    return l[0];
-}
 
 /* n (<= VW) values of the column from element p, the lanes past n zero. */
 static inline vf wq_ld_tail(const void *col, int int4, int64_t p, int64_t n)
@@ -116,7 +107,7 @@ static inline __attribute__((always_inline)) void wq_dot_tile(const float *x, in
         wq_dot_group(x, ldx, R, C, cols, int4, p0, k - p0 < group ? k : p0 + group, s, o, ng, gi, acc);
     for (int r = 0; r < R; r++)
         for (int c = 0; c < C; c++)
-            out[r * ldo + c] = wq_dot_hsum(acc[r][c]);
+            out[r * ldo + c] = mm_hsum_pairwise(acc[r][c]);
 }
 
 /* R rows against WQ_DOT_C columns, or against one. */
