@@ -60,7 +60,7 @@ extern "C" __global__ __aicore__ void gm_out_of_range(GM_ADDR x)
 extern "C" __global__ __aicore__ void gm_value_out_of_range(GM_ADDR x)
 {
     GlobalTensor<float> g;
-    g.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(x), 16);
+    g.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(x) + 16 * GetBlockIdx(), 16); /* each block its own range */
     g.SetValue(15, 1.0f);
     MARK(); g.SetValue(16, 1.0f);
 }
