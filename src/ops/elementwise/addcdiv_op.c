@@ -62,7 +62,7 @@ static void acd_run(void *vctx, char *const *p, const int64_t *s, int64_t n, int
             for (int64_t i = 0; i < m; i++)
                 bs[i] = bs[i] + v * (b1[i] / b2[i]);
             if (r16 != ACL_DT_UNDEFINED && to != ct) /* computed in the 16-bit type, then cast */
-                ewk_round16(bs, m, r16);
+                ew_round16(c->kt, r16, bs, m);
             ew_store_f32(to, q[0], s[0], m, bs, c->kt);
         } else if (a->mode == ACD_F64) {
             for (int64_t i = 0; i < m; i++) {

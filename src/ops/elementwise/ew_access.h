@@ -168,4 +168,23 @@ static inline void ew_store_f32(aclDataType t, char *p, int64_t s, int64_t n, co
     }
 }
 
+/* Round v[0, n) to FLOAT16 / BFLOAT16 @p t in place through the tier's bulk conversions (nothing for
+ * another t). */
+static inline void ew_round16(const cannon_kernel_table *kt, aclDataType t, float *v, int64_t n)
+{
+    uint16_t h[256];
+    if (t != ACL_FLOAT16 && t != ACL_BF16)
+        return;
+    for (int64_t i = 0; i < n; i += 256) {
+        const size_t m = (size_t)(n - i < 256 ? n - i : 256);
+        if (t == ACL_FLOAT16) {
+            kt->f32_to_f16(h, v + i, m);
+            kt->f16_to_f32(v + i, h, m);
+        } else {
+            kt->f32_to_bf16(h, v + i, m);
+            kt->bf16_to_f32(v + i, h, m);
+        }
+    }
+}
+
 #endif /* CANNON_OPS_ELEMENTWISE_EW_ACCESS_H_ */

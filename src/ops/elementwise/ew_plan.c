@@ -87,22 +87,6 @@ bool cannon_ew_scalar_to(aclDataType t, const aclScalar *s, bool check_range, do
     return !check_range || *i == v || t == ACL_BOOL;
 }
 
-/* Round v[0, n) to the 16-bit type t in place, through the tier's bulk conversions. */
-static void round_to(const cannon_kernel_table *kt, int32_t t, float *v, int64_t n)
-{
-    uint16_t h[256];
-    for (int64_t i = 0; i < n; i += 256) {
-        const size_t m = (size_t)(n - i < 256 ? n - i : 256);
-        if (t == ACL_FLOAT16) {
-            kt->f32_to_f16(h, v + i, m);
-            kt->f16_to_f32(v + i, h, m);
-        } else {
-            kt->f32_to_bf16(h, v + i, m);
-            kt->bf16_to_f32(v + i, h, m);
-        }
-    }
-}
-
 /* ---------------------------------------------------------------------------------------------
  * fp64 and integer math
  * ------------------------------------------------------------------------------------------- */
@@ -324,7 +308,6 @@ static void ew_raw(const ew_ctx *c, char *po, const char *pa, int64_t so, int64_
 }
 #undef EW_RAW_LOOP
 
-/* One run of n elements with byte strides so, sa, sb. */
 /* A contiguous run of a Cast between fp32 and a 16-bit float, converted straight from the input
  * to the output by the tier's bulk conversion (one rounding, as the generic path gives, without
  * its staging buffers). Returns 0 for any other pair of dtypes. */
@@ -344,6 +327,7 @@ static int ew_cast_run(const cannon_kernel_table *kt, aclDataType to, char *po, 
     return 1;
 }
 
+/* One run of n elements with byte strides so, sa, sb. */
 static void ew_segment(const ew_ctx *c, char *po, const char *pa, const char *pb, int64_t so, int64_t sa,
                        int64_t sb, int64_t n)
 {
@@ -364,7 +348,7 @@ static void ew_segment(const ew_ctx *c, char *po, const char *pa, const char *pb
         const float as = sa == 0 ? ew_get_f(t1, pa) : 0.0f;
         float bs = binary && sb == 0 ? ew_get_f(t2, pb) : 0.0f;
         if (c->round16 && binary && sb == 0 && t2 != (aclDataType)a->ct && !a->scalar_b)
-            round_to(c->kt, a->ct, &bs, 1);
+            ew_round16(c->kt, (aclDataType)a->ct, &bs, 1);
         const int nt = a->nt && ((uintptr_t)po % (uintptr_t)c->es) == 0;
         c->vec(a->op, c->vdt, po, pa, sa != 0, as, pb, binary && sb != 0, bs, n, &a->prm, nt);
         return;
@@ -385,13 +369,13 @@ static void ew_segment(const ew_ctx *c, char *po, const char *pa, const char *pb
             if (c->round16) {
                 /* torch casts the inputs to the common 16-bit type first */
                 if (t1 != (aclDataType)a->ct)
-                    round_to(c->kt, a->ct, ba, m);
+                    ew_round16(c->kt, (aclDataType)a->ct, ba, m);
                 if (binary && t2 != (aclDataType)a->ct && !a->scalar_b)
-                    round_to(c->kt, a->ct, bb, m);
+                    ew_round16(c->kt, (aclDataType)a->ct, bb, m);
             }
             c->vec(a->op, EW_VF32, bo, ba, 1, 0.0f, bb, binary, 0.0f, m, &a->prm, 0);
             if (c->round16 && t0 != (aclDataType)a->ct)
-                round_to(c->kt, a->ct, bo, m); /* computed in the common type, then cast to out */
+                ew_round16(c->kt, (aclDataType)a->ct, bo, m); /* computed in the common type, then cast to out */
             ew_store_f32(t0, qo, so, m, bo, c->kt);
         } else if (a->mode == EW_MODE_F64) {
             for (int64_t i = 0; i < m; i++) {

@@ -165,17 +165,6 @@ static inline void ewk_walk(const ewk_layout *l, char *const *base, int64_t star
 }
 
 /* ---- runs of values (element access: ew_access.h) ---- */
-/* Round @p n fp32 values to FLOAT16 / BFLOAT16 @p t in place (nothing for another t). */
-static inline void ewk_round16(float *v, int64_t n, aclDataType t)
-{
-    if (t == ACL_FLOAT16)
-        for (int64_t i = 0; i < n; i++)
-            v[i] = cannon_f16_to_f32(cannon_f32_to_f16(v[i]));
-    else if (t == ACL_BF16)
-        for (int64_t i = 0; i < n; i++)
-            v[i] = cannon_bf16_to_f32(cannon_f32_to_bf16(v[i]));
-}
-
 /* One value as fp32, rounded once to FLOAT16 / BFLOAT16 @p r16 when that is set. */
 static inline float ewk_f32_of(double v, aclDataType r16)
 {
@@ -196,7 +185,7 @@ static inline void ewk_load_f32(aclDataType t, const char *p, int64_t s, int64_t
         (round16 == ACL_FLOAT16 || round16 == ACL_BF16) && t != round16 ? round16 : ACL_DT_UNDEFINED;
     if (r16 == ACL_DT_UNDEFINED || t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16) {
         ew_load_f32(t, p, s, n, d, kt);
-        ewk_round16(d, n, r16);
+        ew_round16(kt, r16, d, n);
     } else if (s == 0) {
         const float v = ewk_f32_of(ew_get_d(t, p), r16);
         for (int64_t i = 0; i < n; i++)

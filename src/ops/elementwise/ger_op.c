@@ -51,7 +51,7 @@ static void ger_run(void *vctx, char *const *p, const int64_t *s, int64_t n, int
             for (int64_t i = 0; i < m; i++)
                 x[i] *= y[i];
             if (r16 != ACL_DT_UNDEFINED && to != ct)
-                ewk_round16(x, m, r16);
+                ew_round16(c->kt, r16, x, m);
             ew_store_f32(to, q[0], s[0], m, x, c->kt);
         } else if (a->mode == GER_F64) {
             for (int64_t i = 0; i < m; i++)

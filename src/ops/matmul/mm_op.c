@@ -295,16 +295,21 @@ static int mm_dot_kernel(const cannon_kernel_ctx *ctx, void *args)
     const char *a = (const char *)g->a + off[1] * esa, *b = (const char *)g->b + off[2] * esb;
     float r[64 * MM_DOT_MAX_NARROW];
     const mm_dot_fn dot = mm_dot_for(g->isa);
-    const float *xw = g->dot_xw >= 0 ? (const float *)(const void *)((const char *)g->ws + g->dot_xw) + q * nxt * g->K
-                                     : NULL;
+    /* the wide side, and the narrow one: in place, or staged as fp32 rows of K */
+    const char *wp = g->dot_wide_b ? b : a;
+    const int dw = g->dot_wide_b ? g->dtb : g->dta;
+    const int64_t ldw = g->dot_wide_b ? g->bn : g->am, esw = g->dot_wide_b ? esb : esa;
+    const void *xp = g->dot_wide_b ? (const void *)a : (const void *)b;
+    int dx = g->dot_wide_b ? g->dta : g->dtb;
+    int64_t ldx = g->dot_wide_b ? g->am : g->bn;
+    if (g->dot_xw >= 0) {
+        xp = (const float *)(const void *)((const char *)g->ws + g->dot_xw) + q * nxt * g->K;
+        dx = MM_F32;
+        ldx = g->K;
+    }
     for (int64_t s = w0; s < w1; s += 64) {
         const int64_t nw = w1 - s < 64 ? w1 - s : 64;
-        if (g->dot_wide_b)
-            dot(b + s * g->bn * esb, g->dtb, g->bn, nw, xw ? (const void *)xw : (const void *)a, xw ? MM_F32 : g->dta,
-                xw ? g->K : g->am, nxt, g->K, r);
-        else
-            dot(a + s * g->am * esa, g->dta, g->am, nw, xw ? (const void *)xw : (const void *)b, xw ? MM_F32 : g->dtb,
-                xw ? g->K : g->bn, nxt, g->K, r);
+        dot(wp + s * ldw * esw, dw, ldw, nw, xp, dx, ldx, nxt, g->K, r);
         for (int64_t w = 0; w < nw; w++)
             for (int64_t x = 0; x < nxt; x++) {
                 const int64_t t = x / nx, xi = x % nx;
@@ -629,27 +634,23 @@ static aclnnStatus mm_plan(const char *api, int kind, const aclTensor *self, con
                 g.dot_bc *= g.bshape[d];
                 g.dot_bcmask |= 1 << d;
             }
-        const int64_t nxt = narrow * g.dot_bc;
-        /* about 2^20 multiply-adds per block, 16 wide vectors at least: a function of the shape */
-        int64_t chunk = ((int64_t)1 << 20) / (g.K * nxt);
-        chunk = chunk < 16 ? 16 : chunk;
-        g.dot_chunk = chunk < nwide ? chunk : nwide;
-        g.dot_nchunk = cdiv(nwide, g.dot_chunk);
         /* the narrow vectors are staged in fp32 first (exact: the products are the same) when the
          * wide operand is shared, and when they are 16-bit and read by more than one wide vector,
          * as long as the copy is at most 64 MiB; sharing needs the staging */
         const int dxn = g.dot_wide_b ? g.dta : g.dtb;
         const bool stage = g.nbatch * narrow * g.K <= ((int64_t)16 << 20) &&
                            (g.dot_bc > 1 || (dxn != MM_F32 && nwide > 1));
-        g.dot_xw = -1;
         if (!stage) {
             g.dot_bc = 1;
             g.dot_bcmask = 0;
-            chunk = ((int64_t)1 << 20) / (g.K * narrow);
-            chunk = chunk < 16 ? 16 : chunk;
-            g.dot_chunk = chunk < nwide ? chunk : nwide;
-            g.dot_nchunk = cdiv(nwide, g.dot_chunk);
-        } else {
+        }
+        /* about 2^20 multiply-adds per block, 16 wide vectors at least: a function of the shape */
+        int64_t chunk = ((int64_t)1 << 20) / (g.K * narrow * g.dot_bc);
+        chunk = chunk < 16 ? 16 : chunk;
+        g.dot_chunk = chunk < nwide ? chunk : nwide;
+        g.dot_nchunk = cdiv(nwide, g.dot_chunk);
+        g.dot_xw = -1;
+        if (stage) {
             uint64_t ws_x = 0;
             cannonOpWorkspace(&op, (uint64_t)(g.nbatch * narrow * g.K * 4), &ws_x);
             g.dot_xw = (int64_t)ws_x;

@@ -70,54 +70,10 @@ void shape_geom_init(shape_geom *g, int64_t ndim, const int64_t *shape, const in
     }
 }
 
-void shape_copy_run(char *dst, const char *src, int64_t n, int64_t ss, int64_t ds, size_t es)
-{
-    if (n <= 0)
-        return;
-    /* memmove: an output view may overlap an input view (the result is then unspecified, as in
-     * CANN, but no access is undefined) */
-    if (ss == 1 && ds == 1) {
-        memmove(dst, src, (size_t)n * es);
-        return;
-    }
-    if (ss == 0 && ds == 1) {
-        /* one element repeated: place it once, then double the filled prefix */
-        memmove(dst, src, es);
-        for (int64_t k = 1; k < n;) {
-            const int64_t m = k < n - k ? k : n - k;
-            memcpy(dst + k * (int64_t)es, dst, (size_t)m * es);
-            k += m;
-        }
-        return;
-    }
-    const ptrdiff_t sstep = (ptrdiff_t)(ss * (int64_t)es), dstep = (ptrdiff_t)(ds * (int64_t)es);
-    /* a constant-size memmove is a load and a store, with no alignment requirement */
-#define SC_LOOP(BYTES)                                                                             \
-    for (int64_t i = 0; i < n; i++, src += sstep, dst += dstep)                                    \
-        memmove(dst, src, (BYTES));
-    switch (es) {
-    case 1:
-        SC_LOOP(1);
-        break;
-    case 2:
-        SC_LOOP(2);
-        break;
-    case 4:
-        SC_LOOP(4);
-        break;
-    case 8:
-        SC_LOOP(8);
-        break;
-    default:
-        SC_LOOP(16);
-        break;
-    }
-#undef SC_LOOP
-}
-
 /* rows x n elements: row r, element i from src + (r * sr + i * ss) * es to dst + (r * dr + i * ds) *
- * es. Short rows (a repeat-interleave's repeats, a pair of complex parts) as one loop nest rather
- * than a run call per row. */
+ * es, one constant-size memmove each (a load and a store, no alignment requirement). Short rows (a
+ * repeat-interleave's repeats, a pair of complex parts) go through it as one loop nest rather than
+ * a run call per row. */
 static void shape_copy_rows(char *dst, const char *src, int64_t rows, int64_t n, int64_t ss, int64_t ds,
                             int64_t sr, int64_t dr, size_t es)
 {
@@ -145,6 +101,29 @@ static void shape_copy_rows(char *dst, const char *src, int64_t rows, int64_t n,
         break;
     }
 #undef SC_ROWS
+}
+
+void shape_copy_run(char *dst, const char *src, int64_t n, int64_t ss, int64_t ds, size_t es)
+{
+    if (n <= 0)
+        return;
+    /* memmove: an output view may overlap an input view (the result is then unspecified, as in
+     * CANN, but no access is undefined) */
+    if (ss == 1 && ds == 1) {
+        memmove(dst, src, (size_t)n * es);
+        return;
+    }
+    if (ss == 0 && ds == 1) {
+        /* one element repeated: place it once, then double the filled prefix */
+        memmove(dst, src, es);
+        for (int64_t k = 1; k < n;) {
+            const int64_t m = k < n - k ? k : n - k;
+            memcpy(dst + k * (int64_t)es, dst, (size_t)m * es);
+            k += m;
+        }
+        return;
+    }
+    shape_copy_rows(dst, src, 1, n, ss, ds, 0, 0, es);
 }
 
 /* After dim @p k's index has been advanced: when it reached the dim's size, reset it and carry into
