@@ -20,6 +20,9 @@
 #include <unistd.h>
 
 #include "cannon/kernel.h"
+#include "cannon/prof.h"
+
+#define CN_PROF_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #include "hccl_internal.h"
 
 int hc_arg_error(int code, const char *fmt, ...)
@@ -514,6 +517,14 @@ static int enqueue(hc_comm *c, hc_task *t, aclrtStream stream, const char *api)
     t->x.fp.redop = (uint32_t)t->x.redop;
     t->x.fp.root = t->x.root;
     atomic_fetch_add(&c->refs, 1);
+    if (CN_PROF_UNLIKELY(cannonProfActive())) {
+        char detail[128];
+        snprintf(detail, sizeof detail, "count=%llu dtype=%s rank=%u/%u", (unsigned long long)t->x.count,
+                 hc_dtype_name((int)t->x.dtype), c->rank, c->nranks);
+        cannon_prof_label l = {.name = hc_op_name(t->x.op), .detail = detail, .rank = (int32_t)c->rank,
+                               .bytes = t->x.count * (uint64_t)hc_dtype_size(t->x.dtype)};
+        cannonProfSetTaskLabel(&l);
+    }
     /* The caller usually waits for the collective next (aclrtSynchronizeStream): that thread may
      * then run it itself instead of handing it to the stream thread and sleeping. */
     aclError arc = cannonLaunchHostTaskEx(stream, task_run, t, c->host_task_flags);

@@ -1,5 +1,6 @@
 /* Device and host memory: allocation, pointer checks, copies and fills. */
 #include "internal.h"
+#include "prof.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -617,6 +618,18 @@ static aclError check_copy(const char *api, void *dst, size_t destMax, const voi
     return ACL_SUCCESS;
 }
 
+/* A copy's task name in a profile. */
+static const char *copy_name(aclrtMemcpyKind k)
+{
+    switch (k) {
+    case ACL_MEMCPY_HOST_TO_HOST: return "MemcpyH2H";
+    case ACL_MEMCPY_HOST_TO_DEVICE: return "MemcpyH2D";
+    case ACL_MEMCPY_DEVICE_TO_HOST: return "MemcpyD2H";
+    case ACL_MEMCPY_DEVICE_TO_DEVICE: return "MemcpyD2D";
+    default: return "Memcpy";
+    }
+}
+
 static cn_device *any_device(const ptr_info *a, const ptr_info *b) { return a->dev ? a->dev : b->dev; }
 
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
@@ -635,7 +648,10 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *
         memmove(dst, src, count);
         return ACL_SUCCESS;
     }
+    uint64_t t0 = CN_UNLIKELY(cn_prof_active()) ? cn_now_ns() : 0;
     int drc = cn_drv()->memory->copy(d->drv, dst, src, count);
+    if (t0 && drc == 0)
+        cn_prof_host_span(d, CN_PT_COPY, copy_name(kind), "synchronous", count, t0, cn_now_ns());
     return drc ? cn_error(drc, "aclrtMemcpy: the driver failed to copy %zu bytes", count) : ACL_SUCCESS;
 }
 
@@ -700,7 +716,12 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const v
         return cn_callback_refuse("aclrtMemcpyAsync", "a copy from or to pageable host memory waits for its "
                                   "place on the stream, behind the callback");
     }
+    cn_prof_rec *pr = NULL;
+    if (CN_UNLIKELY(cn_prof_active()))
+        pr = cn_prof_task_begin(s, CN_PT_COPY, copy_name(kind), count);
     int drc = cn_drv()->stream->enqueue_copy(s->drv, dst, src, count);
+    if (pr)
+        cn_prof_task_end(s, pr, drc == 0);
     if (drc != 0)
         rc = cn_error(drc, "aclrtMemcpyAsync: the driver could not enqueue the copy");
     else if (wait)
@@ -804,7 +825,10 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int
         cn_obj_put(&s->obj);
         return rc;
     }
+    cn_prof_rec *pr = CN_UNLIKELY(cn_prof_active()) ? cn_prof_task_begin(s, CN_PT_FILL, "Memset", count) : NULL;
     int drc = cn_drv()->stream->enqueue_fill(s->drv, devPtr, (uint8_t)value, count);
+    if (pr)
+        cn_prof_task_end(s, pr, drc == 0);
     if (drc != 0)
         rc = cn_error(drc, "aclrtMemsetAsync: the driver could not enqueue the fill");
     cn_obj_put(&s->obj);

@@ -1,5 +1,6 @@
 /* Streams, events, host callbacks and the launch interface. */
 #include "internal.h"
+#include "prof.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -205,9 +206,16 @@ static aclError call_enqueue_drv(const char *api, cn_stream *s, cn_host_call *c,
     s->calls = c;
     pthread_mutex_unlock(&s->calls_lock);
     const cannon_stream_iface *si = cn_drv()->stream;
+    cn_prof_rec *pr = NULL;
+    if (CN_UNLIKELY(cn_prof_active()))
+        pr = cn_prof_task_begin(s, c->kind == CALL_TASK ? CN_PT_HOST_TASK : c->kind == CALL_HOST_FUNC ? CN_PT_HOST_FUNC
+                                : CN_PT_CALLBACK, c->kind == CALL_TASK ? "HostTask" : c->kind == CALL_HOST_FUNC
+                                ? "HostFunc" : "Callback", 0);
     /* The flags are hints: a driver without enqueue_host_ex runs the task on its stream thread. */
     int drc = flags != 0 && si->enqueue_host_ex != NULL ? si->enqueue_host_ex(s->drv, host_call_run, c, flags)
                                                         : si->enqueue_host(s->drv, host_call_run, c);
+    if (pr)
+        cn_prof_task_end(s, pr, drc == 0);
     if (drc == 0)
         return ACL_SUCCESS;
     pthread_mutex_lock(&s->calls_lock);
@@ -897,7 +905,13 @@ aclError cn_stream_enqueue_event(cn_stream *s, cn_event *e, int which, const cha
 {
     const cannon_stream_iface *si = cn_drv()->stream;
     event_enqueue_fn fn = which == 0 ? si->enqueue_record : which == 1 ? si->enqueue_wait : si->enqueue_reset;
+    cn_prof_rec *pr = NULL;
+    if (CN_UNLIKELY(cn_prof_active()))
+        pr = cn_prof_task_begin(s, which == 0 ? CN_PT_EVENT_RECORD : which == 1 ? CN_PT_EVENT_WAIT : CN_PT_EVENT_RESET,
+                                which == 0 ? "EventRecord" : which == 1 ? "EventWait" : "EventReset", 0);
     int drc = fn(s->drv, e->drv);
+    if (pr)
+        cn_prof_task_end(s, pr, drc == 0);
     return drc != 0 ? cn_error(drc, "%s: the driver could not enqueue the event operation", api) : ACL_SUCCESS;
 }
 
@@ -1046,7 +1060,10 @@ CANNON_API aclError cannonLaunchKernel(const cannon_launch_desc *desc, aclrtStre
             return rc;
         }
     }
+    cn_prof_rec *pr = CN_UNLIKELY(cn_prof_active()) ? cn_prof_task_begin(s, CN_PT_KERNEL, desc->name, 0) : NULL;
     int drc = cn_drv()->stream->enqueue_launch(s->drv, desc);
+    if (pr)
+        cn_prof_task_end(s, pr, drc == 0);
     if (drc != 0)
         rc = cn_error(drc, "cannonLaunchKernel: the driver could not enqueue kernel %s", desc->name ? desc->name : "?");
     cn_obj_put(&s->obj);

@@ -4,10 +4,14 @@
  * phase 2 (cannonExecutorRun), which binds the references and enqueues the launches. Also the
  * public executor API of acl_meta.h (repeatable, destroy, re-pointing tensor addresses).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nnopbase_internal.h"
+#include "cannon/prof.h"
+
+#define CN_PROF_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 #define WS_ALIGN 64u
 
@@ -210,9 +214,76 @@ static bool slot_empty(const nn_slot *s)
     return false;
 }
 
+/* Append "[d0,d1,...]DTYPE" of slot @p s to buf at *len (truncated at cap). */
+static void prof_put_slot(char *buf, size_t cap, size_t *len, const nn_slot *s)
+{
+    int n = snprintf(buf + *len, cap - *len, "%s[", *len ? " " : "");
+    for (int64_t d = 0; d < s->ndim && n >= 0 && (size_t)n < cap - *len; d++) {
+        *len += (size_t)n;
+        n = snprintf(buf + *len, cap - *len, d ? ",%lld" : "%lld", (long long)s->shape[d]);
+    }
+    if (n >= 0 && (size_t)n < cap - *len) {
+        *len += (size_t)n;
+        n = snprintf(buf + *len, cap - *len, "]%s", cannonDtypeName(s->dtype));
+    }
+    *len = n >= 0 && (size_t)n < cap - *len ? *len + (size_t)n : cap - 1;
+}
+
+/* The profile label of a run of @p e (profiling sessions only): the op type (the API name without
+ * "aclnn"), its tensors' shapes and dtypes (inputs, then "->" and the outputs), the bytes of
+ * every tensor (each read or written once), and for the matmul family 2*M*N*K flops. */
+static void prof_label(const aclOpExecutor *e, cannon_prof_label *l, char *detail, size_t cap)
+{
+    size_t len = 0;
+    uint64_t bytes = 0;
+    detail[0] = '\0';
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1 && len + 3 < cap) {
+            memcpy(detail + len, " ->", 4);
+            len += 3;
+        }
+        for (size_t i = 0; i < e->n_slots; i++) {
+            const nn_slot *s = &e->slots[i];
+            if (!s->tensor || s->is_output != (pass == 1))
+                continue;
+            prof_put_slot(detail, cap, &len, s);
+            uint64_t n = 1;
+            for (int64_t d = 0; d < s->ndim; d++)
+                n *= (uint64_t)s->shape[d];
+            bytes += n * nn_elem_size(s->dtype);
+        }
+    }
+    const char *name = e->name;
+    if (strncmp(name, "aclnn", 5) == 0 && name[5])
+        name += 5;
+    uint64_t flops = 0;
+    if (strstr(name, "Matmul") || strstr(name, "MatMul") || strcmp(name, "Mm") == 0 || strcmp(name, "Bmm") == 0) {
+        const nn_slot *a = NULL, *out = NULL;
+        for (size_t i = 0; i < e->n_slots; i++) {
+            const nn_slot *s = &e->slots[i];
+            if (s->tensor && !s->is_output && !a)
+                a = s;
+            if (s->tensor && s->is_output)
+                out = s;
+        }
+        if (a && out && a->ndim >= 1) {
+            flops = 2 * (uint64_t)a->shape[a->ndim - 1];
+            for (int64_t d = 0; d < out->ndim; d++)
+                flops *= (uint64_t)out->shape[d];
+        }
+    }
+    *l = (cannon_prof_label){.name = name, .detail = detail, .bytes = bytes, .flops = flops, .rank = -1,
+                             .call = cannonProfNewCall()};
+}
+
 /* Enqueue every kernel of @p e with its references bound. */
 static aclnnStatus launch_all(aclOpExecutor *e, void *workspace, aclrtStream stream, const char *api)
 {
+    cannon_prof_label label;
+    char detail[192];
+    bool prof = CN_PROF_UNLIKELY(cannonProfActive());
+    if (prof)
+        prof_label(e, &label, detail, sizeof detail);
     for (size_t i = 0; i < e->n_kernels; i++) {
         const nn_kernel *k = &e->kernels[i];
         if (k->args_size)
@@ -231,6 +302,8 @@ static aclnnStatus launch_all(aclOpExecutor *e, void *workspace, aclrtStream str
         }
         cannon_launch_desc desc = {.name = k->name, .fn = k->fn, .args = k->args_size ? e->scratch : NULL,
                                    .args_size = k->args_size, .block_dim = k->block_dim};
+        if (prof)
+            cannonProfSetTaskLabel(&label);
         aclError rc = cannonLaunchKernel(&desc, stream);
         if (rc != ACL_SUCCESS)
             return NN_ERR(ACLNN_ERR_RUNTIME_ERROR, "%s: launching kernel %s (%zu of %zu) failed with runtime error %d",
