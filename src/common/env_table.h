@@ -31,6 +31,8 @@ CANNON_ENV("CANNON_DRIVER", CANNON_ENV_CONFIG, "the best-scoring driver", "runti
            "only drivers of this name are eligible (e.g. cpu)")
 CANNON_ENV("CANNON_DRIVER_PATH", CANNON_ENV_CONFIG, "none", "runtime",
            "':'-separated driver modules or folders searched before the built-in places")
+CANNON_ENV("CANNON_PROFILE", CANNON_ENV_CONFIG, "none", "runtime",
+           "folder for a profile of the whole run (created; aclInit fails when unwritable): cannon-prof sets it")
 
 /* ---- CPU driver ----------------------------------------------------------------------------- */
 CANNON_ENV("CANNON_CPU_DEVICES", CANNON_ENV_CONFIG, "8", "cpu driver", "number of virtual CPU devices, 1..64")

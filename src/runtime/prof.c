@@ -23,6 +23,7 @@
 
 #include "acl/acl_prof.h"
 #include "cannon/prof.h"
+#include "env.h"
 #include "prof.h"
 
 #define CN_PROF_CHUNK 4096u
@@ -417,7 +418,7 @@ static void update_switch_locked(void)
 
 aclError cn_prof_process_start(const cn_config *cfg)
 {
-    const char *env = getenv("CANNON_PROFILE");
+    const char *env = cannon_env_get("CANNON_PROFILE");
     const char *dir = NULL, *origin = NULL;
     if (env && *env) {
         dir = env;
