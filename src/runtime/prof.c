@@ -56,6 +56,7 @@ static _Atomic uint64_t g_n;              /* records taken */
 static _Atomic uint64_t g_lost;           /* records the full table refused */
 static _Atomic uint64_t g_markers;        /* markers enqueued and not run yet */
 static _Atomic uint64_t g_calls;
+static atomic_int g_rank = -1;            /* the rank of the process's last collective, -1: none yet */
 static pthread_mutex_t g_chunk_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Session state, under g_lock. */
@@ -197,8 +198,10 @@ static void rec_fill(cn_prof_rec *r, cn_prof_kind kind, const char *name)
         r->flops = t_label.flops;
         r->call = t_label.call;
         r->rank = t_label.rank;
-        if (kind == CN_PT_HOST_TASK && t_label.rank >= 0)
+        if (kind == CN_PT_HOST_TASK && t_label.rank >= 0) {
             r->kind = CN_PT_COLLECTIVE;
+            atomic_store_explicit(&g_rank, t_label.rank, memory_order_relaxed);
+        }
     } else {
         copy_str(r->name, sizeof r->name, name);
     }
@@ -358,9 +361,10 @@ static bool write_device(const char *dir, int32_t dev, uint64_t from, uint64_t t
                 CN_LOGE("profiling: cannot write %s: %s", path, strerror(errno));
                 return false;
             }
-            fprintf(f, "{\"format\": \"cannon-prof-1\", \"pid\": %ld, \"device\": %d, \"clock\": \"CLOCK_MONOTONIC\", "
-                       "\"unit\": \"ns\", \"lost\": %llu, \"tasks\": [\n",
-                    (long)getpid(), (int)dev, (unsigned long long)lost);
+            fprintf(f, "{\"format\": \"cannon-prof-1\", \"pid\": %ld, \"rank\": %d, \"device\": %d, "
+                       "\"clock\": \"CLOCK_MONOTONIC\", \"unit\": \"ns\", \"lost\": %llu, \"tasks\": [\n",
+                    (long)getpid(), atomic_load_explicit(&g_rank, memory_order_relaxed), (int)dev,
+                    (unsigned long long)lost);
         } else {
             fputs(",\n", f);
         }

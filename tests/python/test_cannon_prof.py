@@ -60,10 +60,16 @@ def test_run_two_ranks(tmp_path):
     assert len([f for f in raw if f.endswith("_device0.json")]) == 1
     assert len([f for f in raw if f.endswith("_device1.json")]) == 1
 
+    # cannonrun gives rank r device r: each rank's process wrote its device's file, with its rank.
+    pids = {}
+    for d in (0, 1):
+        doc = json.loads((out / "raw" / next(f for f in raw if f.endswith(f"_device{d}.json"))).read_text())
+        assert doc["format"] == "cannon-prof-1" and doc["device"] == d and doc["rank"] == d and doc["lost"] == 0
+        pids[d] = doc["pid"]
     trace = json.loads((out / "trace.json").read_text())
     ev = trace["traceEvents"]
     procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
-    assert sorted(n.split(" (")[0] for n in procs.values()) == ["device 0", "device 1"]
+    assert sorted(procs.values()) == sorted(f"device {d} (pid {pids[d]}, rank {d})" for d in (0, 1))
     threads = [e for e in ev if e["ph"] == "M" and e["name"] == "thread_name"]
     assert all(t["args"]["name"].startswith(("stream ", "synchronous")) for t in threads)
     work = [e for e in ev if e["ph"] == "X"]
