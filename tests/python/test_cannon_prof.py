@@ -51,10 +51,10 @@ def test_run_two_ranks(tmp_path):
     script.write_text(textwrap.dedent(PROGRAM))
     out = tmp_path / "prof"
     env = dict(os.environ, PYTHONPATH=PKG, CANNON_LIB_DIR=LIBDIR, CANNON_CPU_THREADS="1", HCCL_CONNECT_TIMEOUT="20")
-    r = run_tool("run", "-o", str(out), "--", CANNONRUN, "-n", "2", "--timeout", "60", sys.executable, str(script),
+    r = run_tool("run", "-o", str(out), "--", CANNONRUN, "-n", "2", "--tag-output", "--timeout", "60", sys.executable, str(script),
                  env=env)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "OK 0" in r.stdout and "OK 1" in r.stdout
+    assert "[0] OK 0" in r.stdout.splitlines() and "[1] OK 1" in r.stdout.splitlines(), r.stdout
 
     raw = sorted(os.listdir(out / "raw"))
     assert len([f for f in raw if f.endswith("_device0.json")]) == 1
