@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,6 +407,81 @@ static void test_config_session(void **state)
     remove_tree(g_tmp);
 }
 
+/* Two threads, each on its own stream and device, enqueue while a session records: every task is
+ * recorded once, each stream's tasks in its own order. */
+enum { THREAD_OPS = 40 };
+
+static void *thread_body(void *arg)
+{
+    int dev = (int)(intptr_t)arg;
+    if (aclrtSetDevice(dev) != ACL_SUCCESS)
+        return (void *)1;
+    aclrtStream s;
+    if (aclrtCreateStream(&s) != ACL_SUCCESS)
+        return (void *)1;
+    float h[R * C] = {0};
+    void *d = NULL;
+    if (aclrtMalloc(&d, sizeof h, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
+        return (void *)1;
+    intptr_t bad = 0;
+    aclTensor *t = mat(d);
+    float alpha = 1.0f;
+    aclScalar *al = aclCreateScalar(&alpha, ACL_FLOAT);
+    bad |= aclrtMemcpyAsync(d, sizeof h, h, sizeof h, ACL_MEMCPY_HOST_TO_DEVICE, s) != ACL_SUCCESS;
+    for (int i = 0; i < THREAD_OPS && !bad; i++) {
+        uint64_t ws = 0;
+        aclOpExecutor *ex = NULL;
+        bad |= aclnnAddGetWorkspaceSize(t, t, al, t, &ws, &ex) != ACLNN_SUCCESS || ws != 0;
+        bad |= !bad && aclnnAdd(NULL, 0, ex, s) != ACLNN_SUCCESS;
+    }
+    bad |= aclrtSynchronizeStream(s) != ACL_SUCCESS;
+    aclDestroyScalar(al);
+    aclDestroyTensor(t);
+    bad |= aclrtFree(d) != ACL_SUCCESS;
+    bad |= aclrtDestroyStream(s) != ACL_SUCCESS;
+    return (void *)bad;
+}
+
+static void test_threads(void **state)
+{
+    (void)state;
+    make_tmp();
+    OK(aclInit(NULL));
+    OK(aclprofInit(g_tmp, strlen(g_tmp)));
+    uint32_t devs[2] = {1, 2};
+    aclprofConfig *cfg = aclprofCreateConfig(devs, 2, ACL_AICORE_NONE, NULL, ACL_PROF_TASK_TIME);
+    assert_non_null(cfg);
+    OK(aclprofStart(cfg));
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, thread_body, (void *)(intptr_t)(i + 1)), 0);
+    for (int i = 0; i < 2; i++) {
+        void *rv;
+        assert_int_equal(pthread_join(th[i], &rv), 0);
+        assert_null(rv);
+    }
+    OK(aclprofStop(cfg));
+    OK(aclprofFinalize());
+    static task t[2 * THREAD_OPS + 8];
+    for (int d = 1; d <= 2; d++) {
+        char which[16];
+        snprintf(which, sizeof which, "device%d", d);
+        size_t n = read_tasks(g_tmp, which, t, sizeof t / sizeof t[0]);
+        assert_int_equal(n, THREAD_OPS + 1);
+        assert_string_equal(t[0].name, "MemcpyH2D");
+        for (size_t i = 1; i < n; i++) {
+            assert_string_equal(t[i].name, "Add");
+            assert_int_equal(t[i].stream, t[0].stream);
+            assert_true(t[i - 1].end <= t[i].start && t[i].start <= t[i].end);
+        }
+    }
+    OK(aclprofDestroyConfig(cfg));
+    OK(aclrtResetDevice(1));
+    OK(aclrtResetDevice(2));
+    OK(aclFinalize());
+    remove_tree(g_tmp);
+}
+
 int main(void)
 {
     unsetenv("CANNON_PROFILE");
@@ -414,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_known_program),
         cmocka_unit_test(test_unwritable_path),
         cmocka_unit_test(test_config_session),
+        cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
