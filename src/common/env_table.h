@@ -82,6 +82,10 @@ CANNON_ENV("CANNON_HCCL_ROOT_INFO_FILE", CANNON_ENV_CONFIG, "TMPDIR/cannon_hccl_
 /* ---- tools and the Python package ----------------------------------------------------------- */
 CANNON_ENV("TMPDIR", CANNON_ENV_CONFIG, "/tmp", "cannonrun, launch_env, python",
            "folder for cannonrun's job files and the default root-info file")
+CANNON_ENV("ASCEND_CUSTOM_OPP_PATH", CANNON_ENV_CONFIG, "unset", "opapi",
+           "colon-separated vendor folders of custom operator packages, searched first (read at each lookup)")
+CANNON_ENV("ASCEND_OPP_PATH", CANNON_ENV_CONFIG, "unset", "opapi, cannon-opc",
+           "folder whose vendors/config.ini load_priority lists more operator packages; cannon-opc install's default")
 CANNON_ENV("CANNON_LIB_DIR", CANNON_ENV_CONFIG, "<repo>/build/lib, else the loader's path", "python",
            "folder the Python package loads libascendcl, libopapi and libhccl from")
 CANNON_ENV("CANNON_PY_ZERO_COPY", CANNON_ENV_CONFIG, "1 on the CPU driver", "python",

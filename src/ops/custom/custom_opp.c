@@ -17,6 +17,7 @@
 #include "aclnn/aclnn_base.h"
 #include "aclnn/opdev/op_errno.h"
 #include "cannon/kernel.h"
+#include "env.h"
 
 ACL_FUNC_VISIBILITY aclnnStatus cannonCustomOppVendors(char *buf, size_t cap);
 ACL_FUNC_VISIBILITY aclnnStatus cannonCustomOpFind(const char *symbol, char *path, size_t cap);
@@ -57,7 +58,7 @@ aclnnStatus cannonCustomOppVendors(char *buf, size_t cap)
         return cannonReportError(ACLNN_ERR_PARAM_NULLPTR, "cannonCustomOppVendors: NULL buffer");
     size_t used = 0;
     buf[0] = '\0';
-    const char *env = getenv("ASCEND_CUSTOM_OPP_PATH");
+    const char *env = cannon_env_get("ASCEND_CUSTOM_OPP_PATH");
     for (const char *s = env; s && *s;) {
         const char *e = strchr(s, ':');
         size_t l = e ? (size_t)(e - s) : strlen(s);
@@ -66,7 +67,7 @@ aclnnStatus cannonCustomOppVendors(char *buf, size_t cap)
                                      cap);
         s += l + (e ? 1 : 0);
     }
-    const char *opp = getenv("ASCEND_OPP_PATH");
+    const char *opp = cannon_env_get("ASCEND_OPP_PATH");
     if (opp && *opp) {
         char ini[4096];
         snprintf(ini, sizeof ini, "%s/vendors/config.ini", opp);
@@ -146,6 +147,6 @@ aclnnStatus cannonCustomOpFind(const char *symbol, char *path, size_t cap)
     return cannonReportError(ACLNN_ERR_INNER_FIND_KERNEL_ERROR,
                              "%s: no custom operator package provides it (searched ASCEND_CUSTOM_OPP_PATH=%s and the "
                              "load_priority vendors of ASCEND_OPP_PATH=%s)", symbol,
-                             getenv("ASCEND_CUSTOM_OPP_PATH") ? getenv("ASCEND_CUSTOM_OPP_PATH") : "(unset)",
-                             getenv("ASCEND_OPP_PATH") ? getenv("ASCEND_OPP_PATH") : "(unset)");
+                             cannon_env_get("ASCEND_CUSTOM_OPP_PATH") ? cannon_env_get("ASCEND_CUSTOM_OPP_PATH") : "(unset)",
+                             cannon_env_get("ASCEND_OPP_PATH") ? cannon_env_get("ASCEND_OPP_PATH") : "(unset)");
 }
