@@ -18,5 +18,6 @@
 #include "cannon_ascendc/data_copy.h"
 #include "cannon_ascendc/vec.h"
 #include "cannon_ascendc/tiling.h"
+#include "cannon_ascendc/kernel_debug.h"
 
 #endif /* CANNON_ASCENDC_KERNEL_OPERATOR_H_ */

@@ -1,7 +1,8 @@
 /*
  * CPU-debug mode (tikicpulib.h): ICPU_RUN_KF runs a kernel's blocks on the calling thread over
  * GmAlloc memory without any ACL runtime, the results match the exactly rounded sum, and a checker
- * violation stops the run with a message instead of crashing.
+ * violation stops the run with a message instead of crashing; so does a false ASSERT, naming its
+ * condition and line, while a true one lets the kernel go on.
  */
 #include <cstring>
 
@@ -33,6 +34,14 @@ extern "C" __global__ __aicore__ void cpu_tiling_key(GM_ADDR out)
     reinterpret_cast<uint32_t *>(out)[AscendC::GetBlockIdx()] = TILING_KEY_IS(7) ? 7u : 1u;
 }
 
+/* Blocks 0 and 1 pass the assertion and write; block 2 stops at it. */
+extern "C" __global__ __aicore__ void cpu_assert(GM_ADDR out)
+{
+    const uint32_t b = AscendC::GetBlockIdx();
+    ASSERT(b < 2 && "block 2 stops here");
+    reinterpret_cast<uint32_t *>(out)[b] = b + 10u;
+}
+
 int main()
 {
     const uint32_t n = 8 * 2048;
@@ -59,6 +68,15 @@ int main()
     EXPECT(rc == CANNON_ASCENDC_ERROR);
     EXPECT(std::strstr(cannonAscendcLastMessage(), "cpu_bad_copy block 0") != nullptr);
     EXPECT(std::strstr(cannonAscendcLastMessage(), "outside SetGlobalBuffer") != nullptr);
+
+    uint32_t *marks = static_cast<uint32_t *>(AscendC::GmAlloc(4 * sizeof(uint32_t)));
+    rc = AscendC::cannon_cpu::RunKernelFunctionOnCpu(cpu_assert, "cpu_assert", 4, reinterpret_cast<uint8_t *>(marks));
+    EXPECT(rc == CANNON_ASCENDC_ERROR);
+    EXPECT(marks[0] == 10 && marks[1] == 11 && marks[2] == 0 && marks[3] == 0);
+    EXPECT(std::strstr(cannonAscendcLastMessage(), "cpu_assert block 2") != nullptr);
+    EXPECT(std::strstr(cannonAscendcLastMessage(), "ASSERT(b < 2 && \"block 2 stops here\") failed") != nullptr);
+    EXPECT(std::strstr(cannonAscendcLastMessage(), "test_ascendc_cpu.cpp:") != nullptr);
+    AscendC::GmFree(marks);
 
     uint32_t *keys = static_cast<uint32_t *>(AscendC::GmAlloc(4 * sizeof(uint32_t)));
     ICPU_SET_TILING_KEY(7);

@@ -23,6 +23,13 @@
 
 #define FIA_NEG_INF (-__builtin_inff())
 
+/* Keys ahead whose key and value rows are prefetched: rows lie a head-stride apart (BSND keeps
+ * every head of a position together), a pattern the hardware prefetchers follow too slowly for
+ * the few rows each step reads. */
+#ifndef FIA_PF_KEYS
+#define FIA_PF_KEYS 16
+#endif
+
 static inline float fia_ld(const char *p, int dt)
 {
     uint16_t h;
@@ -203,6 +210,14 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
         for (int64_t j = 0; j < nk; j++) {
             const int64_t jj = j0 + j;
             const char *kr = a->k + (b * a->ks[0] + g * a->ks[1] + jj * a->ks[2]) * 2;
+            if (jj + FIA_PF_KEYS < jmax && a->ks[3] == 1 && a->vs[3] == 1) {
+                const char *kp = kr + FIA_PF_KEYS * a->ks[2] * 2;
+                const char *vp = a->v + (b * a->vs[0] + g * a->vs[1] + (jj + FIA_PF_KEYS) * a->vs[2]) * 2;
+                for (int64_t o = 0; o < D * 2; o += 64) {
+                    __builtin_prefetch(kp + o, 0, 3);
+                    __builtin_prefetch(vp + o, 0, 3);
+                }
+            }
             if (direct) {
                 fia_row_in(tmp, kr, a->ks[3], D, Dp, (int)dt);
                 for (int64_t r = 0; r < R; r++)

@@ -3,7 +3,8 @@
  *   lse = log(sum_c exp(x_c)),  loss[b] = sum_c y_c (lse - x_c),  backprop[b, c] = softmax(x)_c - y_c.
  * Strided tensors go through the workspace (cannonOpBind). One kernel, a unit per row, all in
  * fp64: the row's maximum, then sum exp(x - max) in element order (so lse never overflows and a
- * row of -inf but one finite logit is exact), the loss as one fp64 sum in element order; every
+ * row of -inf but one finite logit is exact), the loss as one fp64 sum in element order, the
+ * backprop from the kept exp(x - max) / sum where the row fits SCE_KEEP (one exp per logit); every
  * output is rounded once to its dtype. Blocks hold a number of rows fixed by the shape, so the
  * results do not depend on the thread count. A label times an infinite (lse - x) follows IEEE
  * arithmetic: y = 0 against a -inf logit gives NaN, as torch's formula does.
@@ -17,6 +18,7 @@
 #include "op_manifest.h"
 
 #define SCE_RUN 256
+#define SCE_KEEP 4096
 
 enum { SCE_F32 = 0, SCE_F16 = 1, SCE_BF16 = 2 };
 
@@ -73,14 +75,24 @@ static void sce_row(const sce_args *a, int64_t b)
     }
     /* A row whose maximum is infinite (or all -inf): shift by 0 and let IEEE arithmetic decide. */
     const double sh = has_nan || isinf(mx) ? 0.0 : mx;
+    /* Rows of at most SCE_KEEP logits keep e_c = exp(x_c - sh) for the backprop, which is then
+     * e_c / s - y_c instead of a second exp (both are exp(x_c - lse) to within an ulp of fp64). */
+    double e[SCE_KEEP];
+    const int keep = !has_nan && !isinf(mx) && a->C <= SCE_KEEP;
     double s = 0.0;
     for (int64_t i = 0; i < a->C; i += SCE_RUN) {
         const int64_t n = a->C - i < SCE_RUN ? a->C - i : SCE_RUN;
         sce_widen(a->x, base + i, n, a->dt, xs);
-        for (int64_t k = 0; k < n; k++)
-            s += exp(xs[k] - sh);
+        if (keep)
+            for (int64_t k = 0; k < n; k++) {
+                e[i + k] = exp(xs[k] - sh);
+                s += e[i + k];
+            }
+        else
+            for (int64_t k = 0; k < n; k++)
+                s += exp(xs[k] - sh);
     }
-    const double lse = sh + log(s);
+    const double lse = sh + log(s), inv = 1.0 / s;
     double loss = 0.0;
     for (int64_t i = 0; i < a->C; i += SCE_RUN) {
         const int64_t n = a->C - i < SCE_RUN ? a->C - i : SCE_RUN;
@@ -88,7 +100,7 @@ static void sce_row(const sce_args *a, int64_t b)
         sce_widen(a->y, base + i, n, a->dt, ys);
         for (int64_t k = 0; k < n; k++) {
             loss += ys[k] * (lse - xs[k]);
-            sce_store(a->bp, base + i + k, a->dt, exp(xs[k] - lse) - ys[k]);
+            sce_store(a->bp, base + i + k, a->dt, (keep ? e[i + k] * inv : exp(xs[k] - lse)) - ys[k]);
         }
     }
     sce_store(a->loss, b, a->dt, loss);

@@ -34,6 +34,21 @@ static inline const void *mm_dot_at(const void *p, int dt, int64_t i)
     return dt == MM_F32 ? (const void *)((const float *)p + i) : (const void *)((const uint16_t *)p + i);
 }
 
+/* A software prefetch of the wide vector MM_DOT_PF_DIST bytes past element p (tiers that define
+ * it), covering the bytes one step of the main loops reads: each wide vector is read once from
+ * memory, and the hardware prefetchers alone keep too few lines in flight for one core to reach
+ * the memory's bandwidth. */
+static inline __attribute__((always_inline)) void mm_dot_pf(const void *wv, int dw, int64_t p)
+{
+#ifdef MM_DOT_PF_DIST
+    const char *a = (const char *)mm_dot_at(wv, dw, p) + MM_DOT_PF_DIST;
+    for (int b = 0; b < MM_DOT_U * VW * (dw == MM_F32 ? 4 : 2); b += 64)
+        __builtin_prefetch(a + b, 0, 0);
+#else
+    (void)wv, (void)dw, (void)p;
+#endif
+}
+
 /* One wide vector against n (1..MM_DOT_GROUP) narrow ones; n is a constant where it is inlined. */
 static inline __attribute__((always_inline)) void mm_dot_group(const void *wv, int dw, const void *const *xv, int dx,
                                                                int n, int64_t K, float *out)
@@ -43,12 +58,14 @@ static inline __attribute__((always_inline)) void mm_dot_group(const void *wv, i
         for (int u = 0; u < MM_DOT_U; u++)
             acc[x][u] = vf_set1(0.0f);
     int64_t p = 0;
-    for (; p + MM_DOT_U * VW <= K; p += MM_DOT_U * VW)
+    for (; p + MM_DOT_U * VW <= K; p += MM_DOT_U * VW) {
+        mm_dot_pf(wv, dw, p);
         for (int u = 0; u < MM_DOT_U; u++) {
             const vf wl = mm_dot_ld(wv, dw, p + u * VW);
             for (int x = 0; x < n; x++)
                 acc[x][u] = vf_fma(wl, mm_dot_ld(xv[x], dx, p + u * VW), acc[x][u]);
         }
+    }
     for (int u = 0; p < K; p += VW, u++) {
         const size_t m = (size_t)(K - p < VW ? K - p : VW);
         const vf wl = mm_dot_ldn(wv, dw, p, m);
@@ -75,7 +92,9 @@ static inline __attribute__((always_inline)) void mm_dot_group2(const void *wv0,
         for (int u = 0; u < MM_DOT_U; u++)
             acc0[x][u] = acc1[x][u] = vf_set1(0.0f);
     int64_t p = 0;
-    for (; p + MM_DOT_U * VW <= K; p += MM_DOT_U * VW)
+    for (; p + MM_DOT_U * VW <= K; p += MM_DOT_U * VW) {
+        mm_dot_pf(wv0, dw, p);
+        mm_dot_pf(wv1, dw, p);
         for (int u = 0; u < MM_DOT_U; u++) {
             const vf w0 = mm_dot_ld(wv0, dw, p + u * VW), w1 = mm_dot_ld(wv1, dw, p + u * VW);
             for (int x = 0; x < n; x++) {
@@ -84,6 +103,7 @@ static inline __attribute__((always_inline)) void mm_dot_group2(const void *wv0,
                 acc1[x][u] = vf_fma(w1, xl, acc1[x][u]);
             }
         }
+    }
     for (int u = 0; p < K; p += VW, u++) {
         const size_t m = (size_t)(K - p < VW ? K - p : VW);
         const vf w0 = mm_dot_ldn(wv0, dw, p, m), w1 = mm_dot_ldn(wv1, dw, p, m);

@@ -18,6 +18,7 @@ VI vf wq_ld_i4(const uint8_t *col, int64_t p)
     return _mm256_cvtepi32_ps(_mm256_srai_epi32(v, 28));
 }
 
+#define WQ_PF_DIST 2048
 #define WQ_DOT_FN cannon_wq_dot_avx2
 #define WQ_DOT_R 1
 #define WQ_DOT_C 4

@@ -26,6 +26,7 @@ VI vf wq_ld_i4(const uint8_t *col, int64_t p)
     return _mm512_sub_ps(_mm512_castsi512_ps(v), _mm512_set1_ps(8388616.0f));
 }
 
+#define WQ_PF_DIST 2048
 #define WQ_DOT_FN cannon_wq_dot_avx512
 #define WQ_DOT_R 2
 #define WQ_DOT_C 4

@@ -58,6 +58,14 @@ static inline __attribute__((always_inline)) void wq_dot_group(const float *x, i
         for (int c = 0; c < C; c++)
             gs[r][c] = vf_set1(0.0f);
     int64_t p = p0;
+#ifdef WQ_PF_DIST
+    /* Tiers that define WQ_PF_DIST prefetch each column's line that far ahead, once per 64 bytes
+     * (groups start at multiples of the group size): one core reading a few columns at once
+     * keeps too few lines in flight through the hardware prefetchers alone. */
+    if (!((p0 >> int4) & 63))
+        for (int c = 0; c < C; c++)
+            __builtin_prefetch((const char *)cols[c] + (p0 >> int4) + WQ_PF_DIST, 0, 0);
+#endif
     for (; p + VW <= p1; p += VW) {
         vf w[WQ_DOT_C];
         for (int c = 0; c < C; c++) {

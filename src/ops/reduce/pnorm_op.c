@@ -5,7 +5,8 @@
  * A strided self is gathered into the workspace and a strided out scattered back (cannonOpBind),
  * so the kernel reads row-major data: each output is the reduction over the combinations of the
  * reduced axes, visited in row-major order, accumulated in fp64 (|x|^p through C's pow for a
- * general p) and rounded once to out's dtype. Blocks hold a number of outputs fixed by the shape,
+ * general p) and rounded once to out's dtype. Where the innermost reduced axis is contiguous, each
+ * run of it is summed in PN_RUN_LANES interleaved partial sums (pn_run) before joining the total. Blocks hold a number of outputs fixed by the shape,
  * so results do not depend on the thread count.
  */
 #include <math.h>
@@ -17,6 +18,8 @@
 #include "fp_convert.h"
 #include "op_manifest.h"
 
+#include "../kernels/kernels.h"
+
 enum { PN_ZERO = 0, PN_ONE = 1, PN_TWO = 2, PN_INF = 3, PN_NEG_INF = 4, PN_GEN = 5 };
 enum { PN_F32 = 0, PN_F16 = 1, PN_BF16 = 2 };
 
@@ -24,7 +27,7 @@ typedef struct pn_args {
     const void *x;
     void *out;
     double p;
-    int32_t kind, in_dt, out_dt, nk, nr, pad;
+    int32_t kind, in_dt, out_dt, nk, nr, isa;
     int64_t ksize[CANNON_OP_MAX_RANK], kstride[CANNON_OP_MAX_RANK]; /* kept axes, row-major order */
     int64_t rsize[CANNON_OP_MAX_RANK], rstride[CANNON_OP_MAX_RANK]; /* reduced axes, row-major order */
     int64_t n_out, n_red, outs_per_block;
@@ -63,8 +66,75 @@ static void pn_store(void *out, int dt, int64_t i, double v)
     }
 }
 
+/* One run of n contiguous elements from x[off] folded into acc (pn_one's accumulator for kinds
+ * other than PN_GEN). 16-bit inputs are widened to fp32 PN_CHUNK at a time (exact); each chunk is
+ * folded into PN_RUN_LANES partial fp64 accumulators, lane l taking the elements l, l + LANES, ...
+ * of the run, and the lanes join acc in order at the end: no element waits on the previous one's
+ * add, and the order is fixed by the shape. */
+#define PN_RUN_LANES 8
+#define PN_CHUNK 512
+#define PN_FOLD(EXPR)                                                                                                  \
+    do {                                                                                                               \
+        int64_t i_ = 0;                                                                                                \
+        for (; i_ + PN_RUN_LANES <= m; i_ += PN_RUN_LANES)                                                             \
+            for (int l = 0; l < PN_RUN_LANES; l++) {                                                                   \
+                const double x = f[i_ + l];                                                                            \
+                part[l] = (EXPR);                                                                                      \
+            }                                                                                                          \
+        for (int l = 0; i_ < m; i_++, l++) {                                                                           \
+            const double x = f[i_];                                                                                    \
+            part[l] = (EXPR);                                                                                          \
+        }                                                                                                              \
+    } while (0)
+static double pn_run(const pn_args *a, const cannon_kernel_table *kt, int64_t off, int64_t n, double acc)
+{
+    double part[PN_RUN_LANES];
+    const int kind = a->kind;
+    for (int l = 0; l < PN_RUN_LANES; l++)
+        part[l] = kind == PN_NEG_INF ? INFINITY : 0.0;
+    float buf[PN_CHUNK];
+    for (int64_t c = 0; c < n; c += PN_CHUNK) {
+        const int64_t m = n - c < PN_CHUNK ? n - c : PN_CHUNK;
+        const float *f = buf;
+        if (a->in_dt == PN_F32)
+            f = (const float *)a->x + off + c;
+        else if (a->in_dt == PN_F16)
+            kt->f16_to_f32(buf, (const uint16_t *)a->x + off + c, (size_t)m);
+        else
+            kt->bf16_to_f32(buf, (const uint16_t *)a->x + off + c, (size_t)m);
+        /* m is a multiple of PN_RUN_LANES except in the last chunk, so lane l keeps its elements */
+        switch (kind) {
+        case PN_ZERO:
+            PN_FOLD(part[l] + (x != 0.0 ? 1.0 : 0.0)); /* NaN counts as nonzero */
+            break;
+        case PN_ONE:
+            PN_FOLD(part[l] + fabs(x));
+            break;
+        case PN_TWO:
+            PN_FOLD(part[l] + x * x);
+            break;
+        case PN_INF:
+            PN_FOLD((fabs(x) > part[l] || isnan(x)) && !isnan(part[l]) ? fabs(x) : part[l]);
+            break;
+        default: /* PN_NEG_INF */
+            PN_FOLD((fabs(x) < part[l] || isnan(x)) && !isnan(part[l]) ? fabs(x) : part[l]);
+            break;
+        }
+    }
+    for (int l = 0; l < PN_RUN_LANES; l++) {
+        const double v = part[l];
+        if (kind == PN_INF)
+            acc = (v > acc || isnan(v)) && !isnan(acc) ? v : acc;
+        else if (kind == PN_NEG_INF)
+            acc = (v < acc || isnan(v)) && !isnan(acc) ? v : acc;
+        else
+            acc += v;
+    }
+    return acc;
+}
+
 /* The norm of output @p o. */
-static double pn_one(const pn_args *a, int64_t o)
+static double pn_one(const pn_args *a, const cannon_kernel_table *kt, int64_t o)
 {
     int64_t base = 0, rem = o;
     for (int32_t k = a->nk - 1; k >= 0; k--) {
@@ -74,6 +144,21 @@ static double pn_one(const pn_args *a, int64_t o)
     int64_t idx[CANNON_OP_MAX_RANK] = {0};
     int64_t off = base;
     double acc = a->kind == PN_NEG_INF ? INFINITY : 0.0;
+    if (a->kind != PN_GEN && a->nr > 0 && a->rstride[a->nr - 1] == 1) {
+        /* the innermost reduced axis is contiguous: whole runs of it at a time */
+        const int64_t run = a->rsize[a->nr - 1];
+        for (int64_t c = 0; c < a->n_red; c += run) {
+            acc = pn_run(a, kt, off, run, acc);
+            for (int32_t r = a->nr - 2; r >= 0; r--) {
+                off += a->rstride[r];
+                if (++idx[r] < a->rsize[r])
+                    break;
+                off -= idx[r] * a->rstride[r];
+                idx[r] = 0;
+            }
+        }
+        return a->kind == PN_TWO ? sqrt(acc) : acc;
+    }
     for (int64_t c = 0; c < a->n_red; c++) {
         const double x = pn_load(a->x, a->in_dt, off);
         const double ax = fabs(x);
@@ -121,8 +206,9 @@ static int pn_kernel(const cannon_kernel_ctx *ctx, void *args)
     const pn_args *a = (const pn_args *)args;
     const int64_t o0 = (int64_t)ctx->block_idx * a->outs_per_block;
     const int64_t o1 = o0 + a->outs_per_block < a->n_out ? o0 + a->outs_per_block : a->n_out;
+    const cannon_kernel_table *kt = cannon_kernels_for((cannon_isa)a->isa);
     for (int64_t o = o0; o < o1; o++)
-        pn_store(a->out, a->out_dt, o, pn_one(a, o));
+        pn_store(a->out, a->out_dt, o, pn_one(a, kt, o));
     return 0;
 }
 
@@ -191,6 +277,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnNormGetWorkspaceSize(const aclTensor *self,
     a.kind = p == 0.0 ? PN_ZERO : p == 1.0 ? PN_ONE : p == 2.0 ? PN_TWO : p == INFINITY ? PN_INF
              : p == -INFINITY ? PN_NEG_INF : PN_GEN;
     a.in_dt = pn_code(vx.dtype);
+    a.isa = (int32_t)cannon_isa_select();
     a.out_dt = pn_code(vo.dtype);
     a.n_out = 1;
     a.n_red = 1;

@@ -6,7 +6,8 @@
  * axis order; NCHW and ND are (N, C, H, W).
  *
  * One unit per output row (n, c, oh), read and written through the views' strides; blocks of
- * whole rows fixed by the shape.
+ * whole rows fixed by the shape. A block tabulates the rows' source column offsets once; an output
+ * row with the same source row as the one before it (an upscale along H) is a copy of that row.
  */
 #include <math.h>
 #include <stddef.h>
@@ -39,6 +40,23 @@ static inline int64_t un_src(int64_t dst, int64_t in, int64_t out)
     return s < in - 1 ? s : in - 1;
 }
 
+/* Columns of a row whose source offsets un_kernel tabulates once per block (wider rows compute
+ * each offset as they go). */
+#define UN_TABLE_W 2048
+
+/* One output row from its source row: dst[ow * dsw] = src[col[ow]], elements of T. */
+#define UN_ROW(T)                                                                                                      \
+    do {                                                                                                               \
+        const T *s_ = (const T *)(const void *)src;                                                                    \
+        T *d_ = (T *)(void *)dst;                                                                                      \
+        if (dsw == 1)                                                                                                  \
+            for (int64_t ow = 0; ow < ow_n; ow++)                                                                      \
+                d_[ow] = s_[col[ow]];                                                                                  \
+        else                                                                                                           \
+            for (int64_t ow = 0; ow < ow_n; ow++)                                                                      \
+                d_[ow * dsw] = s_[col[ow]];                                                                            \
+    } while (0)
+
 static int un_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
     const un_args *a = (const un_args *)args;
@@ -46,13 +64,43 @@ static int un_kernel(const cannon_kernel_ctx *ctx, void *args)
     const int64_t es = a->es;
     const int64_t r0 = (int64_t)ctx->block_idx * a->per_block;
     const int64_t r1 = a->rows - r0 < a->per_block ? a->rows : r0 + a->per_block;
+    const int typed = (es == 1 || es == 2 || es == 4 || es == 8) && o->w <= UN_TABLE_W;
+    int64_t col[UN_TABLE_W];
+    if (typed)
+        for (int64_t ow = 0; ow < o->w; ow++)
+            col[ow] = un_src(ow, i->w, o->w) * i->sw;
+    const int64_t ow_n = o->w, dsw = o->sw;
+    const char *prev_src = NULL;
+    const char *prev_dst = NULL;
     for (int64_t r = r0; r < r1; r++) {
         const int64_t oh = r % o->h, nc = r / o->h, c = nc % o->c, n = nc / o->c;
         const int64_t ih = un_src(oh, i->h, o->h);
         const char *src = a->x + (n * i->sn + c * i->sc + ih * i->sh) * es;
         char *dst = a->out + (n * o->sn + c * o->sc + oh * o->sh) * es;
-        for (int64_t ow = 0; ow < o->w; ow++)
-            memcpy(dst + ow * o->sw * es, src + un_src(ow, i->w, o->w) * i->sw * es, (size_t)es);
+        if (src == prev_src && dsw == 1) {
+            /* an upscaled row repeats the previous output row: one contiguous copy */
+            memcpy(dst, prev_dst, (size_t)(ow_n * es));
+        } else if (typed) {
+            switch (es) {
+            case 1:
+                UN_ROW(uint8_t);
+                break;
+            case 2:
+                UN_ROW(uint16_t);
+                break;
+            case 4:
+                UN_ROW(uint32_t);
+                break;
+            default:
+                UN_ROW(uint64_t);
+                break;
+            }
+        } else {
+            for (int64_t ow = 0; ow < ow_n; ow++)
+                memcpy(dst + ow * dsw * es, src + un_src(ow, i->w, o->w) * i->sw * es, (size_t)es);
+        }
+        prev_src = src;
+        prev_dst = dst;
     }
     return 0;
 }
