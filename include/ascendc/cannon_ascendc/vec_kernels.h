@@ -1,0 +1,94 @@
+/**
+ * @file cannon_ascendc/vec_kernels.h
+ * The C interface of the vector instructions' arithmetic in libcannon_ascendc. vec.h calls it for
+ * the contiguous runs of the count form (and of the mask/repeat form where a repeat is one
+ * contiguous run); the kernels behind it are compiled once per instruction-set tier (scalar C,
+ * AVX2 with F16C, AVX-512) and the best tier the CPU has is picked at run time, capped by
+ * CANNON_ISA=scalar|avx2|avx512 and CANNON_CPU_ISA=<mask> like cannon's operators.
+ *
+ * Every tier gives the same bits: half and bfloat16_t elements are widened to float exactly,
+ * computed in float and rounded to nearest even once; float and the integer types are computed
+ * in their own type (integers wrap). Exp and Ln call the C library's expf/logf in every tier.
+ *
+ * Compiles as C and C++; needs only the C library.
+ */
+#ifndef CANNON_ASCENDC_VEC_KERNELS_H_
+#define CANNON_ASCENDC_VEC_KERNELS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cannon_ascendc/block.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Element types the kernels take. */
+typedef enum cannon_ascendc_vdtype {
+    CANNON_ASCENDC_VDT_F16 = 0,  /**< half (IEEE binary16) */
+    CANNON_ASCENDC_VDT_BF16 = 1, /**< bfloat16_t */
+    CANNON_ASCENDC_VDT_F32 = 2,  /**< float */
+    CANNON_ASCENDC_VDT_I16 = 3,  /**< int16_t */
+    CANNON_ASCENDC_VDT_I32 = 4,  /**< int32_t */
+    CANNON_ASCENDC_VDT_COUNT = 5
+} cannon_ascendc_vdtype;
+
+/** Operations: binary (dst = a op b), unary (dst = op a) and tensor-scalar (dst = a op s). */
+typedef enum cannon_ascendc_vop {
+    CANNON_ASCENDC_VOP_ADD = 0,
+    CANNON_ASCENDC_VOP_SUB,
+    CANNON_ASCENDC_VOP_MUL,
+    CANNON_ASCENDC_VOP_DIV,   /**< floating types only */
+    CANNON_ASCENDC_VOP_MAX,   /**< a > b ? a : b */
+    CANNON_ASCENDC_VOP_MIN,   /**< a < b ? a : b */
+    CANNON_ASCENDC_VOP_EXP,   /**< unary, floating types only */
+    CANNON_ASCENDC_VOP_LN,    /**< unary, floating types only */
+    CANNON_ASCENDC_VOP_ABS,   /**< unary */
+    CANNON_ASCENDC_VOP_RELU,  /**< unary: a > 0 ? a : 0 */
+    CANNON_ASCENDC_VOP_SQRT,  /**< unary, floating types only */
+    CANNON_ASCENDC_VOP_RSQRT, /**< unary, floating types only: 1 / sqrt(a), two roundings */
+    CANNON_ASCENDC_VOP_RECIP, /**< unary, floating types only */
+    CANNON_ASCENDC_VOP_LEAKY, /**< tensor-scalar: a >= 0 ? a : a * s */
+    CANNON_ASCENDC_VOP_COUNT
+} cannon_ascendc_vop;
+
+/** Instruction-set tiers (the numbers CANNON_ISA's names stand for). */
+typedef enum cannon_ascendc_vtier {
+    CANNON_ASCENDC_TIER_SCALAR = 0,
+    CANNON_ASCENDC_TIER_AVX2 = 1,
+    CANNON_ASCENDC_TIER_AVX512 = 2
+} cannon_ascendc_vtier;
+
+/**
+ * dst[i] = a[i] op b[i] for i < n (ADD, SUB, MUL, DIV, MAX, MIN). dst may be a or b.
+ * Returns 0, or ACL_ERROR_INVALID_PARAM (100000) for a NULL pointer with n > 0 or an op/dtype
+ * pair the kernels lack.
+ */
+CANNON_ASCENDC_API int cannonAscendcVecBinary(int op, int dtype, void *dst, const void *a, const void *b, uint64_t n);
+
+/** dst[i] = op(a[i]) (EXP, LN, ABS, RELU, SQRT, RSQRT, RECIP). Returns as cannonAscendcVecBinary. */
+CANNON_ASCENDC_API int cannonAscendcVecUnary(int op, int dtype, void *dst, const void *a, uint64_t n);
+
+/**
+ * dst[i] = a[i] op s (ADD, MUL, MAX, MIN, LEAKY) with the scalar in the compute type (float for
+ * half/bfloat16_t/float, the integer type otherwise), passed as a double that holds it exactly.
+ * Returns as cannonAscendcVecBinary.
+ */
+CANNON_ASCENDC_API int cannonAscendcVecScalar(int op, int dtype, void *dst, const void *a, double s, uint64_t n);
+
+/** The tier the kernels use now. */
+CANNON_ASCENDC_API int cannonAscendcVecTier(void);
+
+/**
+ * Pick the tier again from the CPU and the environment (CANNON_ISA, CANNON_CPU_ISA), as the first
+ * call does, and return it; a tier the CPU or the build lacks falls back to the next lower one.
+ * The kernels read the choice on each call, so a program can switch tiers between instructions.
+ */
+CANNON_ASCENDC_API int cannonAscendcVecSelectTier(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CANNON_ASCENDC_VEC_KERNELS_H_ */

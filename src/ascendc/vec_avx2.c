@@ -1,0 +1,34 @@
+/* AVX2 tier of the vector kernels: the loops compiled for AVX2, half conversions with the
+ * vcvtph2ps/vcvtps2ph instructions (round to nearest even, subnormals kept, NaNs
+ * quietened: the bits of fp_convert.h). */
+#include <immintrin.h>
+
+#include "fp_convert.h"
+
+#define VT_FN(name) cannon_ascendc_vavx2_##name
+#define VT_TABLE cannon_ascendc_vec_avx2
+
+static inline void cannon_ascendc_vavx2_widen_f16(const uint16_t *s, float *d, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(s + i)));
+        _mm256_storeu_ps(d + i, v);
+    }
+    for (; i < n; i++)
+        d[i] = cannon_f16_to_f32(s[i]);
+}
+
+static inline void cannon_ascendc_vavx2_narrow_f16(const float *s, uint16_t *d, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(void *)(d + i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    for (; i < n; i++)
+        d[i] = cannon_f32_to_f16(s[i]);
+}
+
+#define VT_WIDEN_F16 cannon_ascendc_vavx2_widen_f16
+#define VT_NARROW_F16 cannon_ascendc_vavx2_narrow_f16
+#include "vec_tier.h"

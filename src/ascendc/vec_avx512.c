@@ -1,0 +1,34 @@
+/* AVX512 tier of the vector kernels: the loops compiled for AVX512, half conversions with the
+ * vcvtph2ps/vcvtps2ph instructions (round to nearest even, subnormals kept,
+ * NaNs quietened: the bits of fp_convert.h). */
+#include <immintrin.h>
+
+#include "fp_convert.h"
+
+#define VT_FN(name) cannon_ascendc_vavx512_##name
+#define VT_TABLE cannon_ascendc_vec_avx512
+
+static inline void cannon_ascendc_vavx512_widen_f16(const uint16_t *s, float *d, size_t n)
+{
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 v = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(s + i)));
+        _mm512_storeu_ps(d + i, v);
+    }
+    for (; i < n; i++)
+        d[i] = cannon_f16_to_f32(s[i]);
+}
+
+static inline void cannon_ascendc_vavx512_narrow_f16(const float *s, uint16_t *d, size_t n)
+{
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm256_storeu_si256((__m256i *)(void *)(d + i),
+                            _mm512_cvtps_ph(_mm512_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    for (; i < n; i++)
+        d[i] = cannon_f32_to_f16(s[i]);
+}
+
+#define VT_WIDEN_F16 cannon_ascendc_vavx512_widen_f16
+#define VT_NARROW_F16 cannon_ascendc_vavx512_narrow_f16
+#include "vec_tier.h"

@@ -1,0 +1,299 @@
+/*
+ * The vector instructions' kernels, written once and compiled once per instruction-set tier
+ * (vec_scalar.c, vec_avx2.c, vec_avx512.c): the includer defines VT_FN(name) (the tier's
+ * function names) and VT_WIDEN_F16 / VT_NARROW_F16 (its half <-> float conversions of a run).
+ *
+ * half and bfloat16_t runs are processed in chunks of VT_CHUNK elements: widened into float
+ * buffers on the stack, computed there with the float loops and rounded back once, so every
+ * tier rounds exactly where the header's scalar code does. The float and integer loops are plain
+ * loops the compiler vectorizes with the tier's flags; the operation is chosen outside the loop.
+ * Integer arithmetic goes through the unsigned type so that it wraps without undefined behaviour.
+ */
+#ifndef CANNON_ASCENDC_VEC_TIER_H_
+#define CANNON_ASCENDC_VEC_TIER_H_
+#endif
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cannon_ascendc/vec_kernels.h"
+#include "vec_internal.h"
+
+#define VT_CHUNK 512
+
+/* bfloat16 <-> float without branches (the results of fp_convert.h's conversions). */
+static inline void VT_FN(widen_bf16)(const uint16_t *s, float *d, size_t n)
+{
+    uint32_t *du = (uint32_t *)(void *)d;
+    for (size_t i = 0; i < n; i++)
+        du[i] = (uint32_t)s[i] << 16;
+}
+
+static inline void VT_FN(narrow_bf16)(const float *s, uint16_t *d, size_t n)
+{
+    const uint32_t *su = (const uint32_t *)(const void *)s;
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t u = su[i];
+        const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+        const uint32_t nan = (u >> 16) | 0x40u;
+        d[i] = (uint16_t)((u & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
+    }
+}
+
+static void VT_FN(f32_binary)(int op, float *d, const float *a, const float *b, size_t n)
+{
+    switch (op) {
+    case CANNON_ASCENDC_VOP_ADD:
+        for (size_t i = 0; i < n; i++)
+            d[i] = a[i] + b[i];
+        break;
+    case CANNON_ASCENDC_VOP_SUB:
+        for (size_t i = 0; i < n; i++)
+            d[i] = a[i] - b[i];
+        break;
+    case CANNON_ASCENDC_VOP_MUL:
+        for (size_t i = 0; i < n; i++)
+            d[i] = a[i] * b[i];
+        break;
+    case CANNON_ASCENDC_VOP_DIV:
+        for (size_t i = 0; i < n; i++)
+            d[i] = a[i] / b[i];
+        break;
+    case CANNON_ASCENDC_VOP_MAX:
+        for (size_t i = 0; i < n; i++)
+            d[i] = a[i] > b[i] ? a[i] : b[i];
+        break;
+    default: /* MIN */
+        for (size_t i = 0; i < n; i++)
+            d[i] = a[i] < b[i] ? a[i] : b[i];
+        break;
+    }
+}
+
+static void VT_FN(f32_scalar)(int op, float *d, const float *a, float s, size_t n)
+{
+    switch (op) {
+    case CANNON_ASCENDC_VOP_ADD:
+        for (size_t i = 0; i < n; i++)
+            d[i] = a[i] + s;
+        break;
+    case CANNON_ASCENDC_VOP_MUL:
+        for (size_t i = 0; i < n; i++)
+            d[i] = a[i] * s;
+        break;
+    case CANNON_ASCENDC_VOP_MAX:
+        for (size_t i = 0; i < n; i++)
+            d[i] = a[i] > s ? a[i] : s;
+        break;
+    case CANNON_ASCENDC_VOP_MIN:
+        for (size_t i = 0; i < n; i++)
+            d[i] = a[i] < s ? a[i] : s;
+        break;
+    default: /* LEAKY */
+        for (size_t i = 0; i < n; i++)
+            d[i] = a[i] >= 0.0f ? a[i] : a[i] * s;
+        break;
+    }
+}
+
+static void VT_FN(f32_unary)(int op, float *d, const float *a, size_t n)
+{
+    switch (op) {
+    case CANNON_ASCENDC_VOP_EXP:
+        for (size_t i = 0; i < n; i++)
+            d[i] = expf(a[i]);
+        break;
+    case CANNON_ASCENDC_VOP_LN:
+        for (size_t i = 0; i < n; i++)
+            d[i] = logf(a[i]);
+        break;
+    case CANNON_ASCENDC_VOP_ABS:
+        for (size_t i = 0; i < n; i++)
+            d[i] = fabsf(a[i]);
+        break;
+    case CANNON_ASCENDC_VOP_RELU:
+        for (size_t i = 0; i < n; i++)
+            d[i] = a[i] > 0.0f ? a[i] : 0.0f;
+        break;
+    case CANNON_ASCENDC_VOP_SQRT:
+        for (size_t i = 0; i < n; i++)
+            d[i] = sqrtf(a[i]);
+        break;
+    case CANNON_ASCENDC_VOP_RSQRT:
+        for (size_t i = 0; i < n; i++)
+            d[i] = 1.0f / sqrtf(a[i]);
+        break;
+    default: /* RECIP */
+        for (size_t i = 0; i < n; i++)
+            d[i] = 1.0f / a[i];
+        break;
+    }
+}
+
+/* Integer kernels of one type: T the type, U its unsigned twin. */
+#define VT_INT_KERNELS(sfx, T, U)                                                                                      \
+    static void VT_FN(binary_##sfx)(int op, T *d, const T *a, const T *b, size_t n)                                    \
+    {                                                                                                                  \
+        switch (op) {                                                                                                  \
+        case CANNON_ASCENDC_VOP_ADD:                                                                                   \
+            for (size_t i = 0; i < n; i++)                                                                             \
+                d[i] = (T)(U)((U)a[i] + (U)b[i]);                                                                      \
+            break;                                                                                                     \
+        case CANNON_ASCENDC_VOP_SUB:                                                                                   \
+            for (size_t i = 0; i < n; i++)                                                                             \
+                d[i] = (T)(U)((U)a[i] - (U)b[i]);                                                                      \
+            break;                                                                                                     \
+        case CANNON_ASCENDC_VOP_MUL:                                                                                   \
+            for (size_t i = 0; i < n; i++)                                                                             \
+                d[i] = (T)(U)((uint32_t)(U)a[i] * (uint32_t)(U)b[i]);                                                  \
+            break;                                                                                                     \
+        case CANNON_ASCENDC_VOP_MAX:                                                                                   \
+            for (size_t i = 0; i < n; i++)                                                                             \
+                d[i] = a[i] > b[i] ? a[i] : b[i];                                                                      \
+            break;                                                                                                     \
+        default: /* MIN */                                                                                             \
+            for (size_t i = 0; i < n; i++)                                                                             \
+                d[i] = a[i] < b[i] ? a[i] : b[i];                                                                      \
+            break;                                                                                                     \
+        }                                                                                                              \
+    }                                                                                                                  \
+    static void VT_FN(scalar_##sfx)(int op, T *d, const T *a, T s, size_t n)                                           \
+    {                                                                                                                  \
+        switch (op) {                                                                                                  \
+        case CANNON_ASCENDC_VOP_ADD:                                                                                   \
+            for (size_t i = 0; i < n; i++)                                                                             \
+                d[i] = (T)(U)((U)a[i] + (U)s);                                                                         \
+            break;                                                                                                     \
+        case CANNON_ASCENDC_VOP_MUL:                                                                                   \
+            for (size_t i = 0; i < n; i++)                                                                             \
+                d[i] = (T)(U)((uint32_t)(U)a[i] * (uint32_t)(U)s);                                                     \
+            break;                                                                                                     \
+        case CANNON_ASCENDC_VOP_MAX:                                                                                   \
+            for (size_t i = 0; i < n; i++)                                                                             \
+                d[i] = a[i] > s ? a[i] : s;                                                                            \
+            break;                                                                                                     \
+        case CANNON_ASCENDC_VOP_MIN:                                                                                   \
+            for (size_t i = 0; i < n; i++)                                                                             \
+                d[i] = a[i] < s ? a[i] : s;                                                                            \
+            break;                                                                                                     \
+        default: /* LEAKY */                                                                                           \
+            for (size_t i = 0; i < n; i++)                                                                             \
+                d[i] = a[i] >= 0 ? a[i] : (T)(U)((uint32_t)(U)a[i] * (uint32_t)(U)s);                                  \
+            break;                                                                                                     \
+        }                                                                                                              \
+    }                                                                                                                  \
+    static void VT_FN(unary_##sfx)(int op, T *d, const T *a, size_t n)                                                 \
+    {                                                                                                                  \
+        if (op == CANNON_ASCENDC_VOP_ABS) {                                                                            \
+            for (size_t i = 0; i < n; i++)                                                                             \
+                d[i] = a[i] < 0 ? (T)(U)(0u - (U)a[i]) : a[i];                                                         \
+        } else { /* RELU */                                                                                            \
+            for (size_t i = 0; i < n; i++)                                                                             \
+                d[i] = a[i] > 0 ? a[i] : 0;                                                                            \
+        }                                                                                                              \
+    }
+
+VT_INT_KERNELS(i16, int16_t, uint16_t)
+VT_INT_KERNELS(i32, int32_t, uint32_t)
+#undef VT_INT_KERNELS
+
+static void VT_FN(widen16)(int dtype, const uint16_t *s, float *d, size_t n)
+{
+    if (dtype == CANNON_ASCENDC_VDT_F16)
+        VT_WIDEN_F16(s, d, n);
+    else
+        VT_FN(widen_bf16)(s, d, n);
+}
+
+static void VT_FN(narrow16)(int dtype, const float *s, uint16_t *d, size_t n)
+{
+    if (dtype == CANNON_ASCENDC_VDT_F16)
+        VT_NARROW_F16(s, d, n);
+    else
+        VT_FN(narrow_bf16)(s, d, n);
+}
+
+static void VT_FN(binary)(int op, int dtype, void *dst, const void *a, const void *b, size_t n)
+{
+    switch (dtype) {
+    case CANNON_ASCENDC_VDT_F32:
+        VT_FN(f32_binary)(op, (float *)dst, (const float *)a, (const float *)b, n);
+        return;
+    case CANNON_ASCENDC_VDT_I16:
+        VT_FN(binary_i16)(op, (int16_t *)dst, (const int16_t *)a, (const int16_t *)b, n);
+        return;
+    case CANNON_ASCENDC_VDT_I32:
+        VT_FN(binary_i32)(op, (int32_t *)dst, (const int32_t *)a, (const int32_t *)b, n);
+        return;
+    default: {
+        float fa[VT_CHUNK], fb[VT_CHUNK];
+        uint16_t *d = (uint16_t *)dst;
+        const uint16_t *x = (const uint16_t *)a, *y = (const uint16_t *)b;
+        for (size_t i = 0; i < n; i += VT_CHUNK) {
+            const size_t m = n - i < VT_CHUNK ? n - i : VT_CHUNK;
+            VT_FN(widen16)(dtype, x + i, fa, m);
+            VT_FN(widen16)(dtype, y + i, fb, m);
+            VT_FN(f32_binary)(op, fa, fa, fb, m);
+            VT_FN(narrow16)(dtype, fa, d + i, m);
+        }
+        return;
+    }
+    }
+}
+
+static void VT_FN(unary)(int op, int dtype, void *dst, const void *a, size_t n)
+{
+    switch (dtype) {
+    case CANNON_ASCENDC_VDT_F32:
+        VT_FN(f32_unary)(op, (float *)dst, (const float *)a, n);
+        return;
+    case CANNON_ASCENDC_VDT_I16:
+        VT_FN(unary_i16)(op, (int16_t *)dst, (const int16_t *)a, n);
+        return;
+    case CANNON_ASCENDC_VDT_I32:
+        VT_FN(unary_i32)(op, (int32_t *)dst, (const int32_t *)a, n);
+        return;
+    default: {
+        float fa[VT_CHUNK];
+        uint16_t *d = (uint16_t *)dst;
+        const uint16_t *x = (const uint16_t *)a;
+        for (size_t i = 0; i < n; i += VT_CHUNK) {
+            const size_t m = n - i < VT_CHUNK ? n - i : VT_CHUNK;
+            VT_FN(widen16)(dtype, x + i, fa, m);
+            VT_FN(f32_unary)(op, fa, fa, m);
+            VT_FN(narrow16)(dtype, fa, d + i, m);
+        }
+        return;
+    }
+    }
+}
+
+static void VT_FN(scalar)(int op, int dtype, void *dst, const void *a, double s, size_t n)
+{
+    switch (dtype) {
+    case CANNON_ASCENDC_VDT_F32:
+        VT_FN(f32_scalar)(op, (float *)dst, (const float *)a, (float)s, n);
+        return;
+    case CANNON_ASCENDC_VDT_I16:
+        VT_FN(scalar_i16)(op, (int16_t *)dst, (const int16_t *)a, (int16_t)s, n);
+        return;
+    case CANNON_ASCENDC_VDT_I32:
+        VT_FN(scalar_i32)(op, (int32_t *)dst, (const int32_t *)a, (int32_t)s, n);
+        return;
+    default: {
+        float fa[VT_CHUNK];
+        uint16_t *d = (uint16_t *)dst;
+        const uint16_t *x = (const uint16_t *)a;
+        for (size_t i = 0; i < n; i += VT_CHUNK) {
+            const size_t m = n - i < VT_CHUNK ? n - i : VT_CHUNK;
+            VT_FN(widen16)(dtype, x + i, fa, m);
+            VT_FN(f32_scalar)(op, fa, fa, (float)s, m);
+            VT_FN(narrow16)(dtype, fa, d + i, m);
+        }
+        return;
+    }
+    }
+}
+
+const cannon_ascendc_vtable VT_TABLE = {VT_FN(binary), VT_FN(unary), VT_FN(scalar)};
