@@ -2,6 +2,9 @@
  * vcvtph2ps/vcvtps2ph instructions (round to nearest even, subnormals kept,
  * NaNs quietened: the bits of fp_convert.h). */
 #include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "fp_convert.h"
 
@@ -29,6 +32,28 @@ static inline void cannon_ascendc_vavx512_narrow_f16(const float *s, uint16_t *d
         d[i] = cannon_f32_to_f16(s[i]);
 }
 
+/* memcpy with non-temporal stores: the head up to a 64-byte boundary of dst and the tail are
+ * plain copies; the fence orders the streamed stores before whatever the block does next. */
+static void cannon_ascendc_vavx512_copy_stream(void *dst, const void *src, size_t n)
+{
+    unsigned char *d = (unsigned char *)dst;
+    const unsigned char *s = (const unsigned char *)src;
+    size_t h = (64u - ((uintptr_t)d & 63u)) & 63u;
+    if (h > n)
+        h = n;
+    memcpy(d, s, h);
+    d += h, s += h, n -= h;
+    for (; n >= 256; d += 256, s += 256, n -= 256) {
+        for (size_t k = 0; k < 256; k += 64) {
+            const __m512i v = _mm512_loadu_si512((const void *)(s + k));
+            _mm512_stream_si512((void *)(d + k), v);
+        }
+    }
+    _mm_sfence();
+    memcpy(d, s, n);
+}
+
+#define VT_COPY_STREAM cannon_ascendc_vavx512_copy_stream
 #define VT_WIDEN_F16 cannon_ascendc_vavx512_widen_f16
 #define VT_NARROW_F16 cannon_ascendc_vavx512_narrow_f16
 #include "vec_tier.h"

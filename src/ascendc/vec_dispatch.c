@@ -125,3 +125,27 @@ int cannonAscendcVecScalar(int op, int dtype, void *dst, const void *a, double s
     table()->scalar(op, dtype, dst, a, s, (size_t)n);
     return 0;
 }
+
+int cannonAscendcCopyStream(void *dst, const void *src, uint64_t bytes)
+{
+    if (bytes == 0)
+        return 0;
+    if (!dst || !src || bytes > SIZE_MAX)
+        return cannonAscendcReport(VEC_INVALID_PARAM, __FILE__, __LINE__, "cannonAscendcCopyStream: NULL pointer");
+    table()->copy_stream(dst, src, (size_t)bytes);
+    return 0;
+}
+
+int cannonAscendcVecSum(int dtype, const void *a, uint64_t n, float *sum)
+{
+    if (dtype < 0 || dtype >= CANNON_ASCENDC_VDT_COUNT || !is_float(dtype) || !sum)
+        return bad("cannonAscendcVecSum", -1, dtype);
+    if (n == 0) {
+        *sum = 0.0f;
+        return 0;
+    }
+    if (!a || n > SIZE_MAX / 4)
+        return bad("cannonAscendcVecSum (NULL pointer or size)", -1, dtype);
+    *sum = table()->sum(dtype, a, (size_t)n);
+    return 0;
+}

@@ -8,6 +8,10 @@ typedef struct cannon_ascendc_vtable {
     void (*binary)(int op, int dtype, void *dst, const void *a, const void *b, size_t n);
     void (*unary)(int op, int dtype, void *dst, const void *a, size_t n);
     void (*scalar)(int op, int dtype, void *dst, const void *a, double s, size_t n);
+    /* The sum of a run of a floating type in float (fixed order, vec_tier.h). */
+    float (*sum)(int dtype, const void *a, size_t n);
+    /* memcpy with non-temporal stores (the scalar tier: memcpy). */
+    void (*copy_stream)(void *dst, const void *src, size_t n);
 } cannon_ascendc_vtable;
 
 extern const cannon_ascendc_vtable cannon_ascendc_vec_scalar;

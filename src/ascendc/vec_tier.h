@@ -1,13 +1,19 @@
 /*
  * The vector instructions' kernels, written once and compiled once per instruction-set tier
  * (vec_scalar.c, vec_avx2.c, vec_avx512.c): the includer defines VT_FN(name) (the tier's
- * function names) and VT_WIDEN_F16 / VT_NARROW_F16 (its half <-> float conversions of a run).
+ * function names), VT_WIDEN_F16 / VT_NARROW_F16 (its half <-> float conversions of a run) and
+ * VT_COPY_STREAM (its copy with non-temporal stores).
  *
  * half and bfloat16_t runs are processed in chunks of VT_CHUNK elements: widened into float
  * buffers on the stack, computed there with the float loops and rounded back once, so every
  * tier rounds exactly where the header's scalar code does. The float and integer loops are plain
  * loops the compiler vectorizes with the tier's flags; the operation is chosen outside the loop.
  * Integer arithmetic goes through the unsigned type so that it wraps without undefined behaviour.
+ *
+ * A sum keeps VT_LANES partial sums, element i going to lane i % VT_LANES in order, and adds the
+ * lanes pairwise at the end. The compiler may not reassociate float additions, so every tier
+ * (one AVX-512 register pair, four AVX2 registers, or SSE2 registers in the scalar tier's
+ * baseline) adds exactly the same numbers in the same order.
  */
 #ifndef CANNON_ASCENDC_VEC_TIER_H_
 #define CANNON_ASCENDC_VEC_TIER_H_
@@ -214,6 +220,38 @@ static void VT_FN(narrow16)(int dtype, const float *s, uint16_t *d, size_t n)
         VT_FN(narrow_bf16)(s, d, n);
 }
 
+#define VT_LANES 32
+
+static void VT_FN(sum_into)(float *acc, const float *a, size_t n)
+{
+    size_t i = 0;
+    for (; i + VT_LANES <= n; i += VT_LANES)
+        for (size_t k = 0; k < VT_LANES; k++)
+            acc[k] += a[i + k];
+    for (size_t k = 0; i + k < n; k++)
+        acc[k] += a[i + k];
+}
+
+static float VT_FN(sum)(int dtype, const void *a, size_t n)
+{
+    float acc[VT_LANES] = {0};
+    if (dtype == CANNON_ASCENDC_VDT_F32) {
+        VT_FN(sum_into)(acc, (const float *)a, n);
+    } else {
+        float fa[VT_CHUNK];
+        const uint16_t *x = (const uint16_t *)a;
+        for (size_t i = 0; i < n; i += VT_CHUNK) {
+            const size_t m = n - i < VT_CHUNK ? n - i : VT_CHUNK;
+            VT_FN(widen16)(dtype, x + i, fa, m);
+            VT_FN(sum_into)(acc, fa, m); /* VT_CHUNK is a multiple of VT_LANES: lanes stay i % VT_LANES */
+        }
+    }
+    for (size_t w = VT_LANES / 2; w; w /= 2)
+        for (size_t k = 0; k < w; k++)
+            acc[k] += acc[k + w];
+    return acc[0];
+}
+
 static void VT_FN(binary)(int op, int dtype, void *dst, const void *a, const void *b, size_t n)
 {
     switch (dtype) {
@@ -296,4 +334,4 @@ static void VT_FN(scalar)(int op, int dtype, void *dst, const void *a, double s,
     }
 }
 
-const cannon_ascendc_vtable VT_TABLE = {VT_FN(binary), VT_FN(unary), VT_FN(scalar)};
+const cannon_ascendc_vtable VT_TABLE = {VT_FN(binary), VT_FN(unary), VT_FN(scalar), VT_FN(sum), VT_COPY_STREAM};

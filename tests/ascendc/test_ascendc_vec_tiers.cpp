@@ -6,7 +6,8 @@
  * integer inputs with specials, at an odd offset and length so that the vector loops' tails run
  * too. Each result is compared bit for bit with the header's scalar definition of the
  * instruction (widen, compute in float, round once), and the instructions of vec.h are checked
- * to go through the kernels with the same results.
+ * to go through the kernels with the same results. The floating sums (ReduceSum) follow the
+ * kernels' fixed order in every tier.
  */
 #include <cmath>
 #include <cstdlib>
@@ -104,6 +105,28 @@ template <class T, class Op> void CheckUnary(const char *name, Op op, int tier)
     EXPECT_MSG(bad == 0, "%s<%s> tier %d: %zu elements differ", name, Name<T>(), tier, bad);
 }
 
+/* The kernels' sum: 32 partial sums in order, added pairwise; and close to the float64 sum. */
+template <class T> void CheckSum(int tier)
+{
+    const size_t n = 100003;
+    std::vector<T> a(n);
+    for (size_t i = 0; i < n; i++)
+        a[i] = T(static_cast<float>(static_cast<int>(Rand() % 2001) - 1000) * 0.01f);
+    float acc[32] = {0};
+    double exact = 0;
+    for (size_t i = 0; i < n; i++) {
+        acc[i % 32] += cd::Widen(a[i]);
+        exact += static_cast<double>(cd::Widen(a[i]));
+    }
+    for (size_t w = 16; w; w /= 2)
+        for (size_t k = 0; k < w; k++)
+            acc[k] += acc[k + w];
+    float got = -1.0f;
+    EXPECT(cannonAscendcVecSum(cd::VecDtype<T>(), a.data(), n, &got) == 0);
+    EXPECT_MSG(SameBits(got, acc[0]), "Sum<%s> tier %d: %.9g want %.9g", Name<T>(), tier, got, acc[0]);
+    EXPECT_MSG(std::fabs(got - exact) < 1e-6 * n, "Sum<%s> tier %d: %.9g far from %.9g", Name<T>(), tier, got, exact);
+}
+
 template <class T> void CheckType(int tier)
 {
     using C = cd::CalcT<T>;
@@ -127,6 +150,7 @@ template <class T> void CheckType(int tier)
         CheckUnary<T>("Sqrt", cd::OpSqrt(), tier);
         CheckUnary<T>("Rsqrt", cd::OpRsqrt(), tier);
         CheckUnary<T>("Reciprocal", cd::OpRecip(), tier);
+        CheckSum<T>(tier);
     }
 }
 
@@ -195,6 +219,8 @@ int main()
     EXPECT(cannonAscendcVecBinary(CANNON_ASCENDC_VOP_ADD, CANNON_ASCENDC_VDT_F32, nullptr, &f, &f, 1) == 100000);
     EXPECT(cannonAscendcVecBinary(CANNON_ASCENDC_VOP_ADD, 99, &f, &f, &f, 1) == 100000);
     EXPECT(cannonAscendcVecUnary(CANNON_ASCENDC_VOP_EXP, CANNON_ASCENDC_VDT_I16, &f, &f, 1) == 100000);
+    EXPECT(cannonAscendcVecSum(CANNON_ASCENDC_VDT_I32, &f, 1, &f) == 100000);
+    EXPECT(cannonAscendcCopyStream(nullptr, &f, 4) == 100000);
     EXPECT(cannonAscendcVecScalar(CANNON_ASCENDC_VOP_SUB, CANNON_ASCENDC_VDT_F32, &f, &f, 1.0, 1) == 100000);
     EXPECT(cannonAscendcVecBinary(CANNON_ASCENDC_VOP_ADD, CANNON_ASCENDC_VDT_F32, nullptr, nullptr, nullptr, 0) == 0);
     return TestResult("test_ascendc_vec_tiers");

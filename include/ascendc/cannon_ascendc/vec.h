@@ -910,7 +910,8 @@ inline void ReduceExt(const LocalTensor<T> &dst, const LocalTensor<T> &src, int3
 }
 }  // namespace cannon_detail
 
-/** ReduceSum over @p count elements into dst[0] (half/bfloat16_t accumulate in float). */
+/** ReduceSum over @p count elements into dst[0]: half/bfloat16_t/float in float, in the kernels' fixed order
+ *  (cannonAscendcVecSum); the integer types in order in their own type. */
 template <typename T, bool isSetMask = true>
 inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &sharedTmpBuffer,
                       const int32_t count CANNON_ASCENDC_LOC)
@@ -920,6 +921,13 @@ inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, cons
     cannon_detail::CheckCount(dst, 1, CANNON_ASCENDC_LOCV);
     const T *s = src.GetPhyAddr();
     cannon_detail::CalcT<T> acc = 0;
+    if constexpr (!std::is_integral<T>::value && cannon_detail::VecDtype<T>() >= 0) {
+        /* Floating types: the kernels' fixed-order sum (32 partial sums added pairwise). */
+        float f = 0.0f;
+        (void)cannonAscendcVecSum(cannon_detail::VecDtype<T>(), s, count > 0 ? static_cast<uint64_t>(count) : 0, &f);
+        dst.GetPhyAddr()[0] = cannon_detail::Narrow<T>(f);
+        return;
+    }
     for (int32_t i = 0; i < count; i++)
         acc = static_cast<cannon_detail::CalcT<T>>(acc + cannon_detail::Widen(s[i]));
     dst.GetPhyAddr()[0] = cannon_detail::Narrow<T>(acc);

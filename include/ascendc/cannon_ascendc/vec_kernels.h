@@ -77,6 +77,21 @@ CANNON_ASCENDC_API int cannonAscendcVecUnary(int op, int dtype, void *dst, const
  */
 CANNON_ASCENDC_API int cannonAscendcVecScalar(int op, int dtype, void *dst, const void *a, double s, uint64_t n);
 
+/**
+ * *sum = the sum of a[0..n) of a floating type, in float: 32 partial sums (element i to partial
+ * i % 32, in order) added pairwise at the end, the same order in every tier. Returns 0, or
+ * ACL_ERROR_INVALID_PARAM for an integer dtype or a NULL pointer.
+ */
+CANNON_ASCENDC_API int cannonAscendcVecSum(int dtype, const void *a, uint64_t n, float *sum);
+
+/**
+ * memcpy of @p bytes (no overlap) with non-temporal stores where the tier has them: DataCopy from
+ * the unified buffer to a large global-memory range uses it, so that an output that will not stay
+ * in cache is written without first being read. Returns 0, or ACL_ERROR_INVALID_PARAM for a NULL
+ * pointer with bytes > 0.
+ */
+CANNON_ASCENDC_API int cannonAscendcCopyStream(void *dst, const void *src, uint64_t bytes);
+
 /** The tier the kernels use now. */
 CANNON_ASCENDC_API int cannonAscendcVecTier(void);
 
