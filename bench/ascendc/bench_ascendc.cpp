@@ -3,6 +3,7 @@
  * same device tensors, medians of wall time per call (launch to synchronize):
  *   add        the AddCustom pattern (fp16, double-buffered, 8 blocks) vs aclnnAdd, 64 MiB per tensor
  *   layernorm  an Ascend C LayerNorm (fp32, rows x cols, 8 blocks) vs aclnnLayerNorm
+ *   matmul     a matmul through the Matmul API (fp32, 1024^3, 8 blocks) vs aclnnMatmul
  *   launch     an empty kernel through ACLRT_LAUNCH_KERNEL: enqueue time per launch, and a launch
  *              followed by aclrtSynchronizeStream
  * Each result is checked against the operator's before timing. Usage: bench_ascendc [reps [which]]
@@ -19,9 +20,12 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_add.h"
 #include "aclnnop/aclnn_layer_norm.h"
+#include "aclnnop/aclnn_matmul.h"
+#include "lib/matmul_tiling.h" /* TCubeTiling, before the launch header that takes it */
 #include "aclrtlaunch_bench_add_custom.h"
 #include "aclrtlaunch_bench_empty.h"
 #include "aclrtlaunch_bench_layer_norm.h"
+#include "aclrtlaunch_bench_matmul.h"
 #include "cannon_ascendc/types.h"
 
 namespace {
@@ -215,6 +219,79 @@ void BenchLayerNorm(aclrtStream stream, int reps)
             OK(aclrtFree(p));
 }
 
+void BenchMatmul(aclrtStream stream, int reps)
+{
+    const int32_t M = 1024, N = 1024, K = 1024;
+    std::vector<float> ha(static_cast<size_t>(M) * K), hb(static_cast<size_t>(K) * N);
+    for (size_t i = 0; i < ha.size(); i++)
+        ha[i] = static_cast<float>((i * 7919u) % 2001) * 1e-3f - 1.0f;
+    for (size_t i = 0; i < hb.size(); i++)
+        hb[i] = static_cast<float>((i * 104729u) % 2001) * 1e-3f - 1.0f;
+    const size_t cb = static_cast<size_t>(M) * N * 4;
+    void *a = DevFrom(ha.data(), ha.size() * 4), *b = DevFrom(hb.data(), hb.size() * 4), *c = nullptr, *c2 = nullptr;
+    OK(aclrtMalloc(&c, cb, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc(&c2, cb, ACL_MEM_MALLOC_HUGE_FIRST));
+    matmul_tiling::MultiCoreMatmulTiling tiler;
+    tiler.SetDim(8);
+    tiler.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+    tiler.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+    tiler.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+    tiler.SetShape(M, N, K);
+    tiler.SetOrgShape(M, N, K);
+    TCubeTiling tiling;
+    OK(tiler.GetTiling(tiling));
+    aclTensor *ta = Tensor(a, {M, K}, ACL_FLOAT), *tb = Tensor(b, {K, N}, ACL_FLOAT),
+              *tc = Tensor(c2, {M, N}, ACL_FLOAT);
+    auto runAclnn = [&] {
+        uint64_t ws = 0;
+        aclOpExecutor *ex = nullptr;
+        OK(aclnnMatmulGetWorkspaceSize(ta, tb, tc, 0, &ws, &ex));
+        OK(ws == 0 ? 0 : 1);
+        OK(aclnnMatmul(nullptr, 0, ex, stream));
+        OK(aclrtSynchronizeStream(stream));
+    };
+    auto runAscendc = [&] {
+        OK(ACLRT_LAUNCH_KERNEL(bench_matmul)(static_cast<uint32_t>(tiling.usedCoreNum), stream, a, b, c, &tiling));
+        OK(aclrtSynchronizeStream(stream));
+    };
+    runAclnn();
+    runAscendc();
+    std::vector<float> x(static_cast<size_t>(M) * N), y(x.size());
+    OK(aclrtMemcpy(x.data(), cb, c, cb, ACL_MEMCPY_DEVICE_TO_HOST));
+    OK(aclrtMemcpy(y.data(), cb, c2, cb, ACL_MEMCPY_DEVICE_TO_HOST));
+    double maxErr = 0;
+    for (size_t i = 0; i < x.size(); i++)
+        maxErr = std::max(maxErr, std::fabs(static_cast<double>(x[i]) - y[i]));
+    if (!(maxErr < 1e-2)) {
+        std::fprintf(stderr, "matmul: the Matmul API and aclnnMatmul differ by %g\n", maxErr);
+        std::exit(1);
+    }
+    std::vector<double> tA, tN, cA, cN;
+    for (int i = 0; i < reps; i++) {
+        double t0 = Now(), c0 = Cpu();
+        runAscendc();
+        tA.push_back(Now() - t0);
+        cA.push_back(Cpu() - c0);
+        t0 = Now(), c0 = Cpu();
+        runAclnn();
+        tN.push_back(Now() - t0);
+        cN.push_back(Cpu() - c0);
+    }
+    const double flop = 2.0 * M * N * K;
+    std::printf(
+        "matmul fp32 %dx%dx%d, %d blocks: Matmul API %.2f ms (%.1f GFLOP/s), aclnnMatmul %.2f ms (%.1f GFLOP/s), "
+        "ratio aclnn/ascendc %.2f (max abs difference %.2g)\n",
+        M, N, K, tiling.usedCoreNum, Median(tA) * 1e3, flop / Median(tA) * 1e-9, Median(tN) * 1e3,
+        flop / Median(tN) * 1e-9, Median(tN) / Median(tA), maxErr);
+    std::printf("matmul fp32 CPU time: Matmul API %.2f ms, aclnnMatmul %.2f ms, ratio aclnn/ascendc %.2f\n",
+                Median(cA) * 1e3, Median(cN) * 1e3, Median(cN) / Median(cA));
+    aclDestroyTensor(ta);
+    aclDestroyTensor(tb);
+    aclDestroyTensor(tc);
+    for (void *p : {a, b, c, c2})
+        OK(aclrtFree(p));
+}
+
 void BenchLaunch(aclrtStream stream)
 {
     void *buf = nullptr;
@@ -262,6 +339,8 @@ int main(int argc, char **argv)
         BenchAdd(stream, reps);
     if (!*which || !std::strcmp(which, "layernorm"))
         BenchLayerNorm(stream, reps);
+    if (!*which || !std::strcmp(which, "matmul"))
+        BenchMatmul(stream, reps);
     OK(aclrtDestroyStream(stream));
     OK(aclrtResetDevice(0));
     OK(aclFinalize());

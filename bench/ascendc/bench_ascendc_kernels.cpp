@@ -1,7 +1,9 @@
 /* The benchmarks' Ascend C kernels: the AddCustom pattern (fp16, double-buffered), an empty
- * kernel (launch latency) and a LayerNorm over the last dimension (fp32), each launched from
+ * kernel (launch latency), a LayerNorm over the last dimension (fp32) and a matmul through the
+ * Matmul API (fp32, the kernel-launch samples' shape), each launched from
  * bench_ascendc.cpp through its generated ACLRT_LAUNCH_KERNEL header. */
 #include "kernel_operator.h"
+#include "lib/matmul_intf.h"
 
 using namespace AscendC;
 
@@ -145,4 +147,25 @@ extern "C" __global__ __aicore__ void bench_layer_norm(GM_ADDR x, GM_ADDR gamma,
     KernelLayerNorm op;
     op.Init(x, gamma, beta, y, rows, cols, eps);
     op.Process();
+}
+
+extern "C" __global__ __aicore__ void bench_matmul(GM_ADDR a, GM_ADDR b, GM_ADDR c, TCubeTiling tiling)
+{
+    using T = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+    TPipe pipe;
+    Matmul<T, T, T> mm;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
+    GlobalTensor<float> aGm, bGm, cGm;
+    aGm.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(a), static_cast<uint64_t>(tiling.M) * tiling.Ka);
+    bGm.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(b), static_cast<uint64_t>(tiling.Ka) * tiling.N);
+    cGm.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(c), static_cast<uint64_t>(tiling.M) * tiling.N);
+    const int32_t mBlocks = (tiling.M + tiling.singleCoreM - 1) / tiling.singleCoreM;
+    const int32_t mi = GetBlockIdx() % mBlocks, ni = GetBlockIdx() / mBlocks;
+    const int32_t m0 = mi * tiling.singleCoreM, n0 = ni * tiling.singleCoreN;
+    mm.SetTensorA(aGm[static_cast<uint64_t>(m0) * tiling.Ka]);
+    mm.SetTensorB(bGm[static_cast<uint64_t>(n0)]);
+    mm.SetTail(tiling.M - m0 < tiling.singleCoreM ? tiling.M - m0 : tiling.singleCoreM,
+               tiling.N - n0 < tiling.singleCoreN ? tiling.N - n0 : tiling.singleCoreN);
+    mm.IterateAll(cGm[static_cast<uint64_t>(m0) * tiling.N + n0]);
+    mm.End();
 }

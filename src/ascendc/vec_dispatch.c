@@ -149,3 +149,17 @@ int cannonAscendcVecSum(int dtype, const void *a, uint64_t n, float *sum)
     *sum = table()->sum(dtype, a, (size_t)n);
     return 0;
 }
+
+int cannonAscendcGemm(const cannon_ascendc_gemm *g)
+{
+    if (!g || !g->a || !g->b || !g->c || (g->dtype_ab != CANNON_ASCENDC_VDT_F32 && g->dtype_ab != CANNON_ASCENDC_VDT_F16 &&
+                                         g->dtype_ab != CANNON_ASCENDC_VDT_BF16) ||
+        !is_float(g->dtype_c) || (g->bias && !is_float(g->dtype_bias)))
+        return bad("cannonAscendcGemm", -1, g ? g->dtype_ab : -1);
+    if (g->m == 0 || g->n == 0)
+        return 0;
+    if (table()->gemm(g) != 0)
+        return cannonAscendcReport(207001 /* ACL_ERROR_RT_MEMORY_ALLOCATION */, __FILE__, __LINE__,
+                                   "cannonAscendcGemm: out of memory");
+    return 0;
+}

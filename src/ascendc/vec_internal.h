@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "cannon_ascendc/vec_kernels.h"
+
 typedef struct cannon_ascendc_vtable {
     void (*binary)(int op, int dtype, void *dst, const void *a, const void *b, size_t n);
     void (*unary)(int op, int dtype, void *dst, const void *a, size_t n);
@@ -12,6 +14,8 @@ typedef struct cannon_ascendc_vtable {
     float (*sum)(int dtype, const void *a, size_t n);
     /* memcpy with non-temporal stores (the scalar tier: memcpy). */
     void (*copy_stream)(void *dst, const void *src, size_t n);
+    /* The Matmul API's GEMM (vec_tier.h); -1 when out of memory. */
+    int (*gemm)(const cannon_ascendc_gemm *g);
 } cannon_ascendc_vtable;
 
 extern const cannon_ascendc_vtable cannon_ascendc_vec_scalar;

@@ -22,6 +22,8 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cannon_ascendc/vec_kernels.h"
 #include "vec_internal.h"
@@ -334,4 +336,104 @@ static void VT_FN(scalar)(int op, int dtype, void *dst, const void *a, double s,
     }
 }
 
-const cannon_ascendc_vtable VT_TABLE = {VT_FN(binary), VT_FN(unary), VT_FN(scalar), VT_FN(sum), VT_COPY_STREAM};
+
+/* ---- fp32 GEMM of the Matmul API: C (m x n) = A (m x k) B (k x n) [+ bias] [+ C] ----------------
+ * A's element (i, p) is a[i * sai + p * sap], B's (p, j) is b[p * sbp + j * sbj] (so either may be
+ * transposed), of dtype F16, BF16 or F32; C is row-major with row stride ldc, float or 16-bit.
+ * Blocked for the caches: B is packed as float in VT_GK x VT_GN panels, C is accumulated in a
+ * float panel of VT_GM x VT_GN, and four rows of A are applied to 64 columns at a time. */
+#define VT_GM 64
+#define VT_GN 256
+#define VT_GK 256
+
+static float VT_FN(load_elem)(int dtype, const void *base, size_t idx)
+{
+    if (dtype == CANNON_ASCENDC_VDT_F32)
+        return ((const float *)base)[idx];
+    float f;
+    const uint16_t h = ((const uint16_t *)base)[idx];
+    VT_FN(widen16)(dtype, &h, &f, 1);
+    return f;
+}
+
+/* acc rows r (4 of them, stride VT_GN) += sum over p < kb of ap[r][p] * bp[p][j] for j < 64. */
+static void VT_FN(gemm_4x64)(float *restrict cp, const float *restrict ap, const float *restrict bp, size_t kb)
+{
+    float acc[4][64];
+    for (int r = 0; r < 4; r++)
+        for (int j = 0; j < 64; j++)
+            acc[r][j] = cp[(size_t)r * VT_GN + j];
+    for (size_t p = 0; p < kb; p++) {
+        const float *brow = bp + p * VT_GN;
+        const float a0 = ap[p], a1 = ap[VT_GK + p], a2 = ap[2 * VT_GK + p], a3 = ap[3 * VT_GK + p];
+        for (int j = 0; j < 64; j++) {
+            const float bj = brow[j];
+            acc[0][j] += a0 * bj;
+            acc[1][j] += a1 * bj;
+            acc[2][j] += a2 * bj;
+            acc[3][j] += a3 * bj;
+        }
+    }
+    for (int r = 0; r < 4; r++)
+        for (int j = 0; j < 64; j++)
+            cp[(size_t)r * VT_GN + j] = acc[r][j];
+}
+
+static int VT_FN(gemm)(const cannon_ascendc_gemm *g)
+{
+    float *bp = (float *)malloc(sizeof(float) * VT_GK * VT_GN);
+    float *cp = (float *)malloc(sizeof(float) * VT_GM * VT_GN);
+    float *ap = (float *)malloc(sizeof(float) * 4 * VT_GK);
+    if (!bp || !cp || !ap) {
+        free(bp), free(cp), free(ap);
+        return -1;
+    }
+    for (size_t j0 = 0; j0 < g->n; j0 += VT_GN) {
+        const size_t nb = g->n - j0 < VT_GN ? g->n - j0 : VT_GN;
+        const size_t nbp = (nb + 63) & ~(size_t)63;
+        for (size_t i0 = 0; i0 < g->m; i0 += VT_GM) {
+            const size_t mb = g->m - i0 < VT_GM ? g->m - i0 : VT_GM;
+            for (size_t i = 0; i < VT_GM; i++)
+                for (size_t j = 0; j < VT_GN; j++) {
+                    float v = 0.0f;
+                    if (i < mb && j < nb) {
+                        if (g->accumulate)
+                            v = VT_FN(load_elem)(g->dtype_c, g->c, (i0 + i) * g->ldc + j0 + j);
+                        if (g->bias)
+                            v += VT_FN(load_elem)(g->dtype_bias, g->bias, j0 + j);
+                    }
+                    cp[i * VT_GN + j] = v;
+                }
+            for (size_t p0 = 0; p0 < g->k; p0 += VT_GK) {
+                const size_t kb = g->k - p0 < VT_GK ? g->k - p0 : VT_GK;
+                for (size_t p = 0; p < kb; p++) { /* B's panel, as float */
+                    float *row = bp + p * VT_GN;
+                    for (size_t j = 0; j < nbp; j++)
+                        row[j] = j < nb ? VT_FN(load_elem)(g->dtype_ab, g->b, (p0 + p) * g->sbp + (j0 + j) * g->sbj)
+                                        : 0.0f;
+                }
+                for (size_t i = 0; i < mb; i += 4) {
+                    for (size_t r = 0; r < 4; r++)
+                        for (size_t p = 0; p < kb; p++)
+                            ap[r * VT_GK + p] = i + r < mb ? VT_FN(load_elem)(g->dtype_ab, g->a,
+                                                                              (i0 + i + r) * g->sai + (p0 + p) * g->sap)
+                                                           : 0.0f;
+                    for (size_t j = 0; j < nbp; j += 64)
+                        VT_FN(gemm_4x64)(cp + i * VT_GN + j, ap, bp + j, kb);
+                }
+            }
+            for (size_t i = 0; i < mb; i++) {
+                const float *src = cp + i * VT_GN;
+                const size_t off = (i0 + i) * g->ldc + j0;
+                if (g->dtype_c == CANNON_ASCENDC_VDT_F32)
+                    memcpy((float *)g->c + off, src, nb * sizeof(float));
+                else
+                    VT_FN(narrow16)(g->dtype_c, src, (uint16_t *)g->c + off, nb);
+            }
+        }
+    }
+    free(bp), free(cp), free(ap);
+    return 0;
+}
+
+const cannon_ascendc_vtable VT_TABLE = {VT_FN(binary), VT_FN(unary), VT_FN(scalar), VT_FN(sum), VT_COPY_STREAM, VT_FN(gemm)};

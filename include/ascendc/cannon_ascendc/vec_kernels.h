@@ -92,6 +92,27 @@ CANNON_ASCENDC_API int cannonAscendcVecSum(int dtype, const void *a, uint64_t n,
  */
 CANNON_ASCENDC_API int cannonAscendcCopyStream(void *dst, const void *src, uint64_t bytes);
 
+/** One GEMM of the Matmul API: C (m x n) = A (m x k) B (k x n), plus bias[j] when bias is set,
+ *  plus C's old value when accumulate is set; products accumulate in float. */
+typedef struct cannon_ascendc_gemm {
+    uint64_t m, n, k;
+    int dtype_ab;          /**< A's and B's element type: F16, BF16 or F32 */
+    int dtype_c;           /**< C's: F16, BF16 or F32 */
+    int dtype_bias;        /**< the bias's: F16, BF16 or F32 */
+    const void *a;         /**< A's element (i, p) at a[i * sai + p * sap] (elements) */
+    uint64_t sai, sap;
+    const void *b;         /**< B's element (p, j) at b[p * sbp + j * sbj] */
+    uint64_t sbp, sbj;
+    const void *bias;      /**< n elements, or NULL */
+    void *c;               /**< row-major, row stride ldc elements */
+    uint64_t ldc;
+    int accumulate;
+} cannon_ascendc_gemm;
+
+/** Runs @p g with the tier's blocked kernel. Returns 0, ACL_ERROR_INVALID_PARAM for a NULL
+ *  pointer or an unsupported type, ACL_ERROR_RT_MEMORY_ALLOCATION when out of memory. */
+CANNON_ASCENDC_API int cannonAscendcGemm(const cannon_ascendc_gemm *g);
+
 /** The tier the kernels use now. */
 CANNON_ASCENDC_API int cannonAscendcVecTier(void);
 
