@@ -355,6 +355,35 @@ inline C MinOf(C a, C b)
     return a < b ? a : b;
 }
 
+/* Integer +, -, * that wrap (two's complement) without undefined behaviour: computed on the
+ * unsigned type at least as wide as int, then narrowed. Floating types use the plain operators. */
+template <class C>
+using WrapT = typename std::conditional<(sizeof(C) > 4), unsigned long long, unsigned int>::type;
+template <class C>
+inline C WrapAdd(C a, C b)
+{
+    if constexpr (std::is_integral<C>::value)
+        return static_cast<C>(static_cast<WrapT<C>>(a) + static_cast<WrapT<C>>(b));
+    else
+        return static_cast<C>(a + b);
+}
+template <class C>
+inline C WrapSub(C a, C b)
+{
+    if constexpr (std::is_integral<C>::value)
+        return static_cast<C>(static_cast<WrapT<C>>(a) - static_cast<WrapT<C>>(b));
+    else
+        return static_cast<C>(a - b);
+}
+template <class C>
+inline C WrapMul(C a, C b)
+{
+    if constexpr (std::is_integral<C>::value)
+        return static_cast<C>(static_cast<WrapT<C>>(a) * static_cast<WrapT<C>>(b));
+    else
+        return static_cast<C>(a * b);
+}
+
 /* Elementwise functions on the compute type (float for half/bfloat16_t). kCode is the kernels'
  * operation (cannon_ascendc/vec_kernels.h), kIntOk whether the kernels take it on integers. */
 #define CANNON_ASCENDC_VOP(code, intOk)                                                                              \
@@ -362,15 +391,15 @@ inline C MinOf(C a, C b)
     static constexpr bool kIntOk = intOk;
 struct OpAdd {
     CANNON_ASCENDC_VOP(ADD, true)
-    template <class C> C operator()(C a, C b) const { return static_cast<C>(a + b); }
+    template <class C> C operator()(C a, C b) const { return WrapAdd(a, b); }
 };
 struct OpSub {
     CANNON_ASCENDC_VOP(SUB, true)
-    template <class C> C operator()(C a, C b) const { return static_cast<C>(a - b); }
+    template <class C> C operator()(C a, C b) const { return WrapSub(a, b); }
 };
 struct OpMul {
     CANNON_ASCENDC_VOP(MUL, true)
-    template <class C> C operator()(C a, C b) const { return static_cast<C>(a * b); }
+    template <class C> C operator()(C a, C b) const { return WrapMul(a, b); }
 };
 struct OpDiv {
     CANNON_ASCENDC_VOP(DIV, false)
@@ -388,7 +417,7 @@ struct OpLn {
 };
 struct OpAbs {
     CANNON_ASCENDC_VOP(ABS, true)
-    template <class C> C operator()(C a) const { return a < C(0) ? static_cast<C>(-a) : a; }
+    template <class C> C operator()(C a) const { return a < C(0) ? WrapSub(C(0), a) : a; }
     float operator()(float a) const { return std::fabs(a); }
 };
 struct OpRelu {
@@ -422,7 +451,7 @@ struct LeakyOp {
     static constexpr int kCode = CANNON_ASCENDC_VOP_LEAKY;
     static constexpr bool kIntOk = true;
     C s;
-    C operator()(C a) const { return a >= C(0) ? a : static_cast<C>(a * s); }
+    C operator()(C a) const { return a >= C(0) ? a : WrapMul(a, s); }
 };
 
 /* A unary or tensor-scalar operation on a contiguous run, in the kernels. */

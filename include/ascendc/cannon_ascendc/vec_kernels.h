@@ -6,7 +6,8 @@
  * AVX2 with F16C, AVX-512) and the best tier the CPU has is picked at run time, capped by
  * CANNON_ISA=scalar|avx2|avx512 and CANNON_CPU_ISA=<mask> like cannon's operators.
  *
- * Every tier gives the same bits: half and bfloat16_t elements are widened to float exactly,
+ * Every tier gives the same bits (but for the payload of a NaN computed from two NaN operands,
+ * which IEEE leaves open): half and bfloat16_t elements are widened to float exactly,
  * computed in float and rounded to nearest even once; float and the integer types are computed
  * in their own type (integers wrap). Exp and Ln call the C library's expf/logf in every tier.
  *
