@@ -2,7 +2,8 @@
  * The vector instructions' kernels, written once and compiled once per instruction-set tier
  * (vec_scalar.c, vec_avx2.c, vec_avx512.c): the includer defines VT_FN(name) (the tier's
  * function names), VT_WIDEN_F16 / VT_NARROW_F16 (its half <-> float conversions of a run) and
- * VT_COPY_STREAM (its copy with non-temporal stores).
+ * VT_COPY_STREAM (its copy with non-temporal stores); optionally VT_F16_BINARY (a one-pass
+ * half binary loop for the leading elements of a run).
  *
  * half and bfloat16_t runs are processed in chunks of VT_CHUNK elements: widened into float
  * buffers on the stack, computed there with the float loops and rounded back once, so every
@@ -270,6 +271,12 @@ static void VT_FN(binary)(int op, int dtype, void *dst, const void *a, const voi
         float fa[VT_CHUNK], fb[VT_CHUNK];
         uint16_t *d = (uint16_t *)dst;
         const uint16_t *x = (const uint16_t *)a, *y = (const uint16_t *)b;
+#ifdef VT_F16_BINARY
+        if (dtype == CANNON_ASCENDC_VDT_F16) {
+            const size_t done = VT_F16_BINARY(op, d, x, y, n);
+            d += done, x += done, y += done, n -= done;
+        }
+#endif
         for (size_t i = 0; i < n; i += VT_CHUNK) {
             const size_t m = n - i < VT_CHUNK ? n - i : VT_CHUNK;
             VT_FN(widen16)(dtype, x + i, fa, m);
@@ -335,7 +342,6 @@ static void VT_FN(scalar)(int op, int dtype, void *dst, const void *a, double s,
     }
     }
 }
-
 
 /* ---- fp32 GEMM of the Matmul API: C (m x n) = A (m x k) B (k x n) [+ bias] [+ C] ----------------
  * A's element (i, p) is a[i * sai + p * sap], B's (p, j) is b[p * sbp + j * sbj] (so either may be
@@ -409,8 +415,8 @@ static int VT_FN(gemm)(const cannon_ascendc_gemm *g)
                 for (size_t p = 0; p < kb; p++) { /* B's panel, as float */
                     float *row = bp + p * VT_GN;
                     for (size_t j = 0; j < nbp; j++)
-                        row[j] = j < nb ? VT_FN(load_elem)(g->dtype_ab, g->b, (p0 + p) * g->sbp + (j0 + j) * g->sbj)
-                                        : 0.0f;
+                        row[j] =
+                            j < nb ? VT_FN(load_elem)(g->dtype_ab, g->b, (p0 + p) * g->sbp + (j0 + j) * g->sbj) : 0.0f;
                 }
                 for (size_t i = 0; i < mb; i += 4) {
                     for (size_t r = 0; r < 4; r++)
@@ -436,4 +442,5 @@ static int VT_FN(gemm)(const cannon_ascendc_gemm *g)
     return 0;
 }
 
-const cannon_ascendc_vtable VT_TABLE = {VT_FN(binary), VT_FN(unary), VT_FN(scalar), VT_FN(sum), VT_COPY_STREAM, VT_FN(gemm)};
+const cannon_ascendc_vtable VT_TABLE = {VT_FN(binary), VT_FN(unary),   VT_FN(scalar),
+                                        VT_FN(sum),    VT_COPY_STREAM, VT_FN(gemm)};
