@@ -6,6 +6,7 @@
  *   matmul     a matmul through the Matmul API (fp32, 1024^3, 8 blocks) vs aclnnMatmul
  *   launch     an empty kernel through ACLRT_LAUNCH_KERNEL: enqueue time per launch, and a launch
  *              followed by aclrtSynchronizeStream
+ * The add also times the vector kernel alone (cannonAscendcVecBinary over the whole tensors).
  * Each result is checked against the operator's before timing. Usage: bench_ascendc [reps [which]]
  * (reps default 15; which: add, layernorm or launch, default all). Prints one line per measurement and the ratio aclnn time / Ascend C time.
  */
@@ -27,6 +28,7 @@
 #include "aclrtlaunch_bench_layer_norm.h"
 #include "aclrtlaunch_bench_matmul.h"
 #include "cannon_ascendc/types.h"
+#include "cannon_ascendc/vec_kernels.h"
 
 namespace {
 
@@ -133,6 +135,16 @@ void BenchAdd(aclrtStream stream, int reps)
                 ma * 1e3, 3.0 * bytes / ma * 1e-9, mn * 1e3, 3.0 * bytes / mn * 1e-9, mn / ma);
     std::printf("add fp16 CPU time: ascendc %.2f ms, aclnnAdd %.2f ms, ratio aclnn/ascendc %.2f\n", Median(ca) * 1e3,
                 Median(cn) * 1e3, Median(cn) / Median(ca));
+    /* The vector kernel alone over the whole tensors, on the calling thread (device memory is
+     * host memory here): what the Add instruction costs without the pattern's copies. */
+    std::vector<double> ck;
+    for (int r = 0; r < reps; r++) {
+        const double c0 = Cpu();
+        OK(cannonAscendcVecBinary(CANNON_ASCENDC_VOP_ADD, CANNON_ASCENDC_VDT_F16, z, x, y, n));
+        ck.push_back(Cpu() - c0);
+    }
+    std::printf("add fp16 vector kernel alone (one call, tier %d): %.2f ms CPU\n", cannonAscendcVecTier(),
+                Median(ck) * 1e3);
     aclDestroyTensor(tx);
     aclDestroyTensor(ty);
     aclDestroyTensor(tz);
