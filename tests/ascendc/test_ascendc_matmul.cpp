@@ -2,9 +2,9 @@
  * The Matmul high-level API (lib/matmul_intf.h, lib/matmul_tiling.h) against float64: a kernel in
  * the shape of the kernel-launch samples' matmul (REGIST_MATMUL_OBJ, per-block offsets from the
  * tiling's single-core shape, SetTail for the edge blocks, IterateAll or Iterate + GetTensorC,
- * End) launched on a cannon stream over the blocks MultiCoreMatmulTiling asks for; float and half
- * inputs, with and without bias, A and B each plain or transposed. Every element of C is checked
- * against the float64 product of the stored inputs.
+ * End) launched on a cannon stream over the blocks MultiCoreMatmulTiling asks for; float, half and
+ * bfloat16_t inputs, with and without bias, A and B each plain or transposed. Every element of C
+ * is checked against the float64 product of the stored inputs.
  */
 #include <cmath>
 #include <cstring>
@@ -79,6 +79,12 @@ extern "C" __global__ __aicore__ void test_mm_f16(GM_ADDR a, GM_ADDR b, GM_ADDR 
     MatmulBlock<half>(a, b, bias, c, tiling, flags);
 }
 
+extern "C" __global__ __aicore__ void test_mm_bf16(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c, TCubeTiling tiling,
+                                                   uint32_t flags)
+{
+    MatmulBlock<bfloat16_t>(a, b, bias, c, tiling, flags);
+}
+
 namespace {
 
 uint32_t g_seed = 777u;
@@ -107,7 +113,9 @@ template <class AT> void RunCase(aclrtStream stream, int32_t M, int32_t N, int32
     };
 
     matmul_tiling::MultiCoreMatmulTiling tiler;
-    const auto dt = sizeof(AT) == 2 ? matmul_tiling::DataType::DT_FLOAT16 : matmul_tiling::DataType::DT_FLOAT;
+    const auto dt = std::is_same<AT, bfloat16_t>::value ? matmul_tiling::DataType::DT_BF16
+                    : sizeof(AT) == 2                   ? matmul_tiling::DataType::DT_FLOAT16
+                                                        : matmul_tiling::DataType::DT_FLOAT;
     EXPECT(tiler.SetDim(dim) == 0);
     tiler.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, dt, ta);
     tiler.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, dt, tb);
@@ -135,7 +143,9 @@ template <class AT> void RunCase(aclrtStream stream, int32_t M, int32_t N, int32
     ACL_OK(aclrtMemcpy(dbias, N * 4, hbias.data(), N * 4, ACL_MEMCPY_HOST_TO_DEVICE));
     ACL_OK(aclrtMemset(dc, cb, 0xff, cb)); /* NaNs: every element must be written */
     const uint32_t blocks = static_cast<uint32_t>(tiling.usedCoreNum);
-    if constexpr (sizeof(AT) == 2)
+    if constexpr (std::is_same<AT, bfloat16_t>::value)
+        ACL_OK(CANNON_ASCENDC_LAUNCH(test_mm_bf16, blocks, stream, da, db, dbias, dc, tiling, flags));
+    else if constexpr (sizeof(AT) == 2)
         ACL_OK(CANNON_ASCENDC_LAUNCH(test_mm_f16, blocks, stream, da, db, dbias, dc, tiling, flags));
     else
         ACL_OK(CANNON_ASCENDC_LAUNCH(test_mm_f32, blocks, stream, da, db, dbias, dc, tiling, flags));
@@ -176,6 +186,7 @@ int main()
     RunCase<float>(stream, 16, 16, 16, 0, 1);
     RunCase<half>(stream, 200, 130, 70, kBias | kTransB, 8);
     RunCase<half>(stream, 96, 64, 40, kIterate | kTransA, 2);
+    RunCase<bfloat16_t>(stream, 130, 90, 260, kBias | kTransA | kTransB, 8);
 
     /* The host tiling without a shape, and a single-core tiling. */
     matmul_tiling::MatmulApiTiling one;
