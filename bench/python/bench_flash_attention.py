@@ -14,9 +14,9 @@ tensors (sparseMode 3 with the 2048x2048 mask for causal). Each sample times k f
 that a sample lasts >= 0.2 s), the two sides alternating sample by sample; the median ms and the
 ratio torch / cannon (> 1: cannon faster) are printed.
 
-Memory: for each side and case a fresh interpreter builds the inputs, reads VmHWM (the resident
-peak), runs one fwd+bwd and reads VmHWM again; the difference is the extra peak of the attention
-itself (torch holds the S x S scores and probabilities for autograd: quadratic in S; cannon keeps
+Memory: for each side and case a fresh interpreter builds the inputs, resets its resident peak
+(/proc/self/clear_refs), reads VmRSS, runs one fwd+bwd and reads VmHWM; the difference is the extra
+peak of the attention itself (torch holds the S x S scores and probabilities for autograd: quadratic in S; cannon keeps
 O(S) statistics and per-block state).
 """
 import argparse
@@ -70,16 +70,18 @@ def torch_side():
 
 MEM = """
 import sys
-sys.path.insert(0, {tests!r})
+sys.path[:0] = [{tests!r}, {pkg!r}]
 """ + SETUP + """
-def hwm():
+def status(key):
     for line in open("/proc/self/status"):
-        if line.startswith("VmHWM:"):
+        if line.startswith(key):
             return int(line.split()[1])
 run = {side}_side()
-base = hwm()
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")  # VmHWM := VmRSS
+base = status("VmRSS:")
 run()
-print(hwm() - base)
+print(status("VmHWM:") - base)
 """
 
 
@@ -135,7 +137,7 @@ def main():
                     if not opt.no_memory:
                         for side in ("cannon", "torch"):
                             env = dict(os.environ)
-                            r = subprocess.run([sys.executable, "-c", MEM.format(tests=tests, side=side,
+                            r = subprocess.run([sys.executable, "-c", MEM.format(tests=tests, pkg=os.path.join(HERE, "..", "..", "python"), side=side,
                                                                                   **fmt).replace("{BIG}", str(BIG))],
                                                env=env, capture_output=True, text=True, check=True)
                             row[f"{side}_peak_mib"] = int(r.stdout.split()[-1]) / 1024

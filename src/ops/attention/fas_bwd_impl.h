@@ -5,7 +5,8 @@
  * Each row's probabilities are recomputed for one key block at a time: the scores q . k_j and the
  * products dO . v_j come from transposed fp32 blocks of keys and values (fia_scores, vectorised over
  * keys), then P = exp(s - m) / l (0 where s is -inf), and the accumulators take P z dO, scale dS q
- * (key units) or scale dS k (query units) vectorised over the head dimension, keys in order.
+ * (key units, over groups of FAS_QB rows kept transposed, rows in order) or scale dS k (query units,
+ * keys in order), vectorised over the head dimension with the accumulator in registers (fia_pv).
  */
 #include "fas_kernels.h"
 
@@ -81,14 +82,6 @@ static void fas_row_grad(const fas_bwd_args *a, int64_t b, int64_t h, int64_t i,
     }
 }
 
-/* acc[Dp] += w x[Dp] (Dp a multiple of VW). */
-static inline void fas_axpy(float *acc, float w, const float *x, int64_t Dp)
-{
-    const vf wv = vf_set1(w);
-    for (int64_t d = 0; d < Dp; d += VW)
-        vf_store_f32(acc + d, vf_fma(wv, vf_load_f32(x + d), vf_load_f32(acc + d)));
-}
-
 static int64_t fas_shift(const fas_bwd_args *a)
 {
     return a->rightdown ? a->Skv - a->S : 0;
@@ -122,7 +115,8 @@ void FAS_KV_FN(const fas_bwd_args *a, float *ws, int64_t w0, int64_t w1)
 {
     const int64_t D = a->D, Dp = a->Dp, G = a->group, es = FIA_ES(a->dt), shift = fas_shift(a);
     float *Kt = ws, *Vt = Kt + D * FIA_KB, *dK = Vt + D * FIA_KB, *dV = dK + FIA_KB * Dp;
-    float *q = dV + FIA_KB * Dp, *y = q + Dp, *o = y + Dp, *Sc = o + Dp, *dP = Sc + FIA_KB, *tmp = dP + FIA_KB;
+    float *Q = dV + FIA_KB * Dp, *Y = Q + FAS_QB * Dp, *PT = Y + FAS_QB * Dp, *ST = PT + FIA_KB * FAS_QB;
+    float *o = ST + FIA_KB * FAS_QB, *Sc = o + Dp, *dP = Sc + FIA_KB, *tmp = dP + FIA_KB;
     for (int64_t w = w0; w < w1; w++) {
         const int64_t kb = w % a->nkb, t = w / a->nkb, g = t % a->Nkv, b = t / a->Nkv;
         const int64_t j0 = kb * FIA_KB, nk = a->Skv - j0 < FIA_KB ? a->Skv - j0 : FIA_KB;
@@ -132,24 +126,41 @@ void FAS_KV_FN(const fas_bwd_args *a, float *ws, int64_t w0, int64_t w1)
         int64_t ilo = j0 - shift - a->hi, ihi = j0 + nk - shift - a->lo;
         ilo = ilo < 0 ? 0 : ilo;
         ihi = ihi > a->S ? a->S : ihi;
+        /* groups of FAS_QB rows: each row's P z and scale dS go to column c of PT / ST (transposed),
+         * then every key's dV and dK take the group's rows in order (fia_pv) */
         for (int64_t h = g * G; h < (g + 1) * G; h++)
-            for (int64_t i = ilo; i < ihi; i++) {
-                int64_t ja = i + shift + a->lo, jb = i + shift + a->hi + 1;
-                ja = ja < j0 ? 0 : ja - j0;
-                jb = jb > j0 + nk ? nk : jb - j0;
-                float m, inv_l;
-                if (ja >= jb || !fas_stats(a, b, h, i, &m, &inv_l))
+            for (int64_t r0 = ilo; r0 < ihi; r0 += FAS_QB) {
+                const int64_t nr = ihi - r0 < FAS_QB ? ihi - r0 : FAS_QB;
+                int seen = 0;
+                for (int64_t r = 0; r < nr; r++) {
+                    const int64_t i = r0 + r;
+                    int64_t ja = i + shift + a->lo, jb = i + shift + a->hi + 1;
+                    ja = ja < j0 ? 0 : ja - j0;
+                    jb = jb > j0 + nk ? nk : jb - j0;
+                    float m, inv_l;
+                    if (ja >= jb || !fas_stats(a, b, h, i, &m, &inv_l)) {
+                        for (int64_t c = 0; c < nk; c++)
+                            PT[c * FAS_QB + r] = ST[c * FAS_QB + r] = 0.0f;
+                        memset(Q + r * Dp, 0, (size_t)Dp * sizeof(float));
+                        memset(Y + r * Dp, 0, (size_t)Dp * sizeof(float));
+                        continue;
+                    }
+                    seen = 1;
+                    const float Di = fas_row_in(a, b, h, i, Q + r * Dp, Y + r * Dp, o);
+                    const int64_t ncols = (jb + 4 * VW - 1) / (4 * VW) * (4 * VW);
+                    fia_scores(Q + r * Dp, Kt, D, ncols, Sc);
+                    fia_scores(Y + r * Dp, Vt, D, ncols, dP);
+                    fas_row_grad(a, b, h, i, j0, ja, jb, ncols, m, inv_l, Di, Sc, dP);
+                    for (int64_t c = 0; c < nk; c++) {
+                        PT[c * FAS_QB + r] = c < ncols ? Sc[c] : 0.0f;
+                        ST[c * FAS_QB + r] = c < ncols ? a->scale * dP[c] : 0.0f;
+                    }
+                }
+                if (!seen)
                     continue;
-                const float Di = fas_row_in(a, b, h, i, q, y, o);
-                const int64_t ncols = (jb + 4 * VW - 1) / (4 * VW) * (4 * VW);
-                fia_scores(q, Kt, D, ncols, Sc);
-                fia_scores(y, Vt, D, ncols, dP);
-                fas_row_grad(a, b, h, i, j0, ja, jb, ncols, m, inv_l, Di, Sc, dP);
-                for (int64_t c = ja; c < jb; c++) {
-                    if (Sc[c] != 0.0f)
-                        fas_axpy(dV + c * Dp, Sc[c], y, Dp);
-                    if (dP[c] != 0.0f)
-                        fas_axpy(dK + c * Dp, a->scale * dP[c], q, Dp);
+                for (int64_t c = 0; c < nk; c++) {
+                    fia_pv(dV + c * Dp, PT + c * FAS_QB, Y, Dp, 0, nr, 1.0f);
+                    fia_pv(dK + c * Dp, ST + c * FAS_QB, Q, Dp, 0, nr, 1.0f);
                 }
             }
         for (int64_t c = 0; c < nk; c++) {
@@ -205,15 +216,12 @@ void FAS_Q_FN(const fas_bwd_args *a, float *ws, int64_t w0, int64_t w1)
                 fia_scores(Q + r * Dp, Kt, D, ncols, Sc);
                 fia_scores(Y + r * Dp, Vt, D, ncols, dP);
                 fas_row_grad(a, b, h, i, j0, ja, jb, ncols, m[r], il[r], Di[r], Sc, dP);
-                for (int64_t c = ja; c < jb; c++) {
-                    const float ds = dP[c];
-                    if (ds != 0.0f)
-                        fas_axpy(dQ + r * Dp, a->scale * ds, Kr + c * Dp, Dp);
-                    dP[c] = a->pse_first ? a->scale * ds : ds; /* d s / d pse */
-                }
-                if (a->dpse)
+                for (int64_t c = ja; c < jb; c++)
+                    Sc[c] = a->scale * dP[c];
+                fia_pv(dQ + r * Dp, Sc, Kr, Dp, ja, jb, 1.0f);
+                if (a->dpse) /* d s / d pse: scale, or 1 when the pse is added after the scale */
                     fia_row_out(a->dpse + (b * a->dps[0] + h * a->dps[1] + i * a->dps[2] + (j0 + ja) * a->dps[3]) * es,
-                                a->dps[3], dP + ja, jb - ja, a->dt);
+                                a->dps[3], (a->pse_first ? Sc : dP) + ja, jb - ja, a->dt);
             }
         }
         for (int64_t r = 0; r < ni; r++)
