@@ -111,12 +111,43 @@ static float fas_row_in(const fas_bwd_args *a, int64_t b, int64_t h, int64_t i, 
     return fia_dot(y, o, Dp);
 }
 
+/* Rows i0 .. i0 + n of head h against keys [j0, j0 + nk): each row's visible columns [ja, jb), stats
+ * and dO . O; rows that see none get ja = jb = 0 and zero q / dO rows. Returns the columns to
+ * compute (a multiple of 4 VW; 0: no row sees the block). */
+static int64_t fas_rows_in(const fas_bwd_args *a, int64_t b, int64_t h, int64_t i0, int64_t n, int64_t j0, int64_t nk,
+                           float *Q, float *Y, float *o, int64_t *ja, int64_t *jb, float *m, float *il, float *Di)
+{
+    const int64_t Dp = a->Dp, shift = fas_shift(a);
+    int64_t ncols = 0;
+    for (int64_t r = 0; r < n; r++) {
+        const int64_t i = i0 + r;
+        int64_t lo = i + shift + a->lo, hi = i + shift + a->hi + 1;
+        lo = lo < j0 ? 0 : lo - j0;
+        hi = hi > j0 + nk ? nk : hi - j0;
+        hi = hi > a->Skv - j0 ? a->Skv - j0 : hi;
+        if (lo >= hi || !fas_stats(a, b, h, i, &m[r], &il[r])) {
+            ja[r] = jb[r] = 0;
+            memset(Q + r * Dp, 0, (size_t)Dp * sizeof(float));
+            memset(Y + r * Dp, 0, (size_t)Dp * sizeof(float));
+            continue;
+        }
+        ja[r] = lo;
+        jb[r] = hi;
+        Di[r] = fas_row_in(a, b, h, i, Q + r * Dp, Y + r * Dp, o);
+        const int64_t nc = (hi + 4 * VW - 1) / (4 * VW) * (4 * VW);
+        ncols = nc > ncols ? nc : ncols;
+    }
+    return ncols;
+}
+
 void FAS_KV_FN(const fas_bwd_args *a, float *ws, int64_t w0, int64_t w1)
 {
     const int64_t D = a->D, Dp = a->Dp, G = a->group, es = FIA_ES(a->dt), shift = fas_shift(a);
     float *Kt = ws, *Vt = Kt + D * FIA_KB, *dK = Vt + D * FIA_KB, *dV = dK + FIA_KB * Dp;
     float *Q = dV + FIA_KB * Dp, *Y = Q + FAS_QB * Dp, *PT = Y + FAS_QB * Dp, *ST = PT + FIA_KB * FAS_QB;
-    float *o = ST + FIA_KB * FAS_QB, *Sc = o + Dp, *dP = Sc + FIA_KB, *tmp = dP + FIA_KB;
+    float *SS = ST + FIA_KB * FAS_QB, *DP = SS + FAS_QB * FIA_KB, *o = DP + FAS_QB * FIA_KB, *tmp = o + Dp;
+    float *m = tmp + Dp, *il = m + FAS_QB, *Di = il + FAS_QB;
+    int64_t ja[FAS_QB], jb[FAS_QB];
     for (int64_t w = w0; w < w1; w++) {
         const int64_t kb = w % a->nkb, t = w / a->nkb, g = t % a->Nkv, b = t / a->Nkv;
         const int64_t j0 = kb * FIA_KB, nk = a->Skv - j0 < FIA_KB ? a->Skv - j0 : FIA_KB;
@@ -131,33 +162,21 @@ void FAS_KV_FN(const fas_bwd_args *a, float *ws, int64_t w0, int64_t w1)
         for (int64_t h = g * G; h < (g + 1) * G; h++)
             for (int64_t r0 = ilo; r0 < ihi; r0 += FAS_QB) {
                 const int64_t nr = ihi - r0 < FAS_QB ? ihi - r0 : FAS_QB;
-                int seen = 0;
+                const int64_t ncols = fas_rows_in(a, b, h, r0, nr, j0, nk, Q, Y, o, ja, jb, m, il, Di);
+                if (ncols == 0)
+                    continue;
+                fia_scores_rows(Q, Dp, nr, Kt, D, ncols, SS);
+                fia_scores_rows(Y, Dp, nr, Vt, D, ncols, DP);
                 for (int64_t r = 0; r < nr; r++) {
-                    const int64_t i = r0 + r;
-                    int64_t ja = i + shift + a->lo, jb = i + shift + a->hi + 1;
-                    ja = ja < j0 ? 0 : ja - j0;
-                    jb = jb > j0 + nk ? nk : jb - j0;
-                    float m, inv_l;
-                    if (ja >= jb || !fas_stats(a, b, h, i, &m, &inv_l)) {
-                        for (int64_t c = 0; c < nk; c++)
-                            PT[c * FAS_QB + r] = ST[c * FAS_QB + r] = 0.0f;
-                        memset(Q + r * Dp, 0, (size_t)Dp * sizeof(float));
-                        memset(Y + r * Dp, 0, (size_t)Dp * sizeof(float));
-                        continue;
-                    }
-                    seen = 1;
-                    const float Di = fas_row_in(a, b, h, i, Q + r * Dp, Y + r * Dp, o);
-                    const int64_t ncols = (jb + 4 * VW - 1) / (4 * VW) * (4 * VW);
-                    fia_scores(Q + r * Dp, Kt, D, ncols, Sc);
-                    fia_scores(Y + r * Dp, Vt, D, ncols, dP);
-                    fas_row_grad(a, b, h, i, j0, ja, jb, ncols, m, inv_l, Di, Sc, dP);
+                    float *sc = SS + r * FIA_KB, *dp = DP + r * FIA_KB;
+                    if (ja[r] < jb[r])
+                        fas_row_grad(a, b, h, r0 + r, j0, ja[r], jb[r], ncols, m[r], il[r], Di[r], sc, dp);
                     for (int64_t c = 0; c < nk; c++) {
-                        PT[c * FAS_QB + r] = c < ncols ? Sc[c] : 0.0f;
-                        ST[c * FAS_QB + r] = c < ncols ? a->scale * dP[c] : 0.0f;
+                        const int on = ja[r] < jb[r] && c < ncols;
+                        PT[c * FAS_QB + r] = on ? sc[c] : 0.0f;
+                        ST[c * FAS_QB + r] = on ? a->scale * dp[c] : 0.0f;
                     }
                 }
-                if (!seen)
-                    continue;
                 for (int64_t c = 0; c < nk; c++) {
                     fia_pv(dV + c * Dp, PT + c * FAS_QB, Y, Dp, 0, nr, 1.0f);
                     fia_pv(dK + c * Dp, ST + c * FAS_QB, Q, Dp, 0, nr, 1.0f);
@@ -173,55 +192,57 @@ void FAS_KV_FN(const fas_bwd_args *a, float *ws, int64_t w0, int64_t w1)
 
 void FAS_Q_FN(const fas_bwd_args *a, float *ws, int64_t w0, int64_t w1)
 {
-    const int64_t D = a->D, Dp = a->Dp, G = a->group, es = FIA_ES(a->dt), shift = fas_shift(a);
+    const int64_t D = a->D, Dp = a->Dp, G = a->group, es = FIA_ES(a->dt);
     float *Kt = ws, *Vt = Kt + D * FIA_KB, *Kr = Vt + D * FIA_KB, *dQ = Kr + FIA_KB * Dp;
-    float *Q = dQ + FAS_QB * Dp, *Y = Q + FAS_QB * Dp, *o = Y + FAS_QB * Dp, *Sc = o + Dp, *dP = Sc + FIA_KB;
-    float *tmp = dP + FIA_KB, *Di = tmp + Dp, *m = Di + FAS_QB, *il = m + FAS_QB;
-    int64_t jlo[FAS_QB], jhi[FAS_QB];
+    float *Q = dQ + FAS_QB * Dp, *Y = Q + FAS_QB * Dp, *SS = Y + FAS_QB * Dp, *DP = SS + FAS_QB * FIA_KB;
+    float *o = DP + FAS_QB * FIA_KB, *tmp = o + Dp, *m = tmp + Dp, *il = m + FAS_QB, *Di = il + FAS_QB;
+    int64_t ja[FAS_QB], jb[FAS_QB], jlo[FAS_QB], jhi[FAS_QB];
     for (int64_t w = w0; w < w1; w++) {
         const int64_t qb = w % a->nqb, t = w / a->nqb, h = t % a->N, b = t / a->N, g = h / G;
         const int64_t i0 = qb * FAS_QB, ni = a->S - i0 < FAS_QB ? a->S - i0 : FAS_QB;
-        int64_t jmin = a->Skv, jmax = 0;
         memset(dQ, 0, (size_t)(FAS_QB * Dp) * sizeof(float));
         memset(tmp, 0, (size_t)Dp * sizeof(float));
+        /* the rows against every key: their range, stats, q and dO rows */
+        fas_rows_in(a, b, h, i0, ni, 0, a->Skv, Q, Y, o, jlo, jhi, m, il, Di);
+        int64_t jmin = a->Skv, jmax = 0;
         for (int64_t r = 0; r < ni; r++) {
-            const int64_t i = i0 + r;
-            int64_t lo = i + shift + a->lo, hi = i + shift + a->hi + 1;
-            lo = lo < 0 ? 0 : lo;
-            hi = hi > a->Skv ? a->Skv : hi;
-            if (lo >= hi || !fas_stats(a, b, h, i, &m[r], &il[r]))
-                lo = hi = 0;
-            jlo[r] = lo;
-            jhi[r] = hi;
-            if (lo < hi) {
-                jmin = lo < jmin ? lo : jmin;
-                jmax = hi > jmax ? hi : jmax;
-                Di[r] = fas_row_in(a, b, h, i, Q + r * Dp, Y + r * Dp, o);
+            if (jlo[r] < jhi[r]) {
+                jmin = jlo[r] < jmin ? jlo[r] : jmin;
+                jmax = jhi[r] > jmax ? jhi[r] : jmax;
             }
             if (a->dpse) /* zeros where the row sees no key; the rest is overwritten below */
                 for (int64_t j = 0; j < a->Skv; j += Dp)
-                    fia_row_out(a->dpse + (b * a->dps[0] + h * a->dps[1] + i * a->dps[2] + j * a->dps[3]) * es,
+                    fia_row_out(a->dpse + (b * a->dps[0] + h * a->dps[1] + (i0 + r) * a->dps[2] + j * a->dps[3]) * es,
                                 a->dps[3], tmp, a->Skv - j < Dp ? a->Skv - j : Dp, a->dt);
         }
         for (int64_t j0 = jmin; j0 < jmax; j0 += FIA_KB) {
             const int64_t nk = jmax - j0 < FIA_KB ? jmax - j0 : FIA_KB;
             fas_load_kv(a, b, g, j0, nk, Kt, Vt, Kr, tmp);
-            memset(tmp, 0, (size_t)Dp * sizeof(float));
+            int64_t ncols = 0;
             for (int64_t r = 0; r < ni; r++) {
-                const int64_t ja = jlo[r] > j0 ? jlo[r] - j0 : 0;
-                const int64_t jb = jhi[r] < j0 + nk ? jhi[r] - j0 : nk;
-                if (ja >= jb)
+                ja[r] = jlo[r] > j0 ? jlo[r] - j0 : 0;
+                jb[r] = jhi[r] < j0 + nk ? jhi[r] - j0 : nk;
+                if (ja[r] >= jb[r])
                     continue;
-                const int64_t i = i0 + r, ncols = (jb + 4 * VW - 1) / (4 * VW) * (4 * VW);
-                fia_scores(Q + r * Dp, Kt, D, ncols, Sc);
-                fia_scores(Y + r * Dp, Vt, D, ncols, dP);
-                fas_row_grad(a, b, h, i, j0, ja, jb, ncols, m[r], il[r], Di[r], Sc, dP);
-                for (int64_t c = ja; c < jb; c++)
-                    Sc[c] = a->scale * dP[c];
-                fia_pv(dQ + r * Dp, Sc, Kr, Dp, ja, jb, 1.0f);
+                const int64_t nc = (jb[r] + 4 * VW - 1) / (4 * VW) * (4 * VW);
+                ncols = nc > ncols ? nc : ncols;
+            }
+            if (ncols == 0)
+                continue;
+            fia_scores_rows(Q, Dp, ni, Kt, D, ncols, SS);
+            fia_scores_rows(Y, Dp, ni, Vt, D, ncols, DP);
+            for (int64_t r = 0; r < ni; r++) {
+                if (ja[r] >= jb[r])
+                    continue;
+                const int64_t i = i0 + r;
+                float *sc = SS + r * FIA_KB, *dp = DP + r * FIA_KB;
+                fas_row_grad(a, b, h, i, j0, ja[r], jb[r], ncols, m[r], il[r], Di[r], sc, dp);
+                for (int64_t c = ja[r]; c < jb[r]; c++)
+                    sc[c] = a->scale * dp[c];
+                fia_pv(dQ + r * Dp, sc, Kr, Dp, ja[r], jb[r], 1.0f);
                 if (a->dpse) /* d s / d pse: scale, or 1 when the pse is added after the scale */
-                    fia_row_out(a->dpse + (b * a->dps[0] + h * a->dps[1] + i * a->dps[2] + (j0 + ja) * a->dps[3]) * es,
-                                a->dps[3], (a->pse_first ? Sc : dP) + ja, jb - ja, a->dt);
+                    fia_row_out(a->dpse + (b * a->dps[0] + h * a->dps[1] + i * a->dps[2] + (j0 + ja[r]) * a->dps[3]) * es,
+                                a->dps[3], (a->pse_first ? sc : dp) + ja[r], jb[r] - ja[r], a->dt);
             }
         }
         for (int64_t r = 0; r < ni; r++)

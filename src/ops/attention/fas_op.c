@@ -648,8 +648,8 @@ static aclnnStatus fas_backward(const char *api, const aclTensor *query, const a
     a.qper = qb0 ? (a.qunits + qb0 - 1) / qb0 : 1;
     const int64_t kblocks = (a.kunits + a.kper - 1) / a.kper, qblocks = (a.qunits + a.qper - 1) / a.qper;
     const int64_t D = c.D, Dp = a.Dp;
-    const int64_t kv_ws = 2 * D * FIA_KB + 2 * FIA_KB * Dp + 2 * FAS_QB * Dp + 2 * FIA_KB * FAS_QB + 2 * Dp + 2 * FIA_KB;
-    const int64_t q_ws = 2 * D * FIA_KB + FIA_KB * Dp + 3 * FAS_QB * Dp + 2 * Dp + 2 * FIA_KB + 3 * FAS_QB;
+    const int64_t kv_ws = 2 * D * FIA_KB + 2 * FIA_KB * Dp + 2 * FAS_QB * Dp + 4 * FIA_KB * FAS_QB + 2 * Dp + 3 * FAS_QB;
+    const int64_t q_ws = 2 * D * FIA_KB + FIA_KB * Dp + 3 * FAS_QB * Dp + 2 * FAS_QB * FIA_KB + 2 * Dp + 3 * FAS_QB;
     a.ws_floats = ((kv_ws > q_ws ? kv_ws : q_ws) + 15) / 16 * 16;
     const int64_t blocks = kblocks > qblocks ? kblocks : qblocks;
     uint64_t ws_off = 0;

@@ -5,8 +5,8 @@
  * Per unit (see fia_kernels.h), for each key block of FIA_KB keys that some row of the unit sees:
  *   1. the block's keys are converted to fp32 and transposed (Kt[d][j]), its values converted
  *      (V[j][d], rows zero-padded to Dp);
- *   2. for each row, scores s_j = scale * q.k_j (vectorised over keys, the dot product summed over
- *      d in order), plus pseShift, with keys outside the row's window or masked set to -inf; a unit
+ *   2. for each row, scores s_j = scale * q.k_j (vectorised over keys, four rows sharing each key
+ *      vector, the dot product summed over d in order), plus pseShift, with keys outside the row's window or masked set to -inf; a unit
  *      of at most FIA_DIRECT_ROWS rows (decoding) skips the transpose and takes each q.k_j from the
  *      key row (vectorised over d: two interleaved vector sums, then the lanes in order);
  *   3. online softmax: m' = max(m, max_j s_j), c = exp(m - m'), p_j = exp(s_j - m'),
@@ -107,6 +107,45 @@ static void fia_scores(const float *q, const float *Kt, int64_t D, int64_t ncols
         vf_store_f32(Sc + c + 2 * VW, s2);
         vf_store_f32(Sc + c + 3 * VW, s3);
     }
+}
+
+/* Scores of n rows (Q rows Dp apart) into S rows (FIA_KB apart), columns [0, ncols) (a multiple of
+ * 4 VW): four rows at a time share each loaded key vector; every element is summed over d in order,
+ * exactly as fia_scores sums it. */
+static void fia_scores_rows(const float *Q, int64_t Dp, int64_t n, const float *Kt, int64_t D, int64_t ncols, float *S)
+{
+    int64_t r = 0;
+    for (; r + 4 <= n; r += 4) {
+        const float *q = Q + r * Dp;
+        float *s = S + r * FIA_KB;
+        for (int64_t c = 0; c < ncols; c += 2 * VW) {
+            vf a0 = vf_set1(0.0f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+            const float *kt = Kt + c;
+            for (int64_t d = 0; d < D; d++, kt += FIA_KB) {
+                const vf k0 = vf_load_f32(kt), k1 = vf_load_f32(kt + VW);
+                const vf q0 = vf_set1(q[d]), q1 = vf_set1(q[Dp + d]);
+                const vf q2 = vf_set1(q[2 * Dp + d]), q3 = vf_set1(q[3 * Dp + d]);
+                a0 = vf_fma(q0, k0, a0);
+                a1 = vf_fma(q0, k1, a1);
+                a2 = vf_fma(q1, k0, a2);
+                a3 = vf_fma(q1, k1, a3);
+                a4 = vf_fma(q2, k0, a4);
+                a5 = vf_fma(q2, k1, a5);
+                a6 = vf_fma(q3, k0, a6);
+                a7 = vf_fma(q3, k1, a7);
+            }
+            vf_store_f32(s + c, a0);
+            vf_store_f32(s + c + VW, a1);
+            vf_store_f32(s + FIA_KB + c, a2);
+            vf_store_f32(s + FIA_KB + c + VW, a3);
+            vf_store_f32(s + 2 * FIA_KB + c, a4);
+            vf_store_f32(s + 2 * FIA_KB + c + VW, a5);
+            vf_store_f32(s + 3 * FIA_KB + c, a6);
+            vf_store_f32(s + 3 * FIA_KB + c + VW, a7);
+        }
+    }
+    for (; r < n; r++)
+        fia_scores(Q + r * Dp, Kt, D, ncols, S + r * FIA_KB);
 }
 
 /* q . k over Dp values (a multiple of VW; both rows zero-padded past D): two interleaved vector
@@ -246,6 +285,15 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
         if (nk < FIA_KB && !direct)
             for (int64_t d = 0; d < D; d++)
                 memset(Kt + d * FIA_KB + nk, 0, (size_t)(FIA_KB - nk) * sizeof(float));
+        if (!direct) { /* every row's scores, four rows per pass over the block, as far as any row needs */
+            int64_t ncmax = 0;
+            for (int64_t r = 0; r < R; r++) {
+                const int64_t jb = jhi[r] < j0 + nk ? jhi[r] - j0 : nk;
+                const int64_t nc = (jb + 4 * VW - 1) / (4 * VW) * (4 * VW);
+                ncmax = jlo[r] < j0 + nk && jhi[r] > j0 && nc > ncmax ? nc : ncmax;
+            }
+            fia_scores_rows(Q, Dp, R, Kt, D, ncmax, Sc);
+        }
         for (int64_t r = 0; r < R; r++) {
             const int64_t ja = jlo[r] > j0 ? jlo[r] - j0 : 0;
             const int64_t jb = jhi[r] < j0 + nk ? jhi[r] - j0 : nk;
@@ -254,8 +302,6 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
             const int64_t h = g * G + r / ni, i = i0 + r % ni;
             const int64_t ncols = (jb + 4 * VW - 1) / (4 * VW) * (4 * VW);
             float *S = Sc + r * FIA_KB;
-            if (!direct)
-                fia_scores(Q + r * Dp, Kt, D, ncols, S);
             const char *pse = a->has_pse ? a->pse + (b * a->ps[0] + h * a->ps[1] + i * a->ps[2]) * es : NULL;
             const unsigned char *mk =
                 a->has_mask ? (const unsigned char *)a->mask + b * a->ms[0] + h * a->ms[1] + i * a->ms[2] : NULL;
