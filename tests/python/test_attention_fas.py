@@ -239,8 +239,8 @@ def test_layouts_gqa(isa, dt, layout, group):
     c.check(f"{layout} G={group} {dt} {isa}")
 
 
-@pytest.mark.parametrize("dt", DTS)
-@pytest.mark.parametrize("D", [64, 80, 128, 7])
+@pytest.mark.parametrize("D,dt", [(64, "float32"), (80, "float16"), (128, "bfloat16"), (128, "float16"),
+                                  (7, "float32")])
 @pytest.mark.parametrize("S,Skv", [(1, 1), (1, 67), (33, 130), (67, 5)])
 def test_head_dims_and_lengths(isa, dt, D, S, Skv):
     rng = np.random.default_rng(D + S)
@@ -384,7 +384,7 @@ def test_empty_shapes():
     assert got.size == 0
 
 
-@pytest.mark.parametrize("shape", [(2, 8, 2, 100, 150, 64)])
+@pytest.mark.parametrize("shape", [(2, 4, 2, 70, 150, 64)])
 def test_deterministic_over_worker_counts(shape):
     script = f"""
 import hashlib, numpy as np, golden
