@@ -52,6 +52,7 @@ PRELUDE = r"""#include <stdint.h>
 #include <math.h>
 
 #define CN_EXPORT __attribute__((visibility("default")))
+#define CN_BP_RANK 5
 
 static inline uint16_t cn_f32_to_f16(float f) {
     uint32_t x; memcpy(&x, &f, 4);
@@ -123,10 +124,21 @@ static inline uint32_t cn_bits_f32(float f) { uint32_t u; memcpy(&u, &f, 4); ret
 static inline uint64_t cn_bits_f64(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 static inline float cn_f32_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static inline double cn_f64_bits(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
+/* a block pointer or tensor descriptor: the parent tensor and the block's offsets, in elements */
+typedef struct { char *base; int64_t shape[CN_BP_RANK]; int64_t stride[CN_BP_RANK]; int64_t off[CN_BP_RANK]; } cn_bp;
 """
+
+BP_RANK = 5
+
+
+def _is_bp(t):
+    """A block pointer or tensor descriptor type (frontend.BlockPtrType): a cn_bp struct in C."""
+    return hasattr(t, "block_shape")
 
 
 def _ct(t):
+    if _is_bp(t):
+        return "cn_bp"
     if t.is_ptr():
         return "char *"
     return _CTYPE[t.name]
@@ -172,6 +184,19 @@ def _lit(value, t):
     return f"(({_CTYPE[t.name]}){v}{'ULL' if t.is_int_unsigned() else 'LL'})"
 
 
+def _zero(t):
+    return "{0}" if _is_bp(t) else "0"
+
+
+def _cstr(text):
+    """A C string literal holding text (UTF-8; every byte outside printable ASCII escaped)."""
+    out = []
+    for b in str(text).encode("utf-8"):
+        c = chr(b)
+        out.append(c if 32 <= b < 127 and c not in '"\\?' else f"\\{b:03o}")
+    return '"' + "".join(out) + '"'
+
+
 def _numel(shape):
     n = 1
     for s in shape:
@@ -196,6 +221,7 @@ class _Emitter:
         self.alias = {}     # value id -> the id whose storage it shares (reshapes, region arguments)
         self.refs = set()   # ids the line being written reads
         self.mat = None     # id the line being written materializes (None: a line with effects)
+        self.uses_stdio = False
 
     # ---- storage ----
     def new_name(self, v):
@@ -211,7 +237,7 @@ class _Emitter:
             star = "*" if ct.endswith("*") else " *"
             self.decls.append(f"{ct}{star}restrict {n} = ({ct}{star})(arena + {off});")
         else:
-            self.decls.append(f"{_ct(v.dtype)} {n} = 0;")
+            self.decls.append(f"{_ct(v.dtype)} {n} = {_zero(v.dtype)};")
         self.names[v.id] = n
         return n
 
@@ -253,6 +279,12 @@ class _Emitter:
 
     def check_type(self, v):
         t = v.type
+        if _is_bp(t):
+            if len(t.block_shape) > BP_RANK:
+                raise Unsupported(f"block pointers of rank {len(t.block_shape)}", self.lineno)
+            if t.element_ty.is_ptr():
+                raise Unsupported("pointers to pointers", self.lineno)
+            return
         if not isinstance(t, (sem.dtype, sem.block_type)) or (v.dtype.is_ptr() and not isinstance(v.dtype,
                                                                                                    sem.pointer_type)):
             raise Unsupported(f"values of type {ir.type_str(t)}", self.lineno)
@@ -310,7 +342,7 @@ class _Emitter:
             else:
                 tmp = f"t{self.tmp}"
                 self.tmp += 1
-                self.decls.append(f"{_ct(v.dtype)} {tmp} = 0;")
+                self.decls.append(f"{_ct(v.dtype)} {tmp} = {_zero(v.dtype)};")
                 self.w(f"{tmp} = {self.name(v)};")
                 temps.append((t, tmp, v, 0))
         for t, tmp, v, size in temps:
@@ -693,10 +725,9 @@ class _Emitter:
         a, b = op.operands[:2]
         acc = op.operands[2] if len(op.operands) > 2 else None
         r = op.result
-        if len(a.shape) != 2:
-            raise Unsupported("3-D tl.dot", op.lineno)
-        M, K = a.shape
-        N = b.shape[1]
+        batch = a.shape[0] if len(a.shape) == 3 else 1
+        M, K = a.shape[-2:]
+        N = b.shape[-1]
         ct = "int32_t" if a.dtype.is_int() else ("double" if a.dtype.is_fp64() else "float")
         rn = self.new_name(r)
         an, bn = self.name(a), self.name(b)
@@ -704,6 +735,7 @@ class _Emitter:
         self.tmp += 1
         off = self.arena
         self.arena += (M * N * 8 + 63) // 64 * 64
+        self.arena += (M * N * 8 * (batch - 1) + 63) // 64 * 64
         self.decls.append(f"{ct} *restrict {d} = ({ct} *)(arena + {off});")
         # i-k-j order: the inner loop runs along a row of b and of the result (vectorized); products
         # are summed in k order in the compute type (int8 products in int32, wrapping)
@@ -712,13 +744,27 @@ class _Emitter:
                    f"(uint32_t)(x * (int32_t){bn}[k * {N} + n]));")
         else:
             upd = f"{d}[m * {N} + n] += x * ({ct}){bn}[k * {N} + n];"
+        if batch > 1:  # a 3-D dot: one 2-D product per batch entry, on offset views of a, b and d
+            self.w(f"for (int bt = 0; bt < {batch}; bt++) {{")
+            self.w(f"    {ct} *restrict {d}_ = {d} + bt * {M * N};")
+            self.w(f"    const {_ct(a.dtype)} *restrict {an}_ = {an} + bt * {M * K};")
+            self.w(f"    const {_ct(b.dtype)} *restrict {bn}_ = {bn} + bt * {K * N};")
+            upd = upd.replace(f"{d}[", f"{d}_[").replace(f"{bn}[", f"{bn}_[")
+            a_at, d_at = f"{an}_", f"{d}_"
+            self.depth += 1
+        else:
+            a_at, d_at = an, d
         self.w(f"for (int m = 0; m < {M}; m++) {{")
-        self.w(f"    for (int n = 0; n < {N}; n++) {d}[m * {N} + n] = 0;")
+        self.w(f"    for (int n = 0; n < {N}; n++) {d_at}[m * {N} + n] = 0;")
         self.w(f"    for (int k = 0; k < {K}; k++) {{")
-        self.w(f"        {ct} x = ({ct}){an}[m * {K} + k];")
+        self.w(f"        {ct} x = ({ct}){a_at}[m * {K} + k];")
         self.w(f"        for (int n = 0; n < {N}; n++) {upd}")
         self.w("    }")
         self.w("}")
+        if batch > 1:
+            self.depth -= 1
+            self.w("}")
+        M = M * batch
         t = r.dtype
         if acc is None:
             res = lambda i: _round(t, f"({_ct(t)}){d}[{i}]") if t.is_floating() else f"{d}[{i}]"  # noqa: E731
@@ -759,6 +805,314 @@ class _Emitter:
 
     def op_barrier(self, op):
         pass
+
+    # ---- split / join ----
+    def op_split(self, op):
+        x = op.operands[0]
+        for k, r in enumerate(op.results):
+            self.ew(r, lambda i, k=k: f"{self.name(x)}[2 * {i} + {k}]" if i is not None else f"{self.name(x)}[{k}]")
+
+    def op_join(self, op):
+        a, b = op.operands
+        r = op.result
+        n = self.new_name(r)
+        self.refs = set()
+        self.mat = r.id
+        cnt = _numel(a.shape)
+        self.w(f"for (int i = 0; i < {cnt}; i++) {{ {n}[2 * i] = {self.opnd(a, 'i' if a.shape else None)}; "
+               f"{n}[2 * i + 1] = {self.opnd(b, 'i' if b.shape else None)}; }}")
+        self.mat = None
+
+    # ---- atomics: __atomic builtins on the element's bits; a CAS loop where no builtin fits ----
+    def _atomic(self, op, kind):
+        p = op.operands[0]
+        if kind == "cas":
+            c, v, m = op.operands[1], op.operands[2], None
+        else:
+            c, v = None, op.operands[1]
+            m = op.operands[2] if len(op.operands) > 2 else None
+        r = op.result
+        t = p.dtype.element_ty
+        if t.is_int1():
+            raise Unsupported(f"atomic_{kind} on int1", op.lineno)
+        bits = t.primitive_bitwidth
+        u = f"uint{bits}_t"
+        rn = self.new_name(r)
+        ct = _ct(t)
+        i = "i" if r.shape else None
+        x = f"({ct})({self.opnd(v, i)})"
+        dst = self.at(r, i) if r.shape else rn
+        fetch = {"add": "__atomic_fetch_add", "and": "__atomic_fetch_and", "or": "__atomic_fetch_or",
+                 "xor": "__atomic_fetch_xor", "xchg": "__atomic_exchange_n"}
+        if t.is_int() and kind in fetch:
+            body = f"{dst} = ({ct}){fetch[kind]}(({u} *)ap, ({u}){x}, __ATOMIC_ACQ_REL);"
+        else:
+            if kind == "add":
+                new = _round(t, "(cur + xv)") if t.is_floating() else None
+            elif kind in ("max", "min"):
+                cmp = ">" if kind == "max" else "<"
+                new = f"(xv {cmp} cur ? xv : cur)"
+                if t.is_floating():  # NaN wins, as numpy's maximum/minimum
+                    new = f"(cur != cur ? cur : (xv != xv ? xv : {new}))"
+            elif kind == "xchg":
+                new = "xv"
+            elif kind == "cas":
+                new = f"(cur == ({ct})({self.opnd(c, i)}) ? xv : cur)"
+            else:
+                raise Unsupported(f"atomic_{kind} on {t}", op.lineno)
+            body = (f"{ct} xv = {x}, cur; {u} ob = __atomic_load_n(({u} *)ap, __ATOMIC_ACQUIRE), nb; "
+                    f"do {{ cur = {_from_bits(t, 'ob')}; nb = ({u}){_to_bits(t, new)}; }} while "
+                    f"(!__atomic_compare_exchange_n(({u} *)ap, &ob, nb, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)); "
+                    f"{dst} = cur;")
+        lane = f"{{ char *ap = {self.opnd(p, i)}; {body} }}"
+        if m is not None:
+            lane = f"if ({self.opnd(m, i)}) {lane} else {dst} = 0;"
+        if r.shape:
+            self.w(f"for (int i = 0; i < {_numel(r.shape)}; i++) {{ {lane} }}")
+        else:
+            self.w(f"{{ {lane} }}")
+
+    def __getattr__(self, name):
+        if name.startswith("op_atomic_"):
+            kind = name[len("op_atomic_"):]
+            if kind in ("add", "max", "min", "xchg", "and", "or", "xor", "cas"):
+                return lambda op: self._atomic(op, kind)
+        raise AttributeError(name)
+
+    # ---- debugging ----
+    def op_print(self, op):
+        self.uses_stdio = True
+        parts = [f'printf("pid (%d, %d, %d) %s", (int)pid0, (int)pid1, (int)pid2, {_cstr(op.attrs.get("prefix", ""))});']
+        hexa = op.attrs.get("hex")
+        for v in op.operands:
+            t = v.dtype
+            if t.is_floating():
+                fmt, cast = ("%.17g" if t.is_fp64() else "%.9g"), "(double)"
+            elif t.is_ptr():
+                fmt, cast = "%#llx", "(unsigned long long)(uintptr_t)"
+            elif hexa:
+                fmt, cast = "%#llx", f"(unsigned long long)(uint{max(t.primitive_bitwidth, 8)}_t)"
+            elif t.is_int_signed() and not t.is_int1():
+                fmt, cast = "%lld", "(long long)"
+            else:
+                fmt, cast = "%llu", "(unsigned long long)"
+            if v.shape:
+                parts.append(f'printf(" ["); for (int i = 0; i < {_numel(v.shape)}; i++) '
+                             f'printf(i ? " {fmt}" : "{fmt}", {cast}{self.at(v)}); printf("]");')
+            else:
+                parts.append(f'printf(" {fmt}", {cast}{self.name(v)});')
+        self.w("flockfile(stdout); " + " ".join(parts) + ' printf("\\n"); fflush(stdout); funlockfile(stdout);')
+
+    def op_device_assert(self, op):
+        c = op.operands[0]
+        self.check(lambda i: self.opnd(c, i), c.shape,
+                   f"{op.lineno}: device assertion failed: {op.attrs.get('msg', '')}")
+
+    # ---- reductions and scans with a combine region, scans ----
+    def _geometry(self, shape, ax):
+        if ax is None:
+            return 1, _numel(shape), 1
+        return _numel(shape[:ax]), shape[ax], _numel(shape[ax + 1:])
+
+    def _combine(self, region, acc, elem):
+        """The combine region applied to (acc, elem) (C names): its yield's C name."""
+        a, b = region.args
+        ops = region.ops
+        if not ops or ops[-1].opcode != "yield":
+            raise Unsupported("a combine region without a yield", self.lineno)
+        self.w(f"{self.new_name(a)} = {acc}; {self.new_name(b)} = {elem};")
+        for o in ops[:-1]:
+            if o.regions or any(v.shape for v in o.results):
+                raise Unsupported("a combine function with blocks or control flow", o.lineno)
+            self.op(o)
+        return self.name(ops[-1].operands[0])
+
+    def op_reduce(self, op):
+        x, r = op.operands[0], op.result
+        ax = op.attrs.get("axis")
+        if not x.shape:
+            return self.ew(r, lambda i: self.name(x))
+        outer, n, inner = self._geometry(tuple(x.shape), ax)
+        rn = self.new_name(r)
+        xn = self.name(x)
+        ct = _ct(r.dtype)
+        self.w(f"for (int ro = 0; ro < {outer}; ro++) for (int ri = 0; ri < {inner}; ri++) {{")
+        self.depth += 1
+        self.w(f"{ct} acc = ({ct}){xn}[(ro * {n}) * {inner} + ri];")
+        self.w(f"for (int rj = 1; rj < {n}; rj++) {{")
+        self.depth += 1
+        y = self._combine(op.regions[0], "acc", f"{xn}[(ro * {n} + rj) * {inner} + ri]")
+        self.w(f"acc = {y};")
+        self.depth -= 1
+        self.w("}")
+        self.w(f"{rn}[ro * {inner} + ri] = acc;" if r.shape else f"{rn} = acc;")
+        self.depth -= 1
+        self.w("}")
+
+    def _scan(self, op, step):
+        """A scan along op.attrs['axis'] (reversed when asked): out[first] = x[first], then
+        out[j] = step(acc, x[j]) in order; step gets C names and returns (lines, the new acc)."""
+        x, r = op.operands[0], op.result
+        ax, rev = op.attrs["axis"], op.attrs.get("reverse", False)
+        outer, n, inner = self._geometry(tuple(x.shape), ax)
+        rn = self.new_name(r)
+        xn = self.name(x)
+        t = r.dtype
+        acc_t = op.attrs.get("acc_t") or _ct(t)
+        j0, cond, inc = (f"{n} - 1", "rj >= 0", "rj--") if rev else ("0", f"rj < {n}", "rj++")
+        self.w(f"for (int ro = 0; ro < {outer}; ro++) for (int ri = 0; ri < {inner}; ri++) {{")
+        self.depth += 1
+        self.w(f"{acc_t} acc = 0; int first = 1;")
+        self.w(f"for (int rj = {j0}; {cond}; {inc}) {{")
+        self.depth += 1
+        idx = f"(ro * {n} + rj) * {inner} + ri"
+        self.w(f"{acc_t} e = ({acc_t}){xn}[{idx}];")
+        self.w("if (first) { acc = e; first = 0; } else {")
+        self.depth += 1
+        acc = step("acc", "e")
+        self.w(f"acc = {acc};")
+        self.depth -= 1
+        self.w("}")
+        out = "acc"
+        if op.opcode == "scan_sum" and _is16(t):
+            out = _round(t, "acc")
+        elif op.opcode == "scan_sum" and t.is_int():
+            out = f"({_ct(t)})acc"
+        self.w(f"{rn}[{idx}] = {out};")
+        self.depth -= 1
+        self.w("}")
+        self.depth -= 1
+        self.w("}")
+
+    def op_scan(self, op):
+        self._scan(op, lambda acc, e: self._combine(op.regions[0], acc, e))
+
+    def op_scan_sum(self, op):
+        t = op.result.dtype
+        if t.is_int():
+            op.attrs["acc_t"] = _UTYPE[max(t.int_bitwidth, 8)] if not t.is_int1() else "uint32_t"
+            return self._scan(op, lambda acc, e: f"({op.attrs['acc_t']})({acc} + {e})")
+        # 16-bit sums run in fp32 and round once at the end (the interpreter's cumsum in fp32)
+        return self._scan(op, lambda acc, e: f"({acc} + {e})")
+
+    def op_scan_prod(self, op):
+        t = op.result.dtype
+        if t.is_int():
+            u = _UTYPE[max(t.int_bitwidth, 8)] if not t.is_int1() else "uint32_t"
+            return self._scan(op, lambda acc, e: f"({_ct(t)})(({u}){acc} * ({u}){e})")
+        return self._scan(op, lambda acc, e: _round(t, f"({acc} * {e})"))
+
+    # ---- block pointers and tensor descriptors (cn_bp structs) ----
+    def _bp_def(self, r, base, dims, offs):
+        n = self.new_name(r)
+        self.refs = set()
+        self.mat = r.id
+        parts = [f"{n}.base = {self.name(base)};"]
+        for d, (sh, st) in enumerate(dims):
+            parts.append(f"{n}.shape[{d}] = {self.name(sh)}; {n}.stride[{d}] = {self.name(st)};")
+        for d, o in enumerate(offs):
+            parts.append(f"{n}.off[{d}] = " + (self.name(o) if o is not None else "0") + ";")
+        self.w(" ".join(parts))
+        self.mat = None
+
+    def op_make_block_ptr(self, op):
+        r = op.result
+        k = len(r.type.block_shape)
+        ops = op.operands
+        self._bp_def(r, ops[0], list(zip(ops[1:1 + k], ops[1 + k:1 + 2 * k])), ops[1 + 2 * k:1 + 3 * k])
+
+    def op_make_tensor_descriptor(self, op):
+        r = op.result
+        k = len(r.type.block_shape)
+        ops = op.operands
+        self._bp_def(r, ops[0], list(zip(ops[1:1 + k], ops[1 + k:1 + 2 * k])), [None] * k)
+
+    def op_advance(self, op):
+        b, r = op.operands[0], op.result
+        n = self.new_name(r)
+        self.refs = set()
+        self.mat = r.id
+        adds = " ".join(f"{n}.off[{d}] += (int64_t){self.name(o)};" for d, o in enumerate(op.operands[1:]))
+        self.w(f"{n} = {self.name(b)}; {adds}")
+        self.mat = None
+
+    def _bp_walk(self, bp, bs, checks, t, lane):
+        """Nested loops over a block of bs at block pointer bp (a C expression): lane(addr, inbounds)
+        gives the statement for one element; o counts elements in row-major order."""
+        k = len(bs)
+        step = 1 if t.is_int1() else t.itemsize
+        loops = " ".join(f"for (int64_t d{j} = 0; d{j} < {bs[j]}; d{j}++)" for j in range(k))
+        idx = " ".join(f"int64_t i{j} = {bp}.off[{j}] + d{j};" for j in range(k))
+        addr = f"({bp}.base + (" + " + ".join(f"i{j} * {bp}.stride[{j}]" for j in range(k)) + f") * {step})"
+        inb = " && ".join(f"i{j} >= 0 && i{j} < {bp}.shape[{j}]" for j in checks) or "1"
+        self.w(f"{{ int64_t o = 0; {loops} {{ {idx} {lane(addr, inb)} o++; }} }}")
+
+    def _bp_load(self, op, bp, checks, padding):
+        r = op.result
+        t = r.dtype
+        n = self.new_name(r)
+        self.refs = set()
+        self.mat = r.id
+        pad = "NAN" if padding == "nan" else _lit(0, t)
+        self._bp_walk(self.name(bp), tuple(r.shape), checks, t,
+                      lambda a, inb: f"{n}[o] = ({inb}) ? {_load(t, a)} : {pad};")
+        self.mat = None
+
+    def _bp_store(self, bp, v, checks):
+        t = v.dtype
+        vv = self.at(v, "o") if v.shape else self.name(v)
+        self._bp_walk(self.name(bp), tuple(bp.type.block_shape), checks, t,
+                      lambda a, inb: f"if ({inb}) {{ {_store(t, a, vv)} }}")
+
+    def _checks(self, op, k):
+        cs = tuple(op.attrs.get("boundary_check") or ())
+        for d in cs:
+            if not 0 <= d < k:
+                raise Unsupported(f"boundary_check dimension {d} for a block of rank {k}", op.lineno)
+        return cs
+
+    def op_load_block(self, op):
+        bp = op.operands[0]
+        pad = op.attrs.get("padding") or ""
+        if pad not in ("", "zero", "nan"):
+            raise Unsupported(f"padding_option {pad!r}", op.lineno)
+        self._bp_load(op, bp, self._checks(op, len(bp.type.block_shape)), pad)
+
+    def op_store_block(self, op):
+        bp, v = op.operands
+        self._bp_store(bp, v, self._checks(op, len(bp.type.block_shape)))
+
+    def _desc_at(self, op, desc, offs):
+        """A block pointer (C name) at desc moved to offs."""
+        b = f"t{self.tmp}"
+        self.tmp += 1
+        self.decls.append(f"cn_bp {b} = {{0}};")
+        self.w(f"{b} = {self.name(desc)}; " + " ".join(f"{b}.off[{d}] = (int64_t){self.name(o)};"
+                                                      for d, o in enumerate(offs)))
+        return b
+
+    def op_desc_load(self, op):
+        desc = op.operands[0]
+        k = len(desc.type.block_shape)
+        r = op.result
+        t = r.dtype
+        n = self.new_name(r)
+        self.refs = set()
+        self.mat = r.id
+        b = self._desc_at(op, desc, op.operands[1:1 + k])
+        self._bp_walk(b, tuple(r.shape), range(k), t, lambda a, inb: f"{n}[o] = ({inb}) ? {_load(t, a)} : "
+                                                                      f"{_lit(0, t)};")
+        self.mat = None
+
+    def op_desc_store(self, op):
+        desc = op.operands[0]
+        k = len(desc.type.block_shape)
+        v = op.operands[1 + k]
+        b = self._desc_at(op, desc, op.operands[1:1 + k])
+        t = v.dtype
+        vv = self.at(v, "o") if v.shape else self.name(v)
+        self._bp_walk(b, tuple(desc.type.block_shape), range(k), t,
+                      lambda a, inb: f"if ({inb}) {{ {_store(t, a, vv)} }}")
 
     # ---- control flow ----
     def op_for(self, op):
@@ -1036,7 +1390,8 @@ def emit(func):
         e.names[a.id] = f"v{a.id}"
     e.block(func.body)
     arena = max(e.arena, 64)
-    out = [PRELUDE,
+    head = "#define _POSIX_C_SOURCE 200809L\n#include <stdio.h>\n" if e.uses_stdio else ""
+    out = [head + PRELUDE,
            "/* kernel " + (func.name + "; constexprs " + _stable(func.constexprs)).replace("*/", "* /") + " */",
            "static int cn_kernel(const uint64_t *args, int32_t pid0, int32_t pid1, int32_t pid2,",
            "                      int32_t grid0, int32_t grid1, int32_t grid2, char *arena) {",
