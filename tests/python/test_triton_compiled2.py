@@ -319,3 +319,52 @@ def test_device_print_and_assert(capfd):
     assert "pid (0, 0, 0) vals [1 2 3 0]" in out
     with pytest.raises(AssertionError, match="too big"):
         print_assert_kernel[(1,)](x, 4, BLOCK=4)
+
+
+# ---- check mode and the vectorization report ------------------------------------------------------
+
+@triton.jit
+def saxpy_kernel(x, y, out, a, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out + offs, a * tl.load(x + offs, mask=m) + tl.load(y + offs, mask=m), mask=m)
+
+
+def test_check_mode_agrees_and_reports_the_first_difference(monkeypatch, capsys):
+    import importlib
+    jit_mod = importlib.import_module("cannon.triton.runtime.jit")
+    monkeypatch.setenv("CANNON_TRITON_CHECK", "1")
+    x, y = torch.randn(1000), torch.randn(1000)
+    out = torch.zeros(1000)
+    saxpy_kernel[(8,)](x, y, out, 2.5, 1000, BLOCK=128)
+    assert saxpy_kernel.last_mode == "compiled" and saxpy_kernel.check_report is None
+    assert torch.equal(out, 2.5 * x + y)
+    # a disagreement (the interpreter's copy of `out` changed after its run) is reported with the
+    # first differing index and both values; the caller's tensors hold the compiled results
+    orig = jit_mod.JITFunction._interpret
+
+    def skewed(self, bound, grid, options):
+        r = orig(self, bound, grid, options)
+        bound["out"][7] += 1.0
+        bound["out"][9] += 1.0
+        return r
+    monkeypatch.setattr(jit_mod.JITFunction, "_interpret", skewed)
+    out2 = torch.zeros(1000)
+    saxpy_kernel[(8,)](x, y, out2, 2.5, 1000, BLOCK=128)
+    rep = saxpy_kernel.check_report
+    assert rep is not None and "'out'" in rep and "index (7,)" in rep
+    assert f"compiled {out2[7].item()!r}" in rep and f"interpreted {out2[7].item() + 1.0!r}" in rep
+    assert rep in capsys.readouterr().err
+    assert torch.equal(out2, 2.5 * x + y)
+
+
+def test_vectorization_report(monkeypatch, capsys):
+    monkeypatch.setenv("CANNON_TRITON_VECREPORT", "1")
+    x, y = torch.randn(300), torch.randn(300)
+    out = torch.zeros(300)
+    saxpy_kernel[(3,)](x, y, out, -1.0, 300, BLOCK=128)
+    assert torch.equal(out, y - x)
+    err = capsys.readouterr().err
+    assert "vectorization report" in err
+    path = err.split("vectorization report (", 1)[1].split(")", 1)[0]
+    assert os.path.exists(path) and os.path.exists(os.path.join(os.path.dirname(path), "kernel.c"))

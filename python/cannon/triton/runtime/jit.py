@@ -147,6 +147,7 @@ class JITFunction(KernelInterface):
         self._programs = {}
         self.last_mode = None
         self.fallback_reason = None
+        self.check_report = None
         self.hash = None
         _JIT_CODES.add(fn.__code__)
         functools.update_wrapper(self, fn)
@@ -297,6 +298,8 @@ class JITFunction(KernelInterface):
             return CompiledKernel(self, constexprs, options)
         if self._interpret_mode():
             self.last_mode, self.fallback_reason = "interpreter", "the interpreter was asked for"
+        elif _env_on("CANNON_TRITON_CHECK"):
+            return self._check(bound, grid, options)
         elif self._run_compiled(bound, grid, options):
             self.last_mode, self.fallback_reason = "compiled", None
             return None
@@ -348,6 +351,8 @@ class JITFunction(KernelInterface):
 
     def _program(self, key, sig, const):
         """The loaded library of a specialization, or the reason it has none (a string)."""
+        if _env_on("CANNON_TRITON_VECREPORT"):  # a build with the report, loaded once
+            key = (key, "vecreport")
         prog = self._programs.get(key)
         if prog is not None:
             return prog
@@ -390,6 +395,42 @@ class JITFunction(KernelInterface):
             print(f"cannon.triton: {self.__name__} runs in the interpreter: {self.fallback_reason}", file=sys.stderr)
         return False
 
+    def _check(self, bound, grid, options):
+        """Check mode: the launch runs compiled on the arguments themselves and interpreted on copies
+        of every tensor argument (storages copied once, so aliasing views stay aliased); the first
+        element where the two differ beyond the dtype's tolerance is reported on stderr with its
+        index and both values, and kept in ``self.check_report`` (None when they agree)."""
+        import torch
+        tensors = [p.name for p in self.params if not p.is_constexpr and isinstance(bound[p.name], torch.Tensor)]
+        copies, storages = {}, {}
+        for name in tensors:
+            t = bound[name]
+            st = t.storage()
+            key = (st.data_ptr(), t.dtype)
+            if key not in storages:
+                storages[key] = st.clone()
+            copies[name] = torch.empty(0, dtype=t.dtype).set_(storages[key], t.storage_offset(), t.size(), t.stride())
+        before = {name: bound[name].clone() for name in tensors}
+        if not self._run_compiled(bound, grid, options):
+            self.last_mode = "interpreter"
+            self.check_report = None
+            return self._interpret(bound, grid, options)
+        interp = dict(bound)
+        interp.update(copies)
+        self._interpret(interp, grid, options)
+        self.last_mode, self.fallback_reason = "compiled", None
+        self.check_report = None
+        for name in tensors:
+            diff = _first_difference(bound[name], copies[name])
+            if diff is not None:
+                idx, a, b = diff
+                changed = "" if not torch.equal(before[name], bound[name]) else " (unchanged by the kernel)"
+                self.check_report = (f"cannon.triton check: {self.__name__}: argument {name!r}{changed} differs "
+                                     f"first at index {idx}: compiled {a!r}, interpreted {b!r}")
+                print(self.check_report, file=sys.stderr)
+                break
+        return None
+
     def warmup(self, *args, grid, **kwargs):
         return self.run(*args, grid=grid, warmup=True, **kwargs)
 
@@ -418,6 +459,35 @@ class JITFunction(KernelInterface):
         finally:
             interpreter.pop()
         return None
+
+
+_CHECK_TOL = {"torch.float16": (1e-3, 1e-5), "torch.bfloat16": (8e-3, 1e-5), "torch.float32": (1e-5, 1e-7),
+              "torch.float64": (1e-12, 1e-15)}
+
+
+def _first_difference(a, b):
+    """(index, a's value, b's value) of the first element of a and b that differ (floats: beyond
+    the dtype's relative/absolute tolerance, NaN matching NaN), or None."""
+    import torch
+    if a.is_floating_point():
+        rtol, atol = _CHECK_TOL.get(str(a.dtype), (1e-5, 1e-7))
+        x, y = a.double(), b.double()
+        bad = ~(torch.isclose(x, y, rtol=rtol, atol=atol, equal_nan=True))
+    else:
+        bad = a != b
+    if not bool(bad.any()):
+        return None
+    flat = int(torch.nonzero(bad.reshape(-1))[0])
+    idx = tuple(int(i) for i in _unravel(flat, tuple(a.shape)))
+    return idx, a.reshape(-1)[flat].item(), b.reshape(-1)[flat].item()
+
+
+def _unravel(flat, shape):
+    out = []
+    for d in reversed(shape):
+        out.append(flat % d)
+        flat //= d
+    return tuple(reversed(out))
 
 
 def _env_on(name):
