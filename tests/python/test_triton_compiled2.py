@@ -368,3 +368,48 @@ def test_vectorization_report(monkeypatch, capsys):
     assert "vectorization report" in err
     path = err.split("vectorization report (", 1)[1].split(")", 1)[0]
     assert os.path.exists(path) and os.path.exists(os.path.join(os.path.dirname(path), "kernel.c"))
+
+
+# ---- launches through cannon's kernel-launch interface ---------------------------------------------
+
+def test_launch_on_cannon_streams():
+    import importlib
+    from cannon import runtime
+    jit_mod = importlib.import_module("cannon.triton.runtime.jit")
+    runtime.ensure_initialized()
+    calls = []
+    orig = jit_mod._launch_stream
+
+    def spy(*a):
+        calls.append(a[5:7])
+        return orig(*a)
+    jit_mod._launch_stream = spy
+    try:
+        # the thread's current stream: synchronous, like the direct path
+        x, y = torch.randn(5000), torch.randn(5000)
+        out = torch.zeros(5000)
+        saxpy_kernel[(40,)](x, y, out, 3.0, 5000, BLOCK=128)
+        assert saxpy_kernel.last_mode == "compiled" and calls and calls[-1][1] is True
+        assert torch.equal(out, 3.0 * x + y)
+        # an explicit stream: asynchronous until the stream is synchronized
+        with runtime.Stream() as s:
+            out2 = torch.zeros(5000)
+            saxpy_kernel[(40,)](x, y, out2, 0.5, 5000, BLOCK=128, stream=s)
+            assert calls[-1] == (s.handle, False)
+            s.synchronize()
+            assert torch.equal(out2, 0.5 * x + y)
+            # a failing runtime check is the stream's error, not a crash
+            v = torch.tensor([1, 2, 3, 500], dtype=torch.int32)
+            print_assert_kernel[(1,)](v, 4, BLOCK=4, stream=s)
+            with pytest.raises(Exception, match="too big"):
+                s.synchronize()
+        # the same check on the current stream raises AssertionError with the kernel's file and line
+        with pytest.raises(AssertionError, match=r"test_triton_compiled2.py:\d+: device assertion failed: too big"):
+            print_assert_kernel[(1,)](v, 4, BLOCK=4)
+        # atomics under contention across the device's workers
+        xs = torch.randint(0, 1000, (20000,), dtype=torch.int32)
+        counts = torch.zeros(5, dtype=torch.int64)
+        count_kernel[(triton.cdiv(20000, 64),)](xs, counts, 20000, NB=5, BLOCK=64)
+        assert counts.tolist() == np.bincount(xs.numpy() % 5, minlength=5).tolist()
+    finally:
+        jit_mod._launch_stream = orig

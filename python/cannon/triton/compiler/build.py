@@ -175,3 +175,5 @@ class Library:
         f.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_int64, ctypes.c_int64,
                       ctypes.POINTER(ctypes.c_int32)]
         self.run = f
+        # the per-block entry of cannon's kernel-launch interface (cannonLaunchKernel)
+        self.block_fn = ctypes.cast(self.lib.cn_triton_block, ctypes.c_void_p).value

@@ -26,7 +26,9 @@ import math
 from .. import semantics as sem
 from . import ir
 
-ABI_VERSION = 1
+ABI_VERSION = 2
+ACL_ERROR_BAD_ALLOC = 200000       # acl_base_rt.h: what a block returns when its tile storage fails
+ACL_ERROR_RT_FAILURE = 500003      # ... and when a runtime check (tl.device_assert, tl.assume) fails
 
 
 class Unsupported(Exception):
@@ -1415,6 +1417,33 @@ CN_EXPORT int cn_triton_run(const uint64_t *args, int64_t start, int64_t end, co
     }}
     free(arena);
     return 0;
+}}
+""")
+    msgs = ", ".join(_cstr(f"kernel {func.name}: line {m}") for m in e.messages) or '""'
+    out.append(f"""/* a block of cannon's kernel-launch interface (include/cannon/kernel.h: cannon_kernel_fn): the
+   blob holds the grid (3 words), then the argument slots; block b of n runs programs
+   [total * b / n, total * (b + 1) / n). A failing check is reported on the launching stream. */
+typedef struct {{ void (*report)(void *stream_priv, int code, const char *msg); }} cn_hooks;
+typedef struct {{
+    uint32_t block_idx, block_dim, worker_id, num_workers;
+    const cn_hooks *hooks;
+    void *stream_priv;
+}} cn_ctx;
+static const char *const cn_messages[] = {{ {msgs} }};
+
+CN_EXPORT int cn_triton_block(const cn_ctx *ctx, void *blob) {{
+    const uint64_t *b = (const uint64_t *)blob;
+    const int32_t grid[3] = {{ (int32_t)b[0], (int32_t)b[1], (int32_t)b[2] }};
+    int64_t total = (int64_t)grid[0] * grid[1] * grid[2];
+    int64_t s = (int64_t)((__int128)total * ctx->block_idx / ctx->block_dim);
+    int64_t e = (int64_t)((__int128)total * (ctx->block_idx + 1) / ctx->block_dim);
+    int rc = cn_triton_run(b + 3, s, e, grid);
+    if (rc == 0) return 0;
+    int code = rc == 1 ? {ACL_ERROR_BAD_ALLOC} : {ACL_ERROR_RT_FAILURE};
+    const char *msg = (rc >= 100 && rc - 100 < {len(e.messages)}) ? cn_messages[rc - 100] :
+                      "cannon.triton: the kernel's tile storage could not be allocated";
+    if (ctx->hooks && ctx->hooks->report) ctx->hooks->report(ctx->stream_priv, code, msg);
+    return code;
 }}
 """)
     return "\n".join(out), list(e.messages)

@@ -389,7 +389,8 @@ class JITFunction(KernelInterface):
             else:
                 meta = dict(bound)
                 meta.update(options)
-                _launch(prog, slots, self._grid(grid, meta), options.get("num_cpu_threads"))
+                _launch(prog, slots, self._grid(grid, meta), options.get("num_cpu_threads"), options.get("stream"),
+                        self.__name__)
                 return True
         if _env_on("CANNON_TRITON_DEBUG"):
             print(f"cannon.triton: {self.__name__} runs in the interpreter: {self.fallback_reason}", file=sys.stderr)
@@ -506,14 +507,79 @@ def _workers():
     return _nworkers
 
 
-def _launch(prog, slots, grid, num_threads):
+class _LaunchDesc(ctypes.Structure):
+    """include/cannon/kernel.h: cannon_launch_desc."""
+    _fields_ = [("name", ctypes.c_char_p), ("fn", ctypes.c_void_p), ("args", ctypes.c_void_p),
+                ("args_size", ctypes.c_size_t), ("block_dim", ctypes.c_uint32)]
+
+
+_names = {}  # kernel name -> its bytes (static storage for cannon_launch_desc.name)
+
+
+def _runtime_stream(stream):
+    """The aclrtStream handle a launch goes to through cannon's kernel-launch interface, or None for
+    the direct thread-pool path. A ``stream=`` launch option (a cannon.runtime.Stream, a handle or
+    0 for the default stream) picks it; without one, launches use the thread's current cannon stream
+    when this process has initialised cannon's runtime (libascendcl loaded), the pool otherwise."""
+    from ... import _lib
+    if stream is None:
+        if "ascendcl" not in _lib._loaded or _env_on("CANNON_TRITON_DIRECT"):
+            return None
+        from ... import runtime
+        if not runtime.is_initialized():
+            return None
+        return runtime.current_stream().handle, True
+    h = getattr(stream, "handle", stream)
+    if hasattr(h, "value"):
+        h = h.value
+    if not isinstance(h, int):
+        raise TypeError(f"stream= takes a cannon.runtime.Stream or an aclrtStream handle, got {stream!r}")
+    return h, False
+
+
+def _launch_stream(prog, slots, grid, total, n, handle, sync, name):
+    """Enqueues the launch on an ACL stream with cannonLaunchKernel: n blocks on the device's worker
+    pool, each running a contiguous range of the programs. With sync (the thread's current stream,
+    chosen implicitly) the call waits for it, so the launch is synchronous like the direct path; a
+    failing runtime check is then an AssertionError. With an explicit stream the launch is
+    asynchronous and a fault becomes that stream's error."""
+    from ... import _lib
+    acl = _lib.acl()
+    f = acl.cannonLaunchKernel
+    if f.argtypes is None:
+        f.argtypes = [ctypes.POINTER(_LaunchDesc), ctypes.c_void_p]
+        f.restype = ctypes.c_int
+    blob = (ctypes.c_uint64 * (3 + len(slots)))(*grid, *slots)
+    nm = _names.get(name)
+    if nm is None:
+        nm = _names[name] = name.encode()
+    desc = _LaunchDesc(nm, prog.block_fn, ctypes.cast(blob, ctypes.c_void_p), ctypes.sizeof(blob), n)
+    rc = f(ctypes.byref(desc), handle)
+    if rc == 0 and sync:
+        rc = acl.aclrtSynchronizeStream(handle)
+    if rc != 0:
+        msg = _lib.recent_error()
+        if sync and rc == 500003 and "line" in msg:
+            raise AssertionError(f"{prog.filename}:{msg.split(': line ', 1)[-1]}")
+        if rc == 200000:
+            raise MemoryError(f"cannon.triton: {msg}")
+        raise _lib.AclError(rc, msg, "cannonLaunchKernel")
+
+
+def _launch(prog, slots, grid, num_threads, stream=None, name="triton"):
     """Runs every program instance of grid through prog's runner, the instances split into
-    contiguous ranges over worker threads (ctypes releases the GIL while the runner runs)."""
+    contiguous ranges: blocks of cannon's kernel-launch interface on a stream when the process uses
+    cannon's runtime (see _runtime_stream), else worker threads of a local pool (ctypes releases
+    the GIL while the runner runs)."""
     total = grid[0] * grid[1] * grid[2]
     if total == 0:
         return
     if any(x >= 2**31 for x in grid):
         raise ValueError(f"grid {grid} is too large")
+    rs = _runtime_stream(stream)
+    if rs is not None:
+        n = _workers() if not num_threads else int(num_threads)
+        return _launch_stream(prog, slots, grid, total, max(min(n, total), 1), rs[0], rs[1], name)
     args = (ctypes.c_uint64 * max(len(slots), 1))(*slots)
     g = (ctypes.c_int32 * 3)(*grid)
     n = _workers() if not num_threads else int(num_threads)
