@@ -681,6 +681,8 @@ class _Emitter:
         acc_t = "float" if _is16(t) else _ct(t)
         if kind == "sum" and t.is_int():
             acc_t = _UTYPE[max(t.int_bitwidth, 8)] if not t.is_int1() else "uint32_t"
+        if inner == 1 and n >= 2 * _LANES and not arg and t.is_floating():
+            return self._reduce_lanes(kind, t, acc_t, xn, rn, r, outer, n)
         self.w("{")
         self.depth += 1
         self.w(f"for (int ro = 0; ro < {outer}; ro++) for (int ri = 0; ri < {inner}; ri++) {{")
@@ -715,6 +717,30 @@ class _Emitter:
         self.depth -= 1
         self.w("}")
         self.depth -= 1
+        self.w("}")
+
+    def _reduce_lanes(self, kind, t, acc_t, xn, rn, r, outer, n):
+        """A float reduction along a contiguous axis: _LANES partial results over strided lanes (a
+        loop the compiler vectorizes without reassociating anything itself), then combined
+        pairwise. Sums are then more accurate than left to right; max/min are exact (NaN wins)."""
+        L = _LANES
+        if kind == "sum":
+            step = "p[l] = p[l] + e;"
+            comb = "p[l] = p[l] + p[l + w];"
+        else:
+            cmp = ">" if kind == "max" else "<"
+            step = f"p[l] = (p[l] != p[l] || e != e) ? (p[l] != p[l] ? p[l] : e) : (e {cmp} p[l] ? e : p[l]);"
+            comb = (f"p[l] = (p[l] != p[l] || p[l + w] != p[l + w]) ? (p[l] != p[l] ? p[l] : p[l + w]) : "
+                    f"(p[l + w] {cmp} p[l] ? p[l + w] : p[l]);")
+        res = _round(t, "p[0]") if kind == "sum" else "p[0]"
+        self.w(f"for (int ro = 0; ro < {outer}; ro++) {{")
+        self.w(f"    const {_ct(t)} *xr = {xn} + (size_t)ro * {n};")
+        self.w(f"    {acc_t} p[{L}];")
+        self.w(f"    for (int l = 0; l < {L}; l++) p[l] = ({acc_t})xr[l];")
+        self.w(f"    for (int rj = {L}; rj < {n}; rj += {L})")
+        self.w(f"        for (int l = 0; l < {L}; l++) {{ {acc_t} e = ({acc_t})xr[rj + l]; {step} }}")
+        self.w(f"    for (int w = {L // 2}; w > 0; w /= 2) for (int l = 0; l < w; l++) {comb}")
+        self.w(f"    {rn}[ro] = {res};" if r.shape else f"    {rn} = {res};")
         self.w("}")
 
     def op_reduce_sum(self, op):
@@ -1189,6 +1215,8 @@ class _Emitter:
         self.depth -= 1
         self.w("}")
 
+
+_LANES = 16  # partial results of a float reduction along a contiguous axis
 
 _BIN = ("add", "sub", "mul", "truediv", "floordiv", "mod", "lt", "le", "gt", "ge", "eq", "ne", "and", "or", "xor",
         "lshift", "rshift")
