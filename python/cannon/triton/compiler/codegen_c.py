@@ -126,6 +126,41 @@ static inline uint32_t cn_bits_f32(float f) { uint32_t u; memcpy(&u, &f, 4); ret
 static inline uint64_t cn_bits_f64(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 static inline float cn_f32_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static inline double cn_f64_bits(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
+/* fp32 exp2 and exp without branches or libm calls, so that a loop of them vectorizes (libm's
+   expf does not without -ffast-math, nor do fminf/floorf): 2^x = 2^n * 2^f with n = round(x),
+   |f| <= 1/2, 2^f = e^(f ln2) by its degree-7 Taylor polynomial (truncation below 6e-9 relative);
+   the scale 2^n is applied as two powers of two so that subnormal results round once. Rounding to
+   an integer adds and subtracts 1.5 * 2^23 (exact without contraction). Within 2 ulp of the exact
+   result; NaN gives NaN, overflow infinity, underflow 0. */
+typedef float cn_v16f __attribute__((vector_size(64)));
+typedef int32_t cn_v16i __attribute__((vector_size(64)));
+typedef double cn_v8d __attribute__((vector_size(64)));
+typedef int64_t cn_v8l __attribute__((vector_size(64)));
+static inline float cn_clampf(float x, float lo, float hi) { x = x > lo ? x : lo; return x < hi ? x : hi; }
+static inline float cn_exp2_poly(float f, float n) {
+    float p = 1.0f + f * (1.0f + f * (0.5f + f * (1.6666667163e-1f + f * (4.1666667908e-2f + f * (8.3333337680e-3f
+              + f * (1.3888889225e-3f + f * 1.9841270114e-4f))))));
+    int32_t ni = (int32_t)n, n1 = ni / 2, n2 = ni - n1;
+    return p * cn_f32_bits((uint32_t)(n1 + 127) << 23) * cn_f32_bits((uint32_t)(n2 + 127) << 23);
+}
+static inline float cn_exp2f(float x) {
+    float t = cn_clampf(x, -152.0f, 129.0f);
+    float n = (t + 12582912.0f) - 12582912.0f;
+    float r = cn_exp2_poly((t - n) * 0.693147180559945309f, n);
+    r = x >= 128.0f ? INFINITY : r;
+    return x != x ? x : r;
+}
+static inline float cn_expf(float x) {
+    float t = cn_clampf(x * 1.44269504088896341f, -152.0f, 129.0f);
+    float n = (t + 12582912.0f) - 12582912.0f;
+    float xc = cn_clampf(x, -106.0f, 90.0f);
+    /* x - n ln2 with ln2 in two parts: the high part times n is exact (Cody and Waite) */
+    float f = (xc - n * 0.693145751953125f) - n * 1.42860682030941723212e-6f;
+    float r = cn_exp2_poly(f, n);
+    r = x > 88.72283935546875f ? INFINITY : r;
+    r = x < -104.0f ? 0.0f : r;
+    return x != x ? x : r;
+}
 /* a block pointer or tensor descriptor: the parent tensor and the block's offsets, in elements */
 typedef struct { char *base; int64_t shape[CN_BP_RANK]; int64_t stride[CN_BP_RANK]; int64_t off[CN_BP_RANK]; } cn_bp;
 """
@@ -224,6 +259,7 @@ class _Emitter:
         self.refs = set()   # ids the line being written reads
         self.mat = None     # id the line being written materializes (None: a line with effects)
         self.uses_stdio = False
+        self.helpers = {}   # name -> C source of static functions the kernel calls (dot kernels)
 
     # ---- storage ----
     def new_name(self, v):
@@ -535,6 +571,8 @@ class _Emitter:
             self.ew(r, lambda i: f"({one} / sqrt{sfx}({self.opnd(x, i)}))")
         elif name == "erf":
             self.ew(r, lambda i: f"({_ct(t)})erf((double){self.opnd(x, i)})")
+        elif t.is_fp32() and name in ("exp", "exp2"):  # branch-free: loops of them vectorize
+            self.ew(r, lambda i: f"cn_{name}f({self.opnd(x, i)})")
         else:
             self.ew(r, lambda i: f"{_MATH[name]}{sfx}({self.opnd(x, i)})")
 
@@ -681,7 +719,7 @@ class _Emitter:
         acc_t = "float" if _is16(t) else _ct(t)
         if kind == "sum" and t.is_int():
             acc_t = _UTYPE[max(t.int_bitwidth, 8)] if not t.is_int1() else "uint32_t"
-        if inner == 1 and n >= 2 * _LANES and not arg and t.is_floating():
+        if inner == 1 and n >= 32 and not arg and t.is_floating():
             return self._reduce_lanes(kind, t, acc_t, xn, rn, r, outer, n)
         self.w("{")
         self.depth += 1
@@ -720,25 +758,28 @@ class _Emitter:
         self.w("}")
 
     def _reduce_lanes(self, kind, t, acc_t, xn, rn, r, outer, n):
-        """A float reduction along a contiguous axis: _LANES partial results over strided lanes (a
-        loop the compiler vectorizes without reassociating anything itself), then combined
-        pairwise. Sums are then more accurate than left to right; max/min are exact (NaN wins)."""
-        L = _LANES
+        """A float reduction along a contiguous axis: partial results in one 64-byte vector (GCC's
+        vector extension: 16 fp32 or 8 fp64 lanes over strided elements; the compiler cannot
+        reassociate a scalar loop itself), then the lanes combined pairwise. Sums are then more
+        accurate than left to right; max/min are exact (NaN wins)."""
+        vf, vi, L = ("cn_v16f", "cn_v16i", 16) if acc_t == "float" else ("cn_v8d", "cn_v8l", 8)
         if kind == "sum":
-            step = "p[l] = p[l] + e;"
-            comb = "p[l] = p[l] + p[l + w];"
+            step = "p = p + e;"
+            comb = "q[l] = q[l] + q[l + w];"
         else:
             cmp = ">" if kind == "max" else "<"
-            step = f"p[l] = (p[l] != p[l] || e != e) ? (p[l] != p[l] ? p[l] : e) : (e {cmp} p[l] ? e : p[l]);"
-            comb = (f"p[l] = (p[l] != p[l] || p[l + w] != p[l + w]) ? (p[l] != p[l] ? p[l] : p[l + w]) : "
-                    f"(p[l + w] {cmp} p[l] ? p[l + w] : p[l]);")
-        res = _round(t, "p[0]") if kind == "sum" else "p[0]"
+            # keep p where p is NaN, or e is not NaN and does not beat p
+            step = (f"{{ {vi} keep = (p != p) | ((e == e) & ~(e {cmp} p)); "
+                    f"p = ({vf})((({vi})p & keep) | (({vi})e & ~keep)); }}")
+            comb = (f"q[l] = (q[l] != q[l] || q[l + w] != q[l + w]) ? (q[l] != q[l] ? q[l] : q[l + w]) : "
+                    f"(q[l + w] {cmp} q[l] ? q[l + w] : q[l]);")
+        res = _round(t, "q[0]") if kind == "sum" else "q[0]"
         self.w(f"for (int ro = 0; ro < {outer}; ro++) {{")
-        self.w(f"    const {_ct(t)} *xr = {xn} + (size_t)ro * {n};")
-        self.w(f"    {acc_t} p[{L}];")
-        self.w(f"    for (int l = 0; l < {L}; l++) p[l] = ({acc_t})xr[l];")
-        self.w(f"    for (int rj = {L}; rj < {n}; rj += {L})")
-        self.w(f"        for (int l = 0; l < {L}; l++) {{ {acc_t} e = ({acc_t})xr[rj + l]; {step} }}")
+        self.w(f"    const {acc_t} *xr = {xn} + (size_t)ro * {n};")
+        self.w(f"    {vf} p, e; {acc_t} q[{L}];")
+        self.w("    memcpy(&p, xr, sizeof p);")
+        self.w(f"    for (int rj = {L}; rj < {n}; rj += {L}) {{ memcpy(&e, xr + rj, sizeof e); {step} }}")
+        self.w("    memcpy(q, &p, sizeof p);")
         self.w(f"    for (int w = {L // 2}; w > 0; w /= 2) for (int l = 0; l < w; l++) {comb}")
         self.w(f"    {rn}[ro] = {res};" if r.shape else f"    {rn} = {res};")
         self.w("}")
@@ -782,13 +823,18 @@ class _Emitter:
             self.depth += 1
         else:
             a_at, d_at = an, d
-        self.w(f"for (int m = 0; m < {M}; m++) {{")
-        self.w(f"    for (int n = 0; n < {N}; n++) {d_at}[m * {N} + n] = 0;")
-        self.w(f"    for (int k = 0; k < {K}; k++) {{")
-        self.w(f"        {ct} x = ({ct}){a_at}[m * {K} + k];")
-        self.w(f"        for (int n = 0; n < {N}; n++) {upd}")
-        self.w("    }")
-        self.w("}")
+        lanes = {"float": 16, "double": 8}.get(ct)
+        if lanes and M % 4 == 0 and N % (2 * lanes) == 0:
+            fn = self.dot_kernel(ct, lanes, M, N, K)
+            self.w(f"{fn}({d_at}, {a_at}, {bn + '_' if batch > 1 else bn});")
+        else:
+            self.w(f"for (int m = 0; m < {M}; m++) {{")
+            self.w(f"    for (int n = 0; n < {N}; n++) {d_at}[m * {N} + n] = 0;")
+            self.w(f"    for (int k = 0; k < {K}; k++) {{")
+            self.w(f"        {ct} x = ({ct}){a_at}[m * {K} + k];")
+            self.w(f"        for (int n = 0; n < {N}; n++) {upd}")
+            self.w("    }")
+            self.w("}")
         if batch > 1:
             self.depth -= 1
             self.w("}")
@@ -801,6 +847,36 @@ class _Emitter:
         else:
             res = lambda i: _round(t, f"({_round(t, f'({_ct(t)}){d}[{i}]')} + {self.at(acc, i)})")  # noqa: E731
         self.w(f"for (int i = 0; i < {M * N}; i++) {rn}[i] = {res('i')};")
+
+    def dot_kernel(self, ct, lanes, M, N, K):
+        """The name of a static function d = a @ b for [M, K] x [K, N] tiles of ct (float or
+        double): 4 rows by 2 vectors of the result accumulate in registers over k (GCC's vector
+        extension), each product added in k order, fused into a multiply-add where the CPU has one
+        (the function alone is compiled with -ffp-contract=fast)."""
+        name = f"cn_dot_{ct}_{M}_{N}_{K}"
+        if name in self.helpers:
+            return name
+        v = "cn_v16f" if ct == "float" else "cn_v8d"
+        L = lanes
+        acc = ", ".join(f"c{i}{j} = {{0}}" for i in range(4) for j in range(2))
+        body = [f"__attribute__((optimize(\"fp-contract=fast\")))",
+                f"static void {name}({ct} *restrict d, const {ct} *restrict a, const {ct} *restrict b) {{",
+                f"    for (int m = 0; m < {M}; m += 4)",
+                f"        for (int n = 0; n < {N}; n += {2 * L}) {{",
+                f"            {v} {acc};",
+                f"            for (int k = 0; k < {K}; k++) {{",
+                f"                {v} b0, b1;",
+                f"                memcpy(&b0, b + (size_t)k * {N} + n, sizeof b0);",
+                f"                memcpy(&b1, b + (size_t)k * {N} + n + {L}, sizeof b1);"]
+        for i in range(4):
+            body.append(f"                {{ {ct} x = a[(size_t)(m + {i}) * {K} + k]; c{i}0 += x * b0; c{i}1 += x * b1; }}")
+        body.append("            }")
+        for i in range(4):
+            body.append(f"            memcpy(d + (size_t)(m + {i}) * {N} + n, &c{i}0, sizeof c{i}0); "
+                        f"memcpy(d + (size_t)(m + {i}) * {N} + n + {L}, &c{i}1, sizeof c{i}1);")
+        body += ["        }", "}"]
+        self.helpers[name] = "\n".join(body)
+        return name
 
     def op_reduce_argmax(self, op):
         self._reduce(op, "argmax")
@@ -1064,9 +1140,24 @@ class _Emitter:
         self.w(f"{n} = {self.name(b)}; {adds}")
         self.mat = None
 
-    def _bp_walk(self, bp, bs, checks, t, lane):
+    def _bp_walk(self, bp, bs, checks, t, lane, rows=None):
         """Nested loops over a block of bs at block pointer bp (a C expression): lane(addr, inbounds)
-        gives the statement for one element; o counts elements in row-major order."""
+        gives the statement for one element; o counts elements in row-major order. With rows
+        (row(src_addr, o) -> the statement moving one contiguous row of bs[-1] elements at o), a 1-D
+        or 2-D block whose last dimension has stride 1 and that lies inside every checked bound is
+        moved row by row instead."""
+        k = len(bs)
+        if rows is not None and k in (1, 2):
+            step = 1 if t.is_int1() else t.itemsize
+            inside = " && ".join(f"{bp}.off[{j}] >= 0 && {bp}.off[{j}] + {bs[j]} <= {bp}.shape[{j}]" for j in checks)
+            cond = f"{bp}.stride[{k - 1}] == 1" + (f" && {inside}" if inside else "")
+            if k == 1:
+                fast = rows(f"({bp}.base + {bp}.off[0] * {step})", "0")
+            else:
+                fast = (f"for (int64_t d0 = 0; d0 < {bs[0]}; d0++) {{ "
+                        + rows(f"({bp}.base + (({bp}.off[0] + d0) * {bp}.stride[0] + {bp}.off[1]) * {step})",
+                               f"d0 * {bs[1]}") + " }")
+            self.w(f"if ({cond}) {{ {fast} }} else")
         k = len(bs)
         step = 1 if t.is_int1() else t.itemsize
         loops = " ".join(f"for (int64_t d{j} = 0; d{j} < {bs[j]}; d{j}++)" for j in range(k))
@@ -1083,14 +1174,31 @@ class _Emitter:
         self.mat = r.id
         pad = "NAN" if padding == "nan" else _lit(0, t)
         self._bp_walk(self.name(bp), tuple(r.shape), checks, t,
-                      lambda a, inb: f"{n}[o] = ({inb}) ? {_load(t, a)} : {pad};")
+                      lambda a, inb: f"{n}[o] = ({inb}) ? {_load(t, a)} : {pad};", self._row_load(n, t, r.shape[-1]))
         self.mat = None
+
+    @staticmethod
+    def _row_load(n, t, w):
+        step = 1 if t.is_int1() else t.itemsize
+        if not (_is16(t) or t.is_int1()):
+            return lambda src, o: f"memcpy({n} + {o}, {src}, {w * step});"
+        return lambda src, o: (f"for (int64_t d1 = 0; d1 < {w}; d1++) {n}[{o} + d1] = "
+                               f"{_load(t, f'({src} + d1 * {step})')};")
+
+    @staticmethod
+    def _row_store(vv_at, t, w):
+        step = 1 if t.is_int1() else t.itemsize
+        return lambda dst, o: (f"for (int64_t d1 = 0; d1 < {w}; d1++) {{ "
+                               f"{_store(t, f'({dst} + d1 * {step})', vv_at(f'{o} + d1'))} }}")
 
     def _bp_store(self, bp, v, checks):
         t = v.dtype
         vv = self.at(v, "o") if v.shape else self.name(v)
+        vn = self.name(v)
+        vat = (lambda i: f"{vn}[{i}]") if v.shape else (lambda i: vn)
         self._bp_walk(self.name(bp), tuple(bp.type.block_shape), checks, t,
-                      lambda a, inb: f"if ({inb}) {{ {_store(t, a, vv)} }}")
+                      lambda a, inb: f"if ({inb}) {{ {_store(t, a, vv)} }}",
+                      self._row_store(vat, t, bp.type.block_shape[-1]))
 
     def _checks(self, op, k):
         cs = tuple(op.attrs.get("boundary_check") or ())
@@ -1129,7 +1237,8 @@ class _Emitter:
         self.mat = r.id
         b = self._desc_at(op, desc, op.operands[1:1 + k])
         self._bp_walk(b, tuple(r.shape), range(k), t, lambda a, inb: f"{n}[o] = ({inb}) ? {_load(t, a)} : "
-                                                                      f"{_lit(0, t)};")
+                                                                      f"{_lit(0, t)};",
+                      self._row_load(n, t, r.shape[-1]))
         self.mat = None
 
     def op_desc_store(self, op):
@@ -1139,8 +1248,11 @@ class _Emitter:
         b = self._desc_at(op, desc, op.operands[1:1 + k])
         t = v.dtype
         vv = self.at(v, "o") if v.shape else self.name(v)
+        vn = self.name(v)
+        vat = (lambda i: f"{vn}[{i}]") if v.shape else (lambda i: vn)
         self._bp_walk(b, tuple(desc.type.block_shape), range(k), t,
-                      lambda a, inb: f"if ({inb}) {{ {_store(t, a, vv)} }}")
+                      lambda a, inb: f"if ({inb}) {{ {_store(t, a, vv)} }}",
+                      self._row_store(vat, t, desc.type.block_shape[-1]))
 
     # ---- control flow ----
     def op_for(self, op):
@@ -1215,8 +1327,6 @@ class _Emitter:
         self.depth -= 1
         self.w("}")
 
-
-_LANES = 16  # partial results of a float reduction along a contiguous axis
 
 _BIN = ("add", "sub", "mul", "truediv", "floordiv", "mod", "lt", "le", "gt", "ge", "eq", "ne", "and", "or", "xor",
         "lshift", "rshift")
@@ -1422,6 +1532,7 @@ def emit(func):
     arena = max(e.arena, 64)
     head = "#define _POSIX_C_SOURCE 200809L\n#include <stdio.h>\n" if e.uses_stdio else ""
     out = [head + PRELUDE,
+           *e.helpers.values(),
            "/* kernel " + (func.name + "; constexprs " + _stable(func.constexprs)).replace("*/", "* /") + " */",
            "static int cn_kernel(const uint64_t *args, int32_t pid0, int32_t pid1, int32_t pid2,",
            "                      int32_t grid0, int32_t grid1, int32_t grid2, char *arena) {",

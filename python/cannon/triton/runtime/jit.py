@@ -30,10 +30,10 @@ from .. import semantics as sem
 
 _JIT_CODES = set()
 
-LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "num_cpu_threads", "maxnreg", "enable_fp_fusion",
+LAUNCH_OPTIONS = frozenset(("num_warps", "num_stages", "num_ctas", "num_cpu_threads", "maxnreg", "enable_fp_fusion",
                   "debug", "stream", "launch_cooperative_grid", "extern_libs", "sanitize_overflow",
                   "max_num_imprecise_acc", "enable_warp_specialization", "matrix_instr_nonkdim", "kpack",
-                  "waves_per_eu", "instrumentation_mode", "launch_pdl")
+                  "waves_per_eu", "instrumentation_mode", "launch_pdl"))
 
 
 def _is_constexpr_annotation(ann):
@@ -264,6 +264,8 @@ class JITFunction(KernelInterface):
     @staticmethod
     def _grid(grid, meta):
         g = grid(meta) if callable(grid) else grid
+        if type(g) is tuple and len(g) == 1 and type(g[0]) is int and g[0] >= 0:
+            return (g[0], 1, 1)
         if isinstance(g, int):
             g = (g,)
         g = tuple(int(x) for x in g)
@@ -308,8 +310,7 @@ class JITFunction(KernelInterface):
         return self._interpret(bound, grid, options)
 
     def _interpret_mode(self):
-        from .. import interpreter
-        return bool(self.interpret) or interpreter.bounds_enabled() or interpreter.interpret_enabled()
+        return bool(self.interpret) or _env_on("CANNON_TRITON_BOUNDS") or _env_on("TRITON_INTERPRET")
 
     def _specialize(self, bound):
         """(key, signature, constexprs, slots) of a launch; slots are the 64-bit argument words.
@@ -317,11 +318,25 @@ class JITFunction(KernelInterface):
         import numpy as np
         from .. import interpreter
         sig, const, key, slots = {}, {}, [], []
+        tensor_t = _tensor_type()
         for p in self.params:
             v = bound[p.name]
             if p.is_constexpr:
                 const[p.name] = v
                 key.append((p.name, "c", tuple(v) if isinstance(v, list) else v))
+                continue
+            tv = type(v)
+            if tv is tensor_t and v.is_cpu:  # the common cases first, without the general checks
+                tk = _TORCH_PTR.get(v.dtype)
+                if tk is not None:
+                    slots.append(v.data_ptr())
+                    sig[p.name] = tk[0]
+                    key.append((p.name, tk[1]))
+                    continue
+            elif tv is int and -2**31 <= v < 2**31:
+                slots.append(v & 0xFFFFFFFFFFFFFFFF)
+                sig[p.name] = sem.int32
+                key.append((p.name, "i32"))
                 continue
             elt = self._pointer_elt(p.name, v)
             if isinstance(v, (np.integer, np.floating, np.bool_)):
@@ -341,7 +356,8 @@ class JITFunction(KernelInterface):
             else:
                 return None
             sig[p.name] = t
-            key.append((p.name, t.name if not t.is_ptr() else "*" + t.element_ty.name))
+            key.append((p.name, t.name if not t.is_ptr() else "*" + t.element_ty.name) if t != sem.int32 else
+                       (p.name, "i32"))
         key = tuple(key)
         try:
             hash(key)
@@ -387,10 +403,13 @@ class JITFunction(KernelInterface):
             if isinstance(prog, str):
                 self.fallback_reason = prog
             else:
-                meta = dict(bound)
-                meta.update(options)
-                _launch(prog, slots, self._grid(grid, meta), options.get("num_cpu_threads"), options.get("stream"),
-                        self.__name__)
+                if callable(grid):
+                    meta = dict(bound)
+                    meta.update(options)
+                    g = self._grid(grid, meta)
+                else:
+                    g = self._grid(grid, None)
+                _launch(prog, slots, g, options.get("num_cpu_threads"), options.get("stream"), self.__name__)
                 return True
         if _env_on("CANNON_TRITON_DEBUG"):
             print(f"cannon.triton: {self.__name__} runs in the interpreter: {self.fallback_reason}", file=sys.stderr)
@@ -491,7 +510,38 @@ def _unravel(flat, shape):
     return tuple(reversed(out))
 
 
+_tensor_t = None
+_TORCH_PTR = {}  # torch dtype -> the pointer type of a tensor argument
+
+
+def _tensor_type():
+    """torch.Tensor once torch is imported (None before: no argument can be a tensor then)."""
+    global _tensor_t
+    if _tensor_t is None:
+        torch = sys.modules.get("torch")
+        if torch is None:
+            return None
+        _tensor_t = torch.Tensor
+        for d in (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int8, torch.int16, torch.int32,
+                  torch.int64, torch.uint8, torch.bool):
+            elt = sem.dtype_of_torch(d)
+            _TORCH_PTR[d] = (sem.pointer_type(elt), "*" + elt.name)
+    return _tensor_t
+
+
+_environ = getattr(os.environ, "_data", None)  # os.environ's own dict: a lookup without encoding
+
+
+_env_keys = {}
+
+
 def _env_on(name):
+    if _environ is not None and os.name == "posix":
+        k = _env_keys.get(name)
+        if k is None:
+            k = _env_keys[name] = name.encode()
+        v = _environ.get(k)
+        return v is not None and v not in (b"", b"0", b"false", b"False", b"no")
     return os.environ.get(name, "0") not in ("", "0", "false", "False", "no")
 
 
@@ -521,12 +571,12 @@ def _runtime_stream(stream):
     the direct thread-pool path. A ``stream=`` launch option (a cannon.runtime.Stream, a handle or
     0 for the default stream) picks it; without one, launches use the thread's current cannon stream
     when this process has initialised cannon's runtime (libascendcl loaded), the pool otherwise."""
-    from ... import _lib
     if stream is None:
-        if "ascendcl" not in _lib._loaded or _env_on("CANNON_TRITON_DIRECT"):
+        lib = sys.modules.get("cannon._lib")
+        if lib is None or "ascendcl" not in lib._loaded or _env_on("CANNON_TRITON_DIRECT"):
             return None
-        from ... import runtime
-        if not runtime.is_initialized():
+        runtime = sys.modules.get("cannon.runtime")
+        if runtime is None or not runtime.is_initialized():
             return None
         return runtime.current_stream().handle, True
     h = getattr(stream, "handle", stream)
