@@ -177,7 +177,7 @@ def main():
             t0 = time.perf_counter()
             fresh[(1,)](x, y, 16, BLOCK=16)
             first = time.perf_counter() - t0
-            assert fresh.last_mode == "compiled"
+            assert fresh.last_mode == "compiled", fresh.fallback_reason
         finally:
             shutil.rmtree(d, ignore_errors=True)
             if old is None:

@@ -415,6 +415,12 @@ class CodeGenerator(ast.NodeVisitor):
             return self.scope[name]
         if name in self.globals:
             return _unwrap(self.globals[name])
+        fn = self.jitfn.fn
+        if fn.__closure__ and name in fn.__code__.co_freevars:  # a kernel defined inside a function
+            try:
+                return _unwrap(fn.__closure__[fn.__code__.co_freevars.index(name)].cell_contents)
+            except ValueError:  # an empty cell: the variable is not bound yet
+                pass
         if hasattr(builtins, name):
             return getattr(builtins, name)
         raise self.error(node, f"name {name!r} is not defined")
