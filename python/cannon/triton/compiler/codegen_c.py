@@ -259,6 +259,7 @@ class _Emitter:
         self.refs = set()   # ids the line being written reads
         self.mat = None     # id the line being written materializes (None: a line with effects)
         self.uses_stdio = False
+        self.splat = {}     # block id -> the scalar Value it is a splat of
         self.helpers = {}   # name -> C source of static functions the kernel calls (dot kernels)
 
     # ---- storage ----
@@ -342,6 +343,9 @@ class _Emitter:
         self.mat = None
 
     def opnd(self, v, i):
+        if i is not None and v.id in self.splat:
+            # a block splat from a scalar is read as the scalar (its tile is then often unread)
+            return self.name(self.splat[v.id])
         if i is not None and v.id in self.affine:
             # an affine 1-D value is computed in place (its materialized tile is then often unread):
             # lane i of an integer is (T)(first + i * stride), exact in 64 bits, wrapping like T
@@ -435,13 +439,18 @@ class _Emitter:
     def op_splat(self, op):
         x = op.operands[0]
         self.splat_info(x, op.result)
+        if op.result.shape and not x.shape:
+            self.splat[op.result.id] = x
         self.ew(op.result, lambda i: self.name(x))
 
     def op_broadcast(self, op):
         x, r = op.operands[0], op.result
         if not x.shape:
             self.splat_info(x, r)
+            self.splat[r.id] = x
             return self.ew(r, lambda i: self.name(x))
+        if x.id in self.splat:
+            self.splat[r.id] = self.splat[x.id]
         shape = tuple(r.shape)
         src = (1,) * (len(shape) - len(x.shape)) + tuple(x.shape)
         strides, acc = [], 1
@@ -478,6 +487,8 @@ class _Emitter:
             self.names[r.id] = self.name(x)  # same row-major data
             self.alias[r.id] = x.id
             self.refs = set()
+            if x.id in self.splat:
+                self.splat[r.id] = self.splat[x.id]
         else:
             self.ew(r, lambda i: self.name(x) if not x.shape else f"{self.name(x)}[0]")
 
@@ -672,8 +683,8 @@ class _Emitter:
             self.w(f"if ({self.name(m)}) {{ {full} }} else {{ for (int i = 0; i < {n}; i++) {rn}[i] = {o}; }}")
             return
         a = self.all_of(m, n)
-        o = self.at(other) if other is not None and other.shape else (self.name(other) if other is not None
-                                                                        else _lit(0, t))
+        o = self.opnd(other, "i") if other is not None and other.shape else (self.name(other) if other is not None
+                                                                             else _lit(0, t))
         self.w(f"if ({a}) {{ {full} }} else {{")
         self.w(f"    for (int i = 0; i < {n}; i++) {rn}[i] = {self.at(m)} ? {ld} : {o};")
         self.w("}")
