@@ -260,6 +260,7 @@ class _Emitter:
         self.mat = None     # id the line being written materializes (None: a line with effects)
         self.uses_stdio = False
         self.splat = {}     # block id -> the scalar Value it is a splat of
+        self.views = set()  # id() of the loads whose tile may view memory (plan_views)
         self.helpers = {}   # name -> C source of static functions the kernel calls (dot kernels)
 
     # ---- storage ----
@@ -666,6 +667,38 @@ class _Emitter:
         self.w(f"{a} = 1; for (int i = 0; i < {n}; i++) {a} &= {self.at(m)};")
         return a
 
+    def plan_views(self, body):
+        """The top-level contiguous loads whose tile may be a view of the memory itself (no copy):
+        those no write (a store or atomic, at top level or inside a region) can reach between the
+        load and the last read of its value."""
+        ops = body.ops
+        src, every = {}, []
+        ir._walk(body, every)
+        for o in every:
+            if o.opcode == "reshape" and o.results:
+                src[o.result.id] = o.operands[0].id
+
+        def root(i):
+            while i in src:
+                i = src[i]
+            return i
+        last, writes = {}, set()
+        for k, op in enumerate(ops):
+            stack = [op]
+            while stack:
+                o = stack.pop()
+                if o.opcode in ("store", "store_block", "desc_store") or o.opcode.startswith("atomic_"):
+                    writes.add(k)
+                for v in o.operands:
+                    last[root(v.id)] = k
+                for reg in o.regions:
+                    stack.extend(reg.ops)
+        for k, op in enumerate(ops):
+            if op.opcode == "load" and op.results:
+                end = last.get(op.result.id, k)
+                if not any(k < w <= end for w in writes):
+                    self.views.add(id(op))
+
     def contiguous_load(self, op, p, m, other, t):
         r = op.result
         n = _numel(r.shape)
@@ -674,6 +707,31 @@ class _Emitter:
         step = 1 if t.is_int1() else t.itemsize
         ld = _load(t, f"({base} + (size_t)i * {step})")
         same = not (_is16(t) or t.is_int1())  # memory and computation types agree
+        if same and id(op) in self.views:
+            # the tile is the memory itself when every lane is on; the arena copy otherwise
+            ct = _ct(t)
+            decl = self.decls.pop()
+            buf = rn + "_b"
+            self.decls.append(decl.replace(f"restrict {rn} =", f"restrict {buf} ="))
+            self.decls.append(f"const {ct} *{rn} = {buf};")
+            self.names[r.id] = rn
+            full = f"{rn} = (const {ct} *)(const void *)({base});"
+            o = None
+            if m is None:
+                self.w(full)
+                return
+            if not m.shape:
+                o = self.name(other) if other is not None else _lit(0, t)
+                self.w(f"if ({self.name(m)}) {{ {full} }} else {{ {rn} = {buf}; "
+                       f"for (int i = 0; i < {n}; i++) {buf}[i] = {o}; }}")
+                return
+            a = self.all_of(m, n)
+            o = self.opnd(other, "i") if other is not None and other.shape else (
+                self.name(other) if other is not None else _lit(0, t))
+            self.w(f"if ({a}) {{ {full} }} else {{ {rn} = {buf};")
+            self.w(f"    for (int i = 0; i < {n}; i++) {buf}[i] = {self.at(m)} ? {ld} : {o};")
+            self.w("}")
+            return
         full = f"memcpy({rn}, {base}, {n * step});" if same else f"for (int i = 0; i < {n}; i++) {rn}[i] = {ld};"
         if m is None:
             self.w(full)
@@ -769,28 +827,38 @@ class _Emitter:
         self.w("}")
 
     def _reduce_lanes(self, kind, t, acc_t, xn, rn, r, outer, n):
-        """A float reduction along a contiguous axis: partial results in one 64-byte vector (GCC's
-        vector extension: 16 fp32 or 8 fp64 lanes over strided elements; the compiler cannot
-        reassociate a scalar loop itself), then the lanes combined pairwise. Sums are then more
-        accurate than left to right; max/min are exact (NaN wins)."""
+        """A float reduction along a contiguous axis: partial results in A = 4 (2, 1 for short
+        rows) 64-byte vectors (GCC's vector extension: 16 fp32 or 8 fp64 lanes each, over strided
+        elements, so the chains of dependent operations interleave; the compiler cannot reassociate
+        a scalar loop itself), then the vectors and their lanes combined pairwise. Sums are then
+        more accurate than left to right; max/min are exact (NaN wins)."""
         vf, vi, L = ("cn_v16f", "cn_v16i", 16) if acc_t == "float" else ("cn_v8d", "cn_v8l", 8)
+        A = 4 if n >= 8 * L else (2 if n >= 4 * L else 1)
+        cmp = ">" if kind == "max" else "<"
+
+        def vop(a, b):  # a = a op b on vectors
+            if kind == "sum":
+                return f"{a} = {a} + {b};"
+            # keep a where a is NaN, or b is not NaN and does not beat a
+            return (f"{{ {vi} keep = ({a} != {a}) | (({b} == {b}) & ~({b} {cmp} {a})); "
+                    f"{a} = ({vf})((({vi}){a} & keep) | (({vi}){b} & ~keep)); }}")
         if kind == "sum":
-            step = "p = p + e;"
             comb = "q[l] = q[l] + q[l + w];"
         else:
-            cmp = ">" if kind == "max" else "<"
-            # keep p where p is NaN, or e is not NaN and does not beat p
-            step = (f"{{ {vi} keep = (p != p) | ((e == e) & ~(e {cmp} p)); "
-                    f"p = ({vf})((({vi})p & keep) | (({vi})e & ~keep)); }}")
             comb = (f"q[l] = (q[l] != q[l] || q[l + w] != q[l + w]) ? (q[l] != q[l] ? q[l] : q[l + w]) : "
                     f"(q[l + w] {cmp} q[l] ? q[l + w] : q[l]);")
         res = _round(t, "q[0]") if kind == "sum" else "q[0]"
         self.w(f"for (int ro = 0; ro < {outer}; ro++) {{")
         self.w(f"    const {acc_t} *xr = {xn} + (size_t)ro * {n};")
-        self.w(f"    {vf} p, e; {acc_t} q[{L}];")
-        self.w("    memcpy(&p, xr, sizeof p);")
-        self.w(f"    for (int rj = {L}; rj < {n}; rj += {L}) {{ memcpy(&e, xr + rj, sizeof e); {step} }}")
-        self.w("    memcpy(q, &p, sizeof p);")
+        self.w(f"    {vf} " + ", ".join(f"p{a}" for a in range(A)) + f", e; {acc_t} q[{L}];")
+        self.w("    " + " ".join(f"memcpy(&p{a}, xr + {a * L}, sizeof p{a});" for a in range(A)))
+        steps = " ".join(f"memcpy(&e, xr + rj + {a * L}, sizeof e); {vop(f'p{a}', 'e')}" for a in range(A))
+        self.w(f"    for (int rj = {A * L}; rj < {n}; rj += {A * L}) {{ {steps} }}")
+        if A == 4:
+            self.w(f"    {vop('p0', 'p2')} {vop('p1', 'p3')}")
+        if A >= 2:
+            self.w(f"    {vop('p0', 'p1')}")
+        self.w("    memcpy(q, &p0, sizeof p0);")
         self.w(f"    for (int w = {L // 2}; w > 0; w /= 2) for (int l = 0; l < w; l++) {comb}")
         self.w(f"    {rn}[ro] = {res};" if r.shape else f"    {rn} = {res};")
         self.w("}")
@@ -1539,6 +1607,7 @@ def emit(func):
         e.check_type(a)
         unpack.append(_unpack(a, slot))
         e.names[a.id] = f"v{a.id}"
+    e.plan_views(func.body)
     e.block(func.body)
     arena = max(e.arena, 64)
     head = "#define _POSIX_C_SOURCE 200809L\n#include <stdio.h>\n" if e.uses_stdio else ""
