@@ -6,9 +6,9 @@ Scripts written for GPUs reach the device's stream API through ``getattr(torch, 
 for the CPU device that is ``torch.cpu``, which older torch releases leave without streams, so
 ``torch.cpu.Stream``, ``current_stream``, ``set_stream`` and ``synchronize`` are added there when
 missing (work on the CPU is synchronous: they do nothing). GPU tutorials check their fp16 kernels
-against torch's fp16 ``layer_norm``, which torch 1.13 lacks on the CPU; where it is missing,
-``torch.nn.functional.layer_norm`` on fp16/bf16 CPU inputs computes in fp32 and rounds the result
-(differentiable, as the original)."""
+against torch's fp16 ``layer_norm`` and ``matmul``, which torch 1.13 lacks on the CPU; where they
+are missing, ``torch.nn.functional.layer_norm`` and ``torch.matmul`` on fp16 CPU inputs compute in
+fp32 and round the result (differentiable, as the originals)."""
 import importlib
 import importlib.util
 import os
@@ -66,6 +66,23 @@ def install_torch_shims():
         if not hasattr(cpu, name):
             setattr(cpu, name, value)
     _install_half_layer_norm(torch)
+    _install_half_matmul(torch)
+
+
+def _install_half_matmul(torch):
+    try:
+        torch.matmul(torch.ones(1, 1, dtype=torch.float16), torch.ones(1, 1, dtype=torch.float16))
+        return
+    except RuntimeError:
+        pass
+    orig = torch.matmul
+
+    def matmul(a, b, *, out=None):
+        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and torch.float16 in (a.dtype, b.dtype) \
+                and a.device.type == "cpu" and out is None:
+            return orig(a.float(), b.float()).to(torch.promote_types(a.dtype, b.dtype))
+        return orig(a, b) if out is None else orig(a, b, out=out)
+    torch.matmul = matmul
 
 
 def _install_half_layer_norm(torch):

@@ -529,7 +529,7 @@ def _tensor_type():
     return _tensor_t
 
 
-_environ = getattr(os.environ, "_data", None)  # os.environ's own dict: a lookup without encoding
+_environ = vars(os.environ).get("_data")  # os.environ's own dict: a lookup without encoding
 
 
 _env_keys = {}
