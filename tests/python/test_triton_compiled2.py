@@ -413,3 +413,20 @@ def test_launch_on_cannon_streams():
         assert counts.tolist() == np.bincount(xs.numpy() % 5, minlength=5).tolist()
     finally:
         jit_mod._launch_stream = orig
+
+
+@triton.jit
+def shift_kernel(p, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(p + 1 + offs, tl.load(p + offs))
+
+
+def test_load_then_overlapping_store():
+    # the loaded tile may be a view of the memory itself: a store overlapping it must still see
+    # the values as loaded
+    x = torch.arange(300, dtype=torch.float32)
+    shift_kernel[(1,)](x, BLOCK=256)
+    assert shift_kernel.last_mode == "compiled"
+    ref = torch.arange(300, dtype=torch.float32)
+    ref[1:257] = torch.arange(256, dtype=torch.float32)
+    assert torch.equal(x, ref)

@@ -261,6 +261,7 @@ class _Emitter:
         self.uses_stdio = False
         self.splat = {}     # block id -> the scalar Value it is a splat of
         self.views = set()  # id() of the loads whose tile may view memory (plan_views)
+        self.view_ids = set()  # ids of the values those loads produce
         self.helpers = {}   # name -> C source of static functions the kernel calls (dot kernels)
 
     # ---- storage ----
@@ -715,6 +716,7 @@ class _Emitter:
             self.decls.append(decl.replace(f"restrict {rn} =", f"restrict {buf} ="))
             self.decls.append(f"const {ct} *{rn} = {buf};")
             self.names[r.id] = rn
+            self.view_ids.add(r.id)
             full = f"{rn} = (const {ct} *)(const void *)({base});"
             o = None
             if m is None:
@@ -754,7 +756,11 @@ class _Emitter:
         vi = self.at(v) if v.shape else self.name(v)
         st = _store(t, f"({base} + (size_t)i * {step})", vi)
         same = not (_is16(t) or t.is_int1()) and v.shape
-        full = f"memcpy({base}, {self.name(v)}, {n * step});" if same else \
+        vid = v.id
+        while vid in self.alias:
+            vid = self.alias[vid]
+        mv = "memmove" if vid in self.view_ids else "memcpy"  # a view of memory may overlap the target
+        full = f"{mv}({base}, {self.name(v)}, {n * step});" if same else \
             f"for (int i = 0; i < {n}; i++) {{ {st} }}"
         if m is None:
             self.w(full)
