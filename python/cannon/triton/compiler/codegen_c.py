@@ -944,7 +944,7 @@ class _Emitter:
         v = "cn_v16f" if ct == "float" else "cn_v8d"
         L = lanes
         acc = ", ".join(f"c{i}{j} = {{0}}" for i in range(4) for j in range(2))
-        body = [f"__attribute__((optimize(\"fp-contract=fast\")))",
+        body = ["__attribute__((optimize(\"fp-contract=fast\")))",
                 f"static void {name}({ct} *restrict d, const {ct} *restrict a, const {ct} *restrict b) {{",
                 f"    for (int m = 0; m < {M}; m += 4)",
                 f"        for (int n = 0; n < {N}; n += {2 * L}) {{",
@@ -954,7 +954,8 @@ class _Emitter:
                 f"                memcpy(&b0, b + (size_t)k * {N} + n, sizeof b0);",
                 f"                memcpy(&b1, b + (size_t)k * {N} + n + {L}, sizeof b1);"]
         for i in range(4):
-            body.append(f"                {{ {ct} x = a[(size_t)(m + {i}) * {K} + k]; c{i}0 += x * b0; c{i}1 += x * b1; }}")
+            body.append(f"                {{ {ct} x = a[(size_t)(m + {i}) * {K} + k]; "
+                        f"c{i}0 += x * b0; c{i}1 += x * b1; }}")
         body.append("            }")
         for i in range(4):
             body.append(f"            memcpy(d + (size_t)(m + {i}) * {N} + n, &c{i}0, sizeof c{i}0); "
@@ -1071,7 +1072,8 @@ class _Emitter:
     # ---- debugging ----
     def op_print(self, op):
         self.uses_stdio = True
-        parts = [f'printf("pid (%d, %d, %d) %s", (int)pid0, (int)pid1, (int)pid2, {_cstr(op.attrs.get("prefix", ""))});']
+        prefix = _cstr(op.attrs.get("prefix", ""))
+        parts = [f'printf("pid (%d, %d, %d) %s", (int)pid0, (int)pid1, (int)pid2, {prefix});']
         hexa = op.attrs.get("hex")
         for v in op.operands:
             t = v.dtype
