@@ -102,6 +102,12 @@ CANNON_ENV("CANNON_TRITON_DEBUG", CANNON_ENV_CONFIG, "0", "python",
            "cannon.triton: 1 prints why a launch runs in the interpreter instead of compiled code")
 CANNON_ENV("CANNON_TRITON_DUMP", CANNON_ENV_CONFIG, "0", "python",
            "cannon.triton: 1 prints the generated C of each kernel specialization as it is built")
+CANNON_ENV("CANNON_TRITON_CHECK", CANNON_ENV_CONFIG, "0", "python",
+           "cannon.triton: 1 runs each compiled launch interpreted too and reports the first differing element")
+CANNON_ENV("CANNON_TRITON_VECREPORT", CANNON_ENV_CONFIG, "0", "python",
+           "cannon.triton: 1 saves and prints the C compiler's report of the loops it did not vectorize")
+CANNON_ENV("CANNON_TRITON_DIRECT", CANNON_ENV_CONFIG, "0", "python",
+           "cannon.triton: 1 launches compiled kernels on a local thread pool, not on a cannon stream")
 CANNON_ENV("TRITON_CACHE_DIR", CANNON_ENV_CONFIG, "$XDG_CACHE_HOME/cannon/triton", "python",
            "cannon.triton: folder of the compiled kernels (one shared object per specialization)")
 CANNON_ENV("XDG_CACHE_HOME", CANNON_ENV_CONFIG, "~/.cache", "python",
