@@ -10,7 +10,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 CTEST_FLAGS ?=
 # The CANN API groups cannon implements, checked by ../shared/conformance/check_api.py.
-API_GROUPS ?= runtime,runtime-client,aclnn-base,aclnn-softmax,aclnn-norm,aclnn-training,aclnn-client,hccl,profiling
+API_GROUPS ?= runtime,runtime-client,aclnn-base,aclnn-softmax,aclnn-norm,aclnn-training,aclnn-client,aclnn-attention-amp,hccl,profiling
 CHECK_API ?= ../shared/conformance/check_api.py
 
 # Package groups to ensure before configuring; `make test` adds the test group.

@@ -260,6 +260,8 @@ def child(seed, seconds, case_path, out_dir):
             return not (isinstance(v, (bool, np.bool_)) or is_int(v))
         if kind == "float":
             return not (is_number(v) and not isinstance(v, (bool, np.bool_)))
+        if kind == "str":  # a char * (a layout or mode name): str or bytes, any content
+            return not isinstance(v, (str, bytes))
         return True
 
     def must_refuse(name, args):

@@ -84,6 +84,10 @@ CANNON_ENV("CANNON_HCCL_ROOT_INFO_FILE", CANNON_ENV_CONFIG, "TMPDIR/cannon_hccl_
 /* ---- tools and the Python package ----------------------------------------------------------- */
 CANNON_ENV("TMPDIR", CANNON_ENV_CONFIG, "/tmp", "cannonrun, launch_env, python",
            "folder for cannonrun's job files and the default root-info file")
+CANNON_ENV("ASCEND_CUSTOM_OPP_PATH", CANNON_ENV_CONFIG, "unset", "opapi",
+           "colon-separated vendor folders of custom operator packages, searched first (read at each lookup)")
+CANNON_ENV("ASCEND_OPP_PATH", CANNON_ENV_CONFIG, "unset", "opapi, cannon-opc",
+           "folder whose vendors/config.ini load_priority lists more operator packages; cannon-opc install's default")
 CANNON_ENV("CANNON_LIB_DIR", CANNON_ENV_CONFIG, "<repo>/build/lib, else the loader's path", "python",
            "folder the Python package loads libascendcl, libopapi and libhccl from")
 CANNON_ENV("CANNON_PY_ZERO_COPY", CANNON_ENV_CONFIG, "1 on the CPU driver", "python",
@@ -100,6 +104,12 @@ CANNON_ENV("CANNON_TRITON_DEBUG", CANNON_ENV_CONFIG, "0", "python",
            "cannon.triton: 1 prints why a launch runs in the interpreter instead of compiled code")
 CANNON_ENV("CANNON_TRITON_DUMP", CANNON_ENV_CONFIG, "0", "python",
            "cannon.triton: 1 prints the generated C of each kernel specialization as it is built")
+CANNON_ENV("CANNON_TRITON_CHECK", CANNON_ENV_CONFIG, "0", "python",
+           "cannon.triton: 1 runs each compiled launch interpreted too and reports the first differing element")
+CANNON_ENV("CANNON_TRITON_VECREPORT", CANNON_ENV_CONFIG, "0", "python",
+           "cannon.triton: 1 saves and prints the C compiler's report of the loops it did not vectorize")
+CANNON_ENV("CANNON_TRITON_DIRECT", CANNON_ENV_CONFIG, "0", "python",
+           "cannon.triton: 1 launches compiled kernels on a local thread pool, not on a cannon stream")
 CANNON_ENV("TRITON_CACHE_DIR", CANNON_ENV_CONFIG, "$XDG_CACHE_HOME/cannon/triton", "python",
            "cannon.triton: folder of the compiled kernels (one shared object per specialization)")
 CANNON_ENV("XDG_CACHE_HOME", CANNON_ENV_CONFIG, "~/.cache", "python",

@@ -445,17 +445,20 @@ def test_runtime_checks_raise_with_the_kernel_line():
 
 
 @triton.jit
-def uses_atomics(x, BLOCK: tl.constexpr):
-    tl.atomic_add(x + tl.arange(0, BLOCK), 1.0)
+def uses_break(x, BLOCK: tl.constexpr):
+    for i in range(3):
+        if i == 1:
+            break
+        tl.atomic_add(x + tl.arange(0, BLOCK), 1.0)
 
 
 def test_unsupported_construct_falls_back_and_says_which(monkeypatch, capsys):
     monkeypatch.setenv("CANNON_TRITON_DEBUG", "1")
     x = torch.zeros(8)
-    uses_atomics[(3,)](x, BLOCK=8)
+    uses_break[(3,)](x, BLOCK=8)
     assert x.tolist() == [3.0] * 8
-    assert uses_atomics.last_mode == "interpreter" and "atomic_add" in uses_atomics.fallback_reason
-    assert "uses_atomics runs in the interpreter" in capsys.readouterr().err
+    assert uses_break.last_mode == "interpreter" and "break" in uses_break.fallback_reason
+    assert "uses_break runs in the interpreter" in capsys.readouterr().err
 
 
 def test_interpret_variable_and_dump_switch(monkeypatch, capsys):

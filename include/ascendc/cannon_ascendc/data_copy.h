@@ -11,6 +11,7 @@
 #define CANNON_ASCENDC_DATA_COPY_H_
 
 #include "cannon_ascendc/core.h"
+#include "cannon_ascendc/vec_kernels.h"
 
 namespace AscendC {
 
@@ -95,6 +96,22 @@ inline uint32_t CopyCount(const uint32_t count CANNON_ASCENDC_LOC)
 }
 }  // namespace cannon_detail
 
+namespace cannon_detail {
+/* A copy to global memory streams (non-temporal stores, cannonAscendcCopyStream) when the global
+ * range from its start to the end of the GlobalTensor's buffer is at least this large: an output
+ * that size will not stay in cache, and streaming it saves reading it first. */
+constexpr uint64_t kStreamBytes = 1u << 20;
+constexpr uint64_t kStreamMinCopy = 4096;
+
+inline void CopyOut(void *dst, const void *src, uint64_t bytes, bool large)
+{
+    if (large && bytes >= kStreamMinCopy)
+        (void)cannonAscendcCopyStream(dst, src, bytes);
+    else
+        std::memcpy(dst, src, static_cast<size_t>(bytes));
+}
+}  // namespace cannon_detail
+
 /* Count form, global -> unified buffer. */
 template <typename T>
 inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const uint32_t count CANNON_ASCENDC_LOC)
@@ -116,7 +133,8 @@ inline void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, cons
     src.Check(0, n, loc_);
     dst.CheckRange(0, n, loc_);
 #endif
-    std::memcpy(dst.GetPhyAddr(), src.GetPhyAddr(), static_cast<size_t>(n) * sizeof(T));
+    cannon_detail::CopyOut(dst.GetPhyAddr(), src.GetPhyAddr(), static_cast<uint64_t>(n) * sizeof(T),
+                           dst.GetSize() > cannon_detail::kStreamBytes / sizeof(T));
 }
 
 /* Count form, unified buffer -> unified buffer. */

@@ -6,8 +6,11 @@
  * (uint64_t[2]), block and repeat strides in 32-byte blocks).
  *
  * half and bfloat16_t elements are computed in float and rounded once; float and the integer
- * types are computed in their own type. The count-form loops are plain loops over contiguous
- * arrays that the compiler vectorizes.
+ * types are computed in their own type. The arithmetic of contiguous runs (the count form, and
+ * each repeat of the mask/repeat form whose mask is a continuous prefix with block stride 1)
+ * runs in libcannon_ascendc's kernels, compiled per instruction-set tier and picked at run time
+ * (cannon_ascendc/vec_kernels.h) for half, bfloat16_t, float, int16_t and int32_t; other element
+ * types and the scattered mask forms run the loops here. The checker's bookkeeping stays here.
  */
 #ifndef CANNON_ASCENDC_VEC_H_
 #define CANNON_ASCENDC_VEC_H_
@@ -16,6 +19,7 @@
 #include <limits>
 
 #include "cannon_ascendc/core.h"
+#include "cannon_ascendc/vec_kernels.h"
 
 namespace AscendC {
 
@@ -180,6 +184,67 @@ inline uint64_t ElemAt(uint32_t r, uint32_t blk, uint32_t j, uint32_t repStride,
     return (static_cast<uint64_t>(r) * repStride + static_cast<uint64_t>(blk) * blkStride) * epb + j;
 }
 
+/* The kernels' code of an element type, -1 where the loops here handle it. */
+template <typename T>
+constexpr int VecDtype()
+{
+    if constexpr (std::is_same<T, half>::value)
+        return CANNON_ASCENDC_VDT_F16;
+    else if constexpr (std::is_same<T, bfloat16_t>::value)
+        return CANNON_ASCENDC_VDT_BF16;
+    else if constexpr (std::is_same<T, float>::value)
+        return CANNON_ASCENDC_VDT_F32;
+    else if constexpr (std::is_same<T, int16_t>::value)
+        return CANNON_ASCENDC_VDT_I16;
+    else if constexpr (std::is_same<T, int32_t>::value)
+        return CANNON_ASCENDC_VDT_I32;
+    else
+        return -1;
+}
+
+/* Whether the kernels compute Op on T (integer division stays here: its zero and overflow cases
+ * are the compiler's). */
+template <typename T, class Op>
+constexpr bool InKernels()
+{
+    return VecDtype<T>() >= 0 && Op::kCode >= 0 &&
+           (cannon_ascendc::IsF16<T>::value || std::is_same<T, float>::value || Op::kIntOk);
+}
+
+/* n when the mask enables exactly the first n elements of a repeat, else 0. */
+template <typename T>
+inline uint32_t PrefixLen(const MaskBits &mb)
+{
+    const uint32_t e = RepElems<T>() < 128u ? RepElems<T>() : 128u;
+    uint32_t n = 0;
+    while (n < e && Bit(mb, n))
+        n++;
+    for (uint32_t k = n; k < e; k++)
+        if (Bit(mb, k))
+            return 0;
+    return n;
+}
+
+/* The contiguous runs of a mask/repeat instruction whose repeats each are n contiguous elements
+ * (block stride 1): f(dst, src0, src1 element offsets, length) per run, in repeat order; repeats
+ * that follow each other in every operand (repeat stride 8 blocks, full repeats) form one run.
+ * Unary instructions pass 8 for the absent src1. */
+struct RepStrides {
+    uint32_t d, x, y;
+};
+template <typename T, class F>
+inline void ForEachRun(uint32_t n, uint32_t repeat, RepStrides rs, F f)
+{
+    const uint64_t epb = 32u / sizeof(T);
+    if (n == RepElems<T>() && rs.d == 8 && rs.x == 8 && rs.y == 8) {
+        if (repeat)
+            f(0, 0, 0, static_cast<uint64_t>(repeat) * n);
+        return;
+    }
+    for (uint32_t r = 0; r < repeat; r++)
+        f(r * rs.d * epb, r * rs.x * epb, r * rs.y * epb, n);
+}
+
 template <typename T, class Op>
 inline void BinaryCount(const LocalTensor<T> &dst, const LocalTensor<T> &a, const LocalTensor<T> &b, int32_t count,
                         Op op)
@@ -187,6 +252,11 @@ inline void BinaryCount(const LocalTensor<T> &dst, const LocalTensor<T> &a, cons
     T *d = dst.GetPhyAddr();
     const T *x = a.GetPhyAddr();
     const T *y = b.GetPhyAddr();
+    if constexpr (InKernels<T, Op>()) {
+        if (count > 0)
+            (void)cannonAscendcVecBinary(Op::kCode, VecDtype<T>(), d, x, y, static_cast<uint64_t>(count));
+        return;
+    }
     for (int32_t i = 0; i < count; i++)
         d[i] = Narrow<T>(op(Widen(x[i]), Widen(y[i])));
 }
@@ -200,6 +270,21 @@ inline void BinaryRepeat(const LocalTensor<T> &dst, const LocalTensor<T> &a, con
     T *d = dst.GetPhyAddr();
     const T *x = a.GetPhyAddr();
     const T *y = b.GetPhyAddr();
+    if constexpr (InKernels<T, Op>()) {
+        const uint32_t n = PrefixLen<T>(mb);
+        if (n && p.dstBlkStride == 1 && p.src0BlkStride == 1 && p.src1BlkStride == 1) {
+            ForEachRun<T>(n, repeat, {p.dstRepStride, p.src0RepStride, p.src1RepStride},
+                          [&](uint64_t di, uint64_t xi, uint64_t yi, uint64_t len) {
+#if CANNON_ASCENDC_CHECK
+                              dst.Check(di, len, loc);
+                              a.Check(xi, len, loc);
+                              b.Check(yi, len, loc);
+#endif
+                              (void)cannonAscendcVecBinary(Op::kCode, VecDtype<T>(), d + di, x + xi, y + yi, len);
+                          });
+            return;
+        }
+    }
     ForEachMasked<T>(mb, repeat, [&](uint32_t r, uint32_t blk, uint32_t j) {
         const uint64_t di = ElemAt<T>(r, blk, j, p.dstRepStride, p.dstBlkStride);
         const uint64_t xi = ElemAt<T>(r, blk, j, p.src0RepStride, p.src0BlkStride);
@@ -218,6 +303,11 @@ inline void UnaryCount(const LocalTensor<T> &dst, const LocalTensor<T> &a, int32
 {
     T *d = dst.GetPhyAddr();
     const T *x = a.GetPhyAddr();
+    if constexpr (InKernels<T, Op>()) {
+        if (count > 0)
+            RunUnary(op, VecDtype<T>(), d, x, static_cast<uint64_t>(count));
+        return;
+    }
     for (int32_t i = 0; i < count; i++)
         d[i] = Narrow<T>(op(Widen(x[i])));
 }
@@ -229,6 +319,20 @@ inline void UnaryRepeat(const LocalTensor<T> &dst, const LocalTensor<T> &a, cons
     (void)loc;
     T *d = dst.GetPhyAddr();
     const T *x = a.GetPhyAddr();
+    if constexpr (InKernels<T, Op>()) {
+        const uint32_t n = PrefixLen<T>(mb);
+        if (n && p.dstBlkStride == 1 && p.srcBlkStride == 1) {
+            ForEachRun<T>(n, repeat, {p.dstRepStride, p.srcRepStride, 8},
+                          [&](uint64_t di, uint64_t xi, uint64_t, uint64_t len) {
+#if CANNON_ASCENDC_CHECK
+                              dst.Check(di, len, loc);
+                              a.Check(xi, len, loc);
+#endif
+                              RunUnary(op, VecDtype<T>(), d + di, x + xi, len);
+                          });
+            return;
+        }
+    }
     ForEachMasked<T>(mb, repeat, [&](uint32_t r, uint32_t blk, uint32_t j) {
         const uint64_t di = ElemAt<T>(r, blk, j, p.dstRepStride, p.dstBlkStride);
         const uint64_t xi = ElemAt<T>(r, blk, j, p.srcRepStride, p.srcBlkStride);
@@ -251,35 +355,121 @@ inline C MinOf(C a, C b)
     return a < b ? a : b;
 }
 
-/* Elementwise functions on the compute type (float for half/bfloat16_t). */
-struct OpAdd { template <class C> C operator()(C a, C b) const { return static_cast<C>(a + b); } };
-struct OpSub { template <class C> C operator()(C a, C b) const { return static_cast<C>(a - b); } };
-struct OpMul { template <class C> C operator()(C a, C b) const { return static_cast<C>(a * b); } };
-struct OpDiv { template <class C> C operator()(C a, C b) const { return static_cast<C>(a / b); } };
-struct OpMax { template <class C> C operator()(C a, C b) const { return MaxOf(a, b); } };
-struct OpMin { template <class C> C operator()(C a, C b) const { return MinOf(a, b); } };
-struct OpExp { template <class C> C operator()(C a) const { return static_cast<C>(std::exp(a)); } };
-struct OpLn { template <class C> C operator()(C a) const { return static_cast<C>(std::log(a)); } };
+/* Integer +, -, * that wrap (two's complement) without undefined behaviour: computed on the
+ * unsigned type at least as wide as int, then narrowed. Floating types use the plain operators. */
+template <class C>
+using WrapT = typename std::conditional<(sizeof(C) > 4), unsigned long long, unsigned int>::type;
+template <class C>
+inline C WrapAdd(C a, C b)
+{
+    if constexpr (std::is_integral<C>::value)
+        return static_cast<C>(static_cast<WrapT<C>>(a) + static_cast<WrapT<C>>(b));
+    else
+        return static_cast<C>(a + b);
+}
+template <class C>
+inline C WrapSub(C a, C b)
+{
+    if constexpr (std::is_integral<C>::value)
+        return static_cast<C>(static_cast<WrapT<C>>(a) - static_cast<WrapT<C>>(b));
+    else
+        return static_cast<C>(a - b);
+}
+template <class C>
+inline C WrapMul(C a, C b)
+{
+    if constexpr (std::is_integral<C>::value)
+        return static_cast<C>(static_cast<WrapT<C>>(a) * static_cast<WrapT<C>>(b));
+    else
+        return static_cast<C>(a * b);
+}
+
+/* Elementwise functions on the compute type (float for half/bfloat16_t). kCode is the kernels'
+ * operation (cannon_ascendc/vec_kernels.h), kIntOk whether the kernels take it on integers. */
+#define CANNON_ASCENDC_VOP(code, intOk)                                                                              \
+    static constexpr int kCode = CANNON_ASCENDC_VOP_##code;                                                         \
+    static constexpr bool kIntOk = intOk;
+struct OpAdd {
+    CANNON_ASCENDC_VOP(ADD, true)
+    template <class C> C operator()(C a, C b) const { return WrapAdd(a, b); }
+};
+struct OpSub {
+    CANNON_ASCENDC_VOP(SUB, true)
+    template <class C> C operator()(C a, C b) const { return WrapSub(a, b); }
+};
+struct OpMul {
+    CANNON_ASCENDC_VOP(MUL, true)
+    template <class C> C operator()(C a, C b) const { return WrapMul(a, b); }
+};
+struct OpDiv {
+    CANNON_ASCENDC_VOP(DIV, false)
+    template <class C> C operator()(C a, C b) const { return static_cast<C>(a / b); }
+};
+struct OpMax { CANNON_ASCENDC_VOP(MAX, true) template <class C> C operator()(C a, C b) const { return MaxOf(a, b); } };
+struct OpMin { CANNON_ASCENDC_VOP(MIN, true) template <class C> C operator()(C a, C b) const { return MinOf(a, b); } };
+struct OpExp {
+    CANNON_ASCENDC_VOP(EXP, false)
+    template <class C> C operator()(C a) const { return static_cast<C>(std::exp(a)); }
+};
+struct OpLn {
+    CANNON_ASCENDC_VOP(LN, false)
+    template <class C> C operator()(C a) const { return static_cast<C>(std::log(a)); }
+};
 struct OpAbs {
-    template <class C> C operator()(C a) const { return a < C(0) ? static_cast<C>(-a) : a; }
+    CANNON_ASCENDC_VOP(ABS, true)
+    template <class C> C operator()(C a) const { return a < C(0) ? WrapSub(C(0), a) : a; }
     float operator()(float a) const { return std::fabs(a); }
 };
-struct OpRelu { template <class C> C operator()(C a) const { return a > C(0) ? a : C(0); } };
-struct OpSqrt { template <class C> C operator()(C a) const { return static_cast<C>(std::sqrt(a)); } };
-struct OpRsqrt { template <class C> C operator()(C a) const { return static_cast<C>(C(1) / std::sqrt(a)); } };
-struct OpRecip { template <class C> C operator()(C a) const { return static_cast<C>(C(1) / a); } };
+struct OpRelu {
+    CANNON_ASCENDC_VOP(RELU, true)
+    template <class C> C operator()(C a) const { return a > C(0) ? a : C(0); }
+};
+struct OpSqrt {
+    CANNON_ASCENDC_VOP(SQRT, false)
+    template <class C> C operator()(C a) const { return static_cast<C>(std::sqrt(a)); }
+};
+struct OpRsqrt {
+    CANNON_ASCENDC_VOP(RSQRT, false)
+    template <class C> C operator()(C a) const { return static_cast<C>(C(1) / std::sqrt(a)); }
+};
+struct OpRecip {
+    CANNON_ASCENDC_VOP(RECIP, false)
+    template <class C> C operator()(C a) const { return static_cast<C>(C(1) / a); }
+};
+#undef CANNON_ASCENDC_VOP
 
 template <class C, class Op>
 struct WithScalar {
+    static constexpr int kCode = Op::kCode;
+    static constexpr bool kIntOk = Op::kIntOk;
     C s;
     Op op;
     C operator()(C a) const { return op(a, s); }
 };
 template <class C>
 struct LeakyOp {
+    static constexpr int kCode = CANNON_ASCENDC_VOP_LEAKY;
+    static constexpr bool kIntOk = true;
     C s;
-    C operator()(C a) const { return a >= C(0) ? a : static_cast<C>(a * s); }
+    C operator()(C a) const { return a >= C(0) ? a : WrapMul(a, s); }
 };
+
+/* A unary or tensor-scalar operation on a contiguous run, in the kernels. */
+template <class Op>
+inline void RunUnary(const Op &, int dtype, void *d, const void *x, uint64_t n)
+{
+    (void)cannonAscendcVecUnary(Op::kCode, dtype, d, x, n);
+}
+template <class C, class Op>
+inline void RunUnary(const WithScalar<C, Op> &op, int dtype, void *d, const void *x, uint64_t n)
+{
+    (void)cannonAscendcVecScalar(Op::kCode, dtype, d, x, static_cast<double>(op.s), n);
+}
+template <class C>
+inline void RunUnary(const LeakyOp<C> &op, int dtype, void *d, const void *x, uint64_t n)
+{
+    (void)cannonAscendcVecScalar(CANNON_ASCENDC_VOP_LEAKY, dtype, d, x, static_cast<double>(op.s), n);
+}
 
 template <typename T>
 inline void CheckCount(const LocalTensor<T> &t, int64_t count, const cannon_ascendc::SrcLoc &loc)
@@ -749,7 +939,8 @@ inline void ReduceExt(const LocalTensor<T> &dst, const LocalTensor<T> &src, int3
 }
 }  // namespace cannon_detail
 
-/** ReduceSum over @p count elements into dst[0] (half/bfloat16_t accumulate in float). */
+/** ReduceSum over @p count elements into dst[0]: half/bfloat16_t/float in float, in the kernels' fixed order
+ *  (cannonAscendcVecSum); the integer types in order in their own type. */
 template <typename T, bool isSetMask = true>
 inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &sharedTmpBuffer,
                       const int32_t count CANNON_ASCENDC_LOC)
@@ -759,6 +950,13 @@ inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, cons
     cannon_detail::CheckCount(dst, 1, CANNON_ASCENDC_LOCV);
     const T *s = src.GetPhyAddr();
     cannon_detail::CalcT<T> acc = 0;
+    if constexpr (!std::is_integral<T>::value && cannon_detail::VecDtype<T>() >= 0) {
+        /* Floating types: the kernels' fixed-order sum (32 partial sums added pairwise). */
+        float f = 0.0f;
+        (void)cannonAscendcVecSum(cannon_detail::VecDtype<T>(), s, count > 0 ? static_cast<uint64_t>(count) : 0, &f);
+        dst.GetPhyAddr()[0] = cannon_detail::Narrow<T>(f);
+        return;
+    }
     for (int32_t i = 0; i < count; i++)
         acc = static_cast<cannon_detail::CalcT<T>>(acc + cannon_detail::Widen(s[i]));
     dst.GetPhyAddr()[0] = cannon_detail::Narrow<T>(acc);

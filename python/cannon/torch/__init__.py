@@ -6,10 +6,13 @@
     torch.distributed.init_process_group("cannon")        # collectives on libhccl
 
 Importing registers the ``torch.ops.cannon`` operators (see ``cannon.torch.ops``) and the
-``"cannon"`` torch.distributed backend (see ``cannon.torch.distributed``). docs/python.md
+``"cannon"`` torch.distributed backend (see ``cannon.torch.distributed``).
+``cannon.torch.load_package()`` registers the operators of custom operator packages (see
+``cannon.torch.custom``). docs/python.md
 describes how tensors are passed, the supported dtypes and the limits.
 """
 from . import ops
+from .custom import PackageError, load_package
 from ._bridge import set_device_alloc
 from .distributed import ProcessGroupCannon, cannon_group, register_backend
 from .nn import SyncBatchNorm
@@ -21,5 +24,5 @@ register_backend()
 
 OPS = ops.OPS
 
-__all__ = ["ops", "OPS", "SyncBatchNorm", "ProcessGroupCannon", "cannon_group", "register_backend",
+__all__ = ["ops", "OPS", "load_package", "PackageError", "SyncBatchNorm", "ProcessGroupCannon", "cannon_group", "register_backend",
            "set_device_alloc", "AclError", "HcclError", "LaunchEnvError"]

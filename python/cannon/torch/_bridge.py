@@ -313,6 +313,11 @@ def call(name, *args):
     """Run aclnn operator @name synchronously on this thread's stream with @args (torch tensors,
     None, bool, int, float, IntArray, BoolArray, Scalar, Fmt, ctypes values)."""
     f1, f2 = _fn2(name)
+    call_fns(f1, f2, name, *args)
+
+
+def call_fns(f1, f2, name, *args):
+    """call() with the operator's phase 1 and phase 2 functions given (a custom package's)."""
     th = _thread()
     _nnop()
     owned = []

@@ -5,7 +5,10 @@ no real ``triton`` package is installed (when one is, the script gets the real o
 Scripts written for GPUs reach the device's stream API through ``getattr(torch, device.type)``;
 for the CPU device that is ``torch.cpu``, which older torch releases leave without streams, so
 ``torch.cpu.Stream``, ``current_stream``, ``set_stream`` and ``synchronize`` are added there when
-missing (work on the CPU is synchronous: they do nothing)."""
+missing (work on the CPU is synchronous: they do nothing). GPU tutorials check their fp16 kernels
+against torch's fp16 ``layer_norm`` and ``matmul``, which torch 1.13 lacks on the CPU; where they
+are missing, ``torch.nn.functional.layer_norm`` and ``torch.matmul`` on fp16 CPU inputs compute in
+fp32 and round the result (differentiable, as the originals)."""
 import importlib
 import importlib.util
 import os
@@ -62,6 +65,41 @@ def install_torch_shims():
                         ("set_stream", lambda stream: None), ("synchronize", lambda device=None: None)):
         if not hasattr(cpu, name):
             setattr(cpu, name, value)
+    _install_half_layer_norm(torch)
+    _install_half_matmul(torch)
+
+
+def _install_half_matmul(torch):
+    try:
+        torch.matmul(torch.ones(1, 1, dtype=torch.float16), torch.ones(1, 1, dtype=torch.float16))
+        return
+    except RuntimeError:
+        pass
+    orig = torch.matmul
+
+    def matmul(a, b, *, out=None):
+        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and torch.float16 in (a.dtype, b.dtype) \
+                and a.device.type == "cpu" and out is None:
+            return orig(a.float(), b.float()).to(torch.promote_types(a.dtype, b.dtype))
+        return orig(a, b) if out is None else orig(a, b, out=out)
+    torch.matmul = matmul
+
+
+def _install_half_layer_norm(torch):
+    F = torch.nn.functional
+    try:
+        F.layer_norm(torch.ones(1, 2, dtype=torch.float16), (2,))
+        return
+    except RuntimeError:
+        pass
+    orig = F.layer_norm
+
+    def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+        if input.dtype in (torch.float16, torch.bfloat16) and input.device.type == "cpu":
+            f = (lambda t: None if t is None else t.float())
+            return orig(input.float(), normalized_shape, f(weight), f(bias), eps).to(input.dtype)
+        return orig(input, normalized_shape, weight, bias, eps)
+    F.layer_norm = layer_norm
 
 
 def main(argv=None):

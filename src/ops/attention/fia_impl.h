@@ -5,8 +5,8 @@
  * Per unit (see fia_kernels.h), for each key block of FIA_KB keys that some row of the unit sees:
  *   1. the block's keys are converted to fp32 and transposed (Kt[d][j]), its values converted
  *      (V[j][d], rows zero-padded to Dp);
- *   2. for each row, scores s_j = scale * q.k_j (vectorised over keys, the dot product summed over
- *      d in order), plus pseShift, with keys outside the row's window or masked set to -inf; a unit
+ *   2. for each row, scores s_j = scale * q.k_j (vectorised over keys, four rows sharing each key
+ *      vector, the dot product summed over d in order), plus pseShift, with keys outside the row's window or masked set to -inf; a unit
  *      of at most FIA_DIRECT_ROWS rows (decoding) skips the transpose and takes each q.k_j from the
  *      key row (vectorised over d: two interleaved vector sums, then the lanes in order);
  *   3. online softmax: m' = max(m, max_j s_j), c = exp(m - m'), p_j = exp(s_j - m'),
@@ -32,6 +32,11 @@
 
 static inline float fia_ld(const char *p, int dt)
 {
+    if (dt == FIA_F32) {
+        float f;
+        memcpy(&f, p, sizeof f);
+        return f;
+    }
     uint16_t h;
     memcpy(&h, p, sizeof h);
     return dt == FIA_F16 ? cannon_f16_to_f32(h) : cannon_bf16_to_f32(h);
@@ -41,7 +46,11 @@ static inline float fia_ld(const char *p, int dt)
 static void fia_row_in(float *dst, const char *p, int64_t st, int64_t n, int64_t np, int dt)
 {
     int64_t i = 0;
-    if (st == 1) {
+    if (st == 1 && dt == FIA_F32) {
+        const float *f = (const float *)(const void *)p;
+        for (; i + VW <= n; i += VW)
+            vf_store_f32(dst + i, vf_load_f32(f + i));
+    } else if (st == 1) {
         const uint16_t *h = (const uint16_t *)(const void *)p;
         if (dt == FIA_F16)
             for (; i + VW <= n; i += VW)
@@ -51,7 +60,7 @@ static void fia_row_in(float *dst, const char *p, int64_t st, int64_t n, int64_t
                 vf_store_f32(dst + i, vf_load_bf16(h + i));
     }
     for (; i < n; i++)
-        dst[i] = fia_ld(p + i * st * 2, dt);
+        dst[i] = fia_ld(p + i * st * FIA_ES(dt), dt);
     for (; i < np; i++)
         dst[i] = 0.0f;
 }
@@ -60,6 +69,11 @@ static void fia_row_in(float *dst, const char *p, int64_t st, int64_t n, int64_t
 static void fia_row_out(char *p, int64_t st, const float *src, int64_t n, int dt)
 {
     int64_t i = 0;
+    if (dt == FIA_F32) {
+        for (; i < n; i++)
+            memcpy(p + i * st * 4, src + i, sizeof(float));
+        return;
+    }
     if (st == 1) {
         uint16_t *h = (uint16_t *)(void *)p;
         if (dt == FIA_F16)
@@ -93,6 +107,45 @@ static void fia_scores(const float *q, const float *Kt, int64_t D, int64_t ncols
         vf_store_f32(Sc + c + 2 * VW, s2);
         vf_store_f32(Sc + c + 3 * VW, s3);
     }
+}
+
+/* Scores of n rows (Q rows Dp apart) into S rows (FIA_KB apart), columns [0, ncols) (a multiple of
+ * 4 VW): four rows at a time share each loaded key vector; every element is summed over d in order,
+ * exactly as fia_scores sums it. */
+static void fia_scores_rows(const float *Q, int64_t Dp, int64_t n, const float *Kt, int64_t D, int64_t ncols, float *S)
+{
+    int64_t r = 0;
+    for (; r + 4 <= n; r += 4) {
+        const float *q = Q + r * Dp;
+        float *s = S + r * FIA_KB;
+        for (int64_t c = 0; c < ncols; c += 2 * VW) {
+            vf a0 = vf_set1(0.0f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+            const float *kt = Kt + c;
+            for (int64_t d = 0; d < D; d++, kt += FIA_KB) {
+                const vf k0 = vf_load_f32(kt), k1 = vf_load_f32(kt + VW);
+                const vf q0 = vf_set1(q[d]), q1 = vf_set1(q[Dp + d]);
+                const vf q2 = vf_set1(q[2 * Dp + d]), q3 = vf_set1(q[3 * Dp + d]);
+                a0 = vf_fma(q0, k0, a0);
+                a1 = vf_fma(q0, k1, a1);
+                a2 = vf_fma(q1, k0, a2);
+                a3 = vf_fma(q1, k1, a3);
+                a4 = vf_fma(q2, k0, a4);
+                a5 = vf_fma(q2, k1, a5);
+                a6 = vf_fma(q3, k0, a6);
+                a7 = vf_fma(q3, k1, a7);
+            }
+            vf_store_f32(s + c, a0);
+            vf_store_f32(s + c + VW, a1);
+            vf_store_f32(s + FIA_KB + c, a2);
+            vf_store_f32(s + FIA_KB + c + VW, a3);
+            vf_store_f32(s + 2 * FIA_KB + c, a4);
+            vf_store_f32(s + 2 * FIA_KB + c + VW, a5);
+            vf_store_f32(s + 3 * FIA_KB + c, a6);
+            vf_store_f32(s + 3 * FIA_KB + c + VW, a7);
+        }
+    }
+    for (; r < n; r++)
+        fia_scores(Q + r * Dp, Kt, D, ncols, S + r * FIA_KB);
 }
 
 /* q . k over Dp values (a multiple of VW; both rows zero-padded past D): two interleaved vector
@@ -168,7 +221,7 @@ static float fia_exp_row(float *Sc, int64_t n, float mx)
 static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64_t kc1, float *part)
 {
     const int64_t qb = u % a->nqb, t = u / a->nqb, g = t % a->Nkv, b = t / a->Nkv;
-    const int64_t Dp = a->Dp, D = a->D, G = a->group, dt = a->dt;
+    const int64_t Dp = a->Dp, D = a->D, G = a->group, dt = a->dt, es = FIA_ES(dt);
     const int64_t i0 = qb * a->qblk;
     const int64_t ni = a->S - i0 < a->qblk ? a->S - i0 : a->qblk;
     const int64_t R = G * ni;
@@ -184,7 +237,7 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
     int64_t jmin = kvlen, jmax = 0;
     for (int64_t r = 0; r < R; r++) {
         const int64_t h = g * G + r / ni, i = i0 + r % ni;
-        fia_row_in(Q + r * Dp, a->q + (b * a->qs[0] + h * a->qs[1] + i * a->qs[2]) * 2, a->qs[3], D, Dp, (int)dt);
+        fia_row_in(Q + r * Dp, a->q + (b * a->qs[0] + h * a->qs[1] + i * a->qs[2]) * es, a->qs[3], D, Dp, (int)dt);
         memset(acc + r * Dp, 0, (size_t)Dp * sizeof(float));
         m[r] = FIA_NEG_INF;
         l[r] = 0.0f;
@@ -209,11 +262,11 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
         float *tmp = direct ? Kt : Sc; /* a key row (Sc: before the scores need it) */
         for (int64_t j = 0; j < nk; j++) {
             const int64_t jj = j0 + j;
-            const char *kr = a->k + (b * a->ks[0] + g * a->ks[1] + jj * a->ks[2]) * 2;
+            const char *kr = a->k + (b * a->ks[0] + g * a->ks[1] + jj * a->ks[2]) * es;
             if (jj + FIA_PF_KEYS < jmax && a->ks[3] == 1 && a->vs[3] == 1) {
-                const char *kp = kr + FIA_PF_KEYS * a->ks[2] * 2;
-                const char *vp = a->v + (b * a->vs[0] + g * a->vs[1] + (jj + FIA_PF_KEYS) * a->vs[2]) * 2;
-                for (int64_t o = 0; o < D * 2; o += 64) {
+                const char *kp = kr + FIA_PF_KEYS * a->ks[2] * es;
+                const char *vp = a->v + (b * a->vs[0] + g * a->vs[1] + (jj + FIA_PF_KEYS) * a->vs[2]) * es;
+                for (int64_t o = 0; o < D * es; o += 64) {
                     __builtin_prefetch(kp + o, 0, 3);
                     __builtin_prefetch(vp + o, 0, 3);
                 }
@@ -227,11 +280,20 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
                 for (int64_t d = 0; d < D; d++)
                     Kt[d * FIA_KB + j] = tmp[d];
             }
-            fia_row_in(V + j * Dp, a->v + (b * a->vs[0] + g * a->vs[1] + jj * a->vs[2]) * 2, a->vs[3], D, Dp, (int)dt);
+            fia_row_in(V + j * Dp, a->v + (b * a->vs[0] + g * a->vs[1] + jj * a->vs[2]) * es, a->vs[3], D, Dp, (int)dt);
         }
         if (nk < FIA_KB && !direct)
             for (int64_t d = 0; d < D; d++)
                 memset(Kt + d * FIA_KB + nk, 0, (size_t)(FIA_KB - nk) * sizeof(float));
+        if (!direct) { /* every row's scores, four rows per pass over the block, as far as any row needs */
+            int64_t ncmax = 0;
+            for (int64_t r = 0; r < R; r++) {
+                const int64_t jb = jhi[r] < j0 + nk ? jhi[r] - j0 : nk;
+                const int64_t nc = (jb + 4 * VW - 1) / (4 * VW) * (4 * VW);
+                ncmax = jlo[r] < j0 + nk && jhi[r] > j0 && nc > ncmax ? nc : ncmax;
+            }
+            fia_scores_rows(Q, Dp, R, Kt, D, ncmax, Sc);
+        }
         for (int64_t r = 0; r < R; r++) {
             const int64_t ja = jlo[r] > j0 ? jlo[r] - j0 : 0;
             const int64_t jb = jhi[r] < j0 + nk ? jhi[r] - j0 : nk;
@@ -240,9 +302,7 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
             const int64_t h = g * G + r / ni, i = i0 + r % ni;
             const int64_t ncols = (jb + 4 * VW - 1) / (4 * VW) * (4 * VW);
             float *S = Sc + r * FIA_KB;
-            if (!direct)
-                fia_scores(Q + r * Dp, Kt, D, ncols, S);
-            const char *pse = a->has_pse ? a->pse + (b * a->ps[0] + h * a->ps[1] + i * a->ps[2]) * 2 : NULL;
+            const char *pse = a->has_pse ? a->pse + (b * a->ps[0] + h * a->ps[1] + i * a->ps[2]) * es : NULL;
             const unsigned char *mk =
                 a->has_mask ? (const unsigned char *)a->mask + b * a->ms[0] + h * a->ms[1] + i * a->ms[2] : NULL;
             float mx = FIA_NEG_INF;
@@ -250,9 +310,13 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
                 float s = FIA_NEG_INF;
                 if (c >= ja && c < jb) {
                     const int64_t jj = j0 + c;
-                    s = S[c] * a->scale;
-                    if (pse)
-                        s += fia_ld(pse + jj * a->ps[3] * 2, (int)dt);
+                    if (pse && a->pse_first) {
+                        s = (S[c] + fia_ld(pse + jj * a->ps[3] * es, (int)dt)) * a->scale;
+                    } else {
+                        s = S[c] * a->scale;
+                        if (pse)
+                            s += fia_ld(pse + jj * a->ps[3] * es, (int)dt);
+                    }
                     if (mk && mk[jj * a->ms[3]])
                         s = FIA_NEG_INF;
                 }
@@ -264,6 +328,11 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
             const float mnew = mx > m[r] || mx != mx ? mx : m[r];
             const float corr = m[r] == FIA_NEG_INF ? 0.0f : expf(m[r] - mnew);
             const float psum = fia_exp_row(S, ncols, mnew);
+            if (a->drop) {
+                const int64_t f0 = ((b * a->N + h) * a->S + i) * a->Skv + j0;
+                for (int64_t c = ja; c < jb; c++)
+                    S[c] = fia_kept(a->drop, f0 + c) ? S[c] * a->keep_inv : 0.0f;
+            }
             l[r] = l[r] * corr + psum;
             m[r] = mnew;
             fia_pv(acc + r * Dp, S, V, Dp, ja, jb, corr);
@@ -288,10 +357,18 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
         } else {
             memset(o, 0, (size_t)Dp * sizeof(float));
         }
-        fia_row_out(a->out + (b * a->os[0] + h * a->os[1] + i * a->os[2]) * 2, a->os[3], o, D, (int)dt);
+        fia_row_out(a->out + (b * a->os[0] + h * a->os[1] + i * a->os[2]) * es, a->os[3], o, D, (int)dt);
         if (a->lse) {
             const float v = l[r] != 0.0f ? (float)((double)m[r] + log((double)l[r])) : FIA_NEG_INF;
             memcpy(a->lse + (b * a->ls[0] + h * a->ls[1] + i * a->ls[2]) * 4, &v, sizeof v);
+        }
+        if (a->smax) {
+            float *xm = (float *)(void *)(a->smax + (b * a->xs[0] + h * a->xs[1] + i * a->xs[2]) * 4);
+            float *xl = (float *)(void *)(a->ssum + (b * a->xs[0] + h * a->xs[1] + i * a->xs[2]) * 4);
+            for (int k = 0; k < 8; k++) {
+                xm[k] = m[r];
+                xl[k] = l[r];
+            }
         }
     }
 }

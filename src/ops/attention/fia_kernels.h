@@ -24,9 +24,12 @@
 #define FIA_KB 64
 /* Units of at most this many rows compute scores from key rows directly (no transposed block). */
 #define FIA_DIRECT_ROWS 4
-/* Query/key element dtypes. */
+/* Query/key element dtypes (FIA_F32: the training operator only). */
 #define FIA_F16 0
 #define FIA_BF16 1
+#define FIA_F32 2
+/* Bytes per element of a dtype. */
+#define FIA_ES(dt) ((dt) == FIA_F32 ? 4 : 2)
 /* A bound no row offset reaches (|preTokens|, |nextTokens| are clamped to it). */
 #define FIA_FAR ((int64_t)1 << 40)
 
@@ -49,7 +52,26 @@ typedef struct fia_args {
     int32_t pad_;
     int64_t qblk, nqb, units, per_block, ws_floats;
     int64_t nsplit, chunk, items, part_rows; /* items = units * nsplit; nsplit 1: no split */
+    /* Training (aclnnFlashAttentionScore) options, all zero for the inference operator, which
+     * never splits keys when any is set:
+     *   pse_first: scores are scale * (q.k + pse) instead of scale * q.k + pse;
+     *   smax, ssum: the row's final m and l, each written 8 times per row (strides xs per
+     *     (b, n, s), the 8 contiguous); NULL: not written;
+     *   drop: dropout keep bits, bit f % 8 of byte f / 8 for f = ((b N + n) S + i) Skv + j, 1 =
+     *     kept; a kept probability is scaled by keep_inv = 1 / keepProb, a dropped one is 0 (after
+     *     the sum l, which stays the softmax's). */
+    char *smax, *ssum;
+    const char *drop;
+    int64_t xs[3];
+    int32_t pse_first;
+    float keep_inv;
 } fia_args;
+
+/* Whether the dropout bit of flat index f is set (kept). */
+static inline int fia_kept(const char *drop, int64_t f)
+{
+    return (((const unsigned char *)drop)[f >> 3] >> (f & 7)) & 1;
+}
 
 /* The lengths after the struct (has_lens). */
 static inline const int64_t *fia_lens(const fia_args *a)

@@ -2,3 +2,6 @@
 #include "../kernels/vec_scalar.h"
 #define FIA_UNITS_FN cannon_fia_units_scalar
 #include "fia_impl.h"
+#define FAS_KV_FN cannon_fas_kv_scalar
+#define FAS_Q_FN cannon_fas_q_scalar
+#include "fas_bwd_impl.h"

@@ -91,9 +91,20 @@ def cpu_id():
     return _cpu
 
 
-def cache_key(source):
+def vecreport_enabled():
+    """``CANNON_TRITON_VECREPORT=1``: build with the compiler's report of the loops it did not
+    vectorize (gcc's ``-fopt-info-vec-missed``, clang's ``-Rpass-missed=loop-vectorize``), saved as
+    ``vec-report.txt`` next to ``kernel.c`` and printed to stderr when the object is loaded."""
+    return os.environ.get("CANNON_TRITON_VECREPORT", "0") not in ("", "0", "false", "False", "no")
+
+
+def _is_clang():
+    return "clang" in compiler_version().lower()
+
+
+def cache_key(source, extra=()):
     h = hashlib.sha256()
-    for part in (source, " ".join(FLAGS), compiler() or "", compiler_version(), cpu_id()):
+    for part in (source, " ".join(FLAGS + tuple(extra)), compiler() or "", compiler_version(), cpu_id()):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
@@ -101,11 +112,16 @@ def cache_key(source):
 
 def build(source):
     """The path of the shared object for source, compiling it unless the cache holds it."""
-    key = cache_key(source)
+    report = vecreport_enabled()
+    extra = (("-Rpass-missed=loop-vectorize",) if _is_clang() else ("-fopt-info-vec-missed",)) if report else ()
+    key = cache_key(source, extra)
     d = os.path.join(cache_dir(), key[:2], key)
     so = os.path.join(d, "kernel.so")
+    rep = os.path.join(d, "vec-report.txt")
     if os.path.exists(so):
         stats["disk_hits"] += 1
+        if report:
+            _print_report(rep)
         return so
     os.makedirs(d, exist_ok=True)
     src = os.path.join(d, "kernel.c")
@@ -116,15 +132,36 @@ def build(source):
     os.close(fd)
     try:
         env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}  # no sanitizer runtime in the compiler
-        r = subprocess.run([compiler(), *FLAGS, "-o", tmp, src], capture_output=True, text=True, env=env)
+        flags = list(FLAGS)
+        if report and not _is_clang():
+            flags.append(f"-fopt-info-vec-missed={rep}")
+        elif report:
+            flags.extend(extra)
+        r = subprocess.run([compiler(), *flags, "-o", tmp, src], capture_output=True, text=True, env=env)
         if r.returncode != 0:
             raise BuildError(f"{compiler()} failed on {src}:\n{r.stderr}")
+        if report and _is_clang():
+            with open(rep, "w") as f:
+                f.write(r.stderr)
         os.replace(tmp, so)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
     stats["compiles"] += 1
+    if report:
+        _print_report(rep)
     return so
+
+
+def _print_report(path):
+    import sys
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        text = ""
+    print(f"// ---- cannon.triton: vectorization report ({path}) ----", file=sys.stderr)
+    print(text.rstrip() or "(every loop the compiler considered was vectorized)", file=sys.stderr)
 
 
 class Library:
@@ -138,3 +175,5 @@ class Library:
         f.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_int64, ctypes.c_int64,
                       ctypes.POINTER(ctypes.c_int32)]
         self.run = f
+        # the per-block entry of cannon's kernel-launch interface (cannonLaunchKernel)
+        self.block_fn = ctypes.cast(self.lib.cn_triton_block, ctypes.c_void_p).value

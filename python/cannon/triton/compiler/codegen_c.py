@@ -26,7 +26,9 @@ import math
 from .. import semantics as sem
 from . import ir
 
-ABI_VERSION = 1
+ABI_VERSION = 2
+ACL_ERROR_BAD_ALLOC = 200000       # acl_base_rt.h: what a block returns when its tile storage fails
+ACL_ERROR_RT_FAILURE = 500003      # ... and when a runtime check (tl.device_assert, tl.assume) fails
 
 
 class Unsupported(Exception):
@@ -52,6 +54,7 @@ PRELUDE = r"""#include <stdint.h>
 #include <math.h>
 
 #define CN_EXPORT __attribute__((visibility("default")))
+#define CN_BP_RANK 5
 
 static inline uint16_t cn_f32_to_f16(float f) {
     uint32_t x; memcpy(&x, &f, 4);
@@ -123,10 +126,56 @@ static inline uint32_t cn_bits_f32(float f) { uint32_t u; memcpy(&u, &f, 4); ret
 static inline uint64_t cn_bits_f64(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 static inline float cn_f32_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static inline double cn_f64_bits(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
+/* fp32 exp2 and exp without branches or libm calls, so that a loop of them vectorizes (libm's
+   expf does not without -ffast-math, nor do fminf/floorf): 2^x = 2^n * 2^f with n = round(x),
+   |f| <= 1/2, 2^f = e^(f ln2) by its degree-7 Taylor polynomial (truncation below 6e-9 relative);
+   the scale 2^n is applied as two powers of two so that subnormal results round once. Rounding to
+   an integer adds and subtracts 1.5 * 2^23 (exact without contraction). Within 2 ulp of the exact
+   result; NaN gives NaN, overflow infinity, underflow 0. */
+typedef float cn_v16f __attribute__((vector_size(64)));
+typedef int32_t cn_v16i __attribute__((vector_size(64)));
+typedef double cn_v8d __attribute__((vector_size(64)));
+typedef int64_t cn_v8l __attribute__((vector_size(64)));
+static inline float cn_clampf(float x, float lo, float hi) { x = x > lo ? x : lo; return x < hi ? x : hi; }
+static inline float cn_exp2_poly(float f, float n) {
+    float p = 1.0f + f * (1.0f + f * (0.5f + f * (1.6666667163e-1f + f * (4.1666667908e-2f + f * (8.3333337680e-3f
+              + f * (1.3888889225e-3f + f * 1.9841270114e-4f))))));
+    int32_t ni = (int32_t)n, n1 = ni / 2, n2 = ni - n1;
+    return p * cn_f32_bits((uint32_t)(n1 + 127) << 23) * cn_f32_bits((uint32_t)(n2 + 127) << 23);
+}
+static inline float cn_exp2f(float x) {
+    float t = cn_clampf(x, -152.0f, 129.0f);
+    float n = (t + 12582912.0f) - 12582912.0f;
+    float r = cn_exp2_poly((t - n) * 0.693147180559945309f, n);
+    r = x >= 128.0f ? INFINITY : r;
+    return x != x ? x : r;
+}
+static inline float cn_expf(float x) {
+    float t = cn_clampf(x * 1.44269504088896341f, -152.0f, 129.0f);
+    float n = (t + 12582912.0f) - 12582912.0f;
+    float xc = cn_clampf(x, -106.0f, 90.0f);
+    /* x - n ln2 with ln2 in two parts: the high part times n is exact (Cody and Waite) */
+    float f = (xc - n * 0.693145751953125f) - n * 1.42860682030941723212e-6f;
+    float r = cn_exp2_poly(f, n);
+    r = x > 88.72283935546875f ? INFINITY : r;
+    r = x < -104.0f ? 0.0f : r;
+    return x != x ? x : r;
+}
+/* a block pointer or tensor descriptor: the parent tensor and the block's offsets, in elements */
+typedef struct { char *base; int64_t shape[CN_BP_RANK]; int64_t stride[CN_BP_RANK]; int64_t off[CN_BP_RANK]; } cn_bp;
 """
+
+BP_RANK = 5
+
+
+def _is_bp(t):
+    """A block pointer or tensor descriptor type (frontend.BlockPtrType): a cn_bp struct in C."""
+    return hasattr(t, "block_shape")
 
 
 def _ct(t):
+    if _is_bp(t):
+        return "cn_bp"
     if t.is_ptr():
         return "char *"
     return _CTYPE[t.name]
@@ -172,6 +221,19 @@ def _lit(value, t):
     return f"(({_CTYPE[t.name]}){v}{'ULL' if t.is_int_unsigned() else 'LL'})"
 
 
+def _zero(t):
+    return "{0}" if _is_bp(t) else "0"
+
+
+def _cstr(text):
+    """A C string literal holding text (UTF-8; every byte outside printable ASCII escaped)."""
+    out = []
+    for b in str(text).encode("utf-8"):
+        c = chr(b)
+        out.append(c if 32 <= b < 127 and c not in '"\\?' else f"\\{b:03o}")
+    return '"' + "".join(out) + '"'
+
+
 def _numel(shape):
     n = 1
     for s in shape:
@@ -196,6 +258,11 @@ class _Emitter:
         self.alias = {}     # value id -> the id whose storage it shares (reshapes, region arguments)
         self.refs = set()   # ids the line being written reads
         self.mat = None     # id the line being written materializes (None: a line with effects)
+        self.uses_stdio = False
+        self.splat = {}     # block id -> the scalar Value it is a splat of
+        self.views = set()  # id() of the loads whose tile may view memory (plan_views)
+        self.view_ids = set()  # ids of the values those loads produce
+        self.helpers = {}   # name -> C source of static functions the kernel calls (dot kernels)
 
     # ---- storage ----
     def new_name(self, v):
@@ -211,7 +278,7 @@ class _Emitter:
             star = "*" if ct.endswith("*") else " *"
             self.decls.append(f"{ct}{star}restrict {n} = ({ct}{star})(arena + {off});")
         else:
-            self.decls.append(f"{_ct(v.dtype)} {n} = 0;")
+            self.decls.append(f"{_ct(v.dtype)} {n} = {_zero(v.dtype)};")
         self.names[v.id] = n
         return n
 
@@ -253,6 +320,12 @@ class _Emitter:
 
     def check_type(self, v):
         t = v.type
+        if _is_bp(t):
+            if len(t.block_shape) > BP_RANK:
+                raise Unsupported(f"block pointers of rank {len(t.block_shape)}", self.lineno)
+            if t.element_ty.is_ptr():
+                raise Unsupported("pointers to pointers", self.lineno)
+            return
         if not isinstance(t, (sem.dtype, sem.block_type)) or (v.dtype.is_ptr() and not isinstance(v.dtype,
                                                                                                    sem.pointer_type)):
             raise Unsupported(f"values of type {ir.type_str(t)}", self.lineno)
@@ -272,6 +345,9 @@ class _Emitter:
         self.mat = None
 
     def opnd(self, v, i):
+        if i is not None and v.id in self.splat:
+            # a block splat from a scalar is read as the scalar (its tile is then often unread)
+            return self.name(self.splat[v.id])
         if i is not None and v.id in self.affine:
             # an affine 1-D value is computed in place (its materialized tile is then often unread):
             # lane i of an integer is (T)(first + i * stride), exact in 64 bits, wrapping like T
@@ -310,7 +386,7 @@ class _Emitter:
             else:
                 tmp = f"t{self.tmp}"
                 self.tmp += 1
-                self.decls.append(f"{_ct(v.dtype)} {tmp} = 0;")
+                self.decls.append(f"{_ct(v.dtype)} {tmp} = {_zero(v.dtype)};")
                 self.w(f"{tmp} = {self.name(v)};")
                 temps.append((t, tmp, v, 0))
         for t, tmp, v, size in temps:
@@ -365,13 +441,18 @@ class _Emitter:
     def op_splat(self, op):
         x = op.operands[0]
         self.splat_info(x, op.result)
+        if op.result.shape and not x.shape:
+            self.splat[op.result.id] = x
         self.ew(op.result, lambda i: self.name(x))
 
     def op_broadcast(self, op):
         x, r = op.operands[0], op.result
         if not x.shape:
             self.splat_info(x, r)
+            self.splat[r.id] = x
             return self.ew(r, lambda i: self.name(x))
+        if x.id in self.splat:
+            self.splat[r.id] = self.splat[x.id]
         shape = tuple(r.shape)
         src = (1,) * (len(shape) - len(x.shape)) + tuple(x.shape)
         strides, acc = [], 1
@@ -408,6 +489,8 @@ class _Emitter:
             self.names[r.id] = self.name(x)  # same row-major data
             self.alias[r.id] = x.id
             self.refs = set()
+            if x.id in self.splat:
+                self.splat[r.id] = self.splat[x.id]
         else:
             self.ew(r, lambda i: self.name(x) if not x.shape else f"{self.name(x)}[0]")
 
@@ -501,6 +584,8 @@ class _Emitter:
             self.ew(r, lambda i: f"({one} / sqrt{sfx}({self.opnd(x, i)}))")
         elif name == "erf":
             self.ew(r, lambda i: f"({_ct(t)})erf((double){self.opnd(x, i)})")
+        elif t.is_fp32() and name in ("exp", "exp2"):  # branch-free: loops of them vectorize
+            self.ew(r, lambda i: f"cn_{name}f({self.opnd(x, i)})")
         else:
             self.ew(r, lambda i: f"{_MATH[name]}{sfx}({self.opnd(x, i)})")
 
@@ -583,6 +668,38 @@ class _Emitter:
         self.w(f"{a} = 1; for (int i = 0; i < {n}; i++) {a} &= {self.at(m)};")
         return a
 
+    def plan_views(self, body):
+        """The top-level contiguous loads whose tile may be a view of the memory itself (no copy):
+        those no write (a store or atomic, at top level or inside a region) can reach between the
+        load and the last read of its value."""
+        ops = body.ops
+        src, every = {}, []
+        ir._walk(body, every)
+        for o in every:
+            if o.opcode == "reshape" and o.results:
+                src[o.result.id] = o.operands[0].id
+
+        def root(i):
+            while i in src:
+                i = src[i]
+            return i
+        last, writes = {}, set()
+        for k, op in enumerate(ops):
+            stack = [op]
+            while stack:
+                o = stack.pop()
+                if o.opcode in ("store", "store_block", "desc_store") or o.opcode.startswith("atomic_"):
+                    writes.add(k)
+                for v in o.operands:
+                    last[root(v.id)] = k
+                for reg in o.regions:
+                    stack.extend(reg.ops)
+        for k, op in enumerate(ops):
+            if op.opcode == "load" and op.results:
+                end = last.get(op.result.id, k)
+                if not any(k < w <= end for w in writes):
+                    self.views.add(id(op))
+
     def contiguous_load(self, op, p, m, other, t):
         r = op.result
         n = _numel(r.shape)
@@ -591,6 +708,32 @@ class _Emitter:
         step = 1 if t.is_int1() else t.itemsize
         ld = _load(t, f"({base} + (size_t)i * {step})")
         same = not (_is16(t) or t.is_int1())  # memory and computation types agree
+        if same and id(op) in self.views:
+            # the tile is the memory itself when every lane is on; the arena copy otherwise
+            ct = _ct(t)
+            decl = self.decls.pop()
+            buf = rn + "_b"
+            self.decls.append(decl.replace(f"restrict {rn} =", f"restrict {buf} ="))
+            self.decls.append(f"const {ct} *{rn} = {buf};")
+            self.names[r.id] = rn
+            self.view_ids.add(r.id)
+            full = f"{rn} = (const {ct} *)(const void *)({base});"
+            o = None
+            if m is None:
+                self.w(full)
+                return
+            if not m.shape:
+                o = self.name(other) if other is not None else _lit(0, t)
+                self.w(f"if ({self.name(m)}) {{ {full} }} else {{ {rn} = {buf}; "
+                       f"for (int i = 0; i < {n}; i++) {buf}[i] = {o}; }}")
+                return
+            a = self.all_of(m, n)
+            o = self.opnd(other, "i") if other is not None and other.shape else (
+                self.name(other) if other is not None else _lit(0, t))
+            self.w(f"if ({a}) {{ {full} }} else {{ {rn} = {buf};")
+            self.w(f"    for (int i = 0; i < {n}; i++) {buf}[i] = {self.at(m)} ? {ld} : {o};")
+            self.w("}")
+            return
         full = f"memcpy({rn}, {base}, {n * step});" if same else f"for (int i = 0; i < {n}; i++) {rn}[i] = {ld};"
         if m is None:
             self.w(full)
@@ -600,8 +743,8 @@ class _Emitter:
             self.w(f"if ({self.name(m)}) {{ {full} }} else {{ for (int i = 0; i < {n}; i++) {rn}[i] = {o}; }}")
             return
         a = self.all_of(m, n)
-        o = self.at(other) if other is not None and other.shape else (self.name(other) if other is not None
-                                                                        else _lit(0, t))
+        o = self.opnd(other, "i") if other is not None and other.shape else (self.name(other) if other is not None
+                                                                             else _lit(0, t))
         self.w(f"if ({a}) {{ {full} }} else {{")
         self.w(f"    for (int i = 0; i < {n}; i++) {rn}[i] = {self.at(m)} ? {ld} : {o};")
         self.w("}")
@@ -613,7 +756,11 @@ class _Emitter:
         vi = self.at(v) if v.shape else self.name(v)
         st = _store(t, f"({base} + (size_t)i * {step})", vi)
         same = not (_is16(t) or t.is_int1()) and v.shape
-        full = f"memcpy({base}, {self.name(v)}, {n * step});" if same else \
+        vid = v.id
+        while vid in self.alias:
+            vid = self.alias[vid]
+        mv = "memmove" if vid in self.view_ids else "memcpy"  # a view of memory may overlap the target
+        full = f"{mv}({base}, {self.name(v)}, {n * step});" if same else \
             f"for (int i = 0; i < {n}; i++) {{ {st} }}"
         if m is None:
             self.w(full)
@@ -647,6 +794,8 @@ class _Emitter:
         acc_t = "float" if _is16(t) else _ct(t)
         if kind == "sum" and t.is_int():
             acc_t = _UTYPE[max(t.int_bitwidth, 8)] if not t.is_int1() else "uint32_t"
+        if inner == 1 and n >= 32 and not arg and t.is_floating():
+            return self._reduce_lanes(kind, t, acc_t, xn, rn, r, outer, n)
         self.w("{")
         self.depth += 1
         self.w(f"for (int ro = 0; ro < {outer}; ro++) for (int ri = 0; ri < {inner}; ri++) {{")
@@ -683,6 +832,43 @@ class _Emitter:
         self.depth -= 1
         self.w("}")
 
+    def _reduce_lanes(self, kind, t, acc_t, xn, rn, r, outer, n):
+        """A float reduction along a contiguous axis: partial results in A = 4 (2, 1 for short
+        rows) 64-byte vectors (GCC's vector extension: 16 fp32 or 8 fp64 lanes each, over strided
+        elements, so the chains of dependent operations interleave; the compiler cannot reassociate
+        a scalar loop itself), then the vectors and their lanes combined pairwise. Sums are then
+        more accurate than left to right; max/min are exact (NaN wins)."""
+        vf, vi, L = ("cn_v16f", "cn_v16i", 16) if acc_t == "float" else ("cn_v8d", "cn_v8l", 8)
+        A = 4 if n >= 8 * L else (2 if n >= 4 * L else 1)
+        cmp = ">" if kind == "max" else "<"
+
+        def vop(a, b):  # a = a op b on vectors
+            if kind == "sum":
+                return f"{a} = {a} + {b};"
+            # keep a where a is NaN, or b is not NaN and does not beat a
+            return (f"{{ {vi} keep = ({a} != {a}) | (({b} == {b}) & ~({b} {cmp} {a})); "
+                    f"{a} = ({vf})((({vi}){a} & keep) | (({vi}){b} & ~keep)); }}")
+        if kind == "sum":
+            comb = "q[l] = q[l] + q[l + w];"
+        else:
+            comb = (f"q[l] = (q[l] != q[l] || q[l + w] != q[l + w]) ? (q[l] != q[l] ? q[l] : q[l + w]) : "
+                    f"(q[l + w] {cmp} q[l] ? q[l + w] : q[l]);")
+        res = _round(t, "q[0]") if kind == "sum" else "q[0]"
+        self.w(f"for (int ro = 0; ro < {outer}; ro++) {{")
+        self.w(f"    const {acc_t} *xr = {xn} + (size_t)ro * {n};")
+        self.w(f"    {vf} " + ", ".join(f"p{a}" for a in range(A)) + f", e; {acc_t} q[{L}];")
+        self.w("    " + " ".join(f"memcpy(&p{a}, xr + {a * L}, sizeof p{a});" for a in range(A)))
+        steps = " ".join(f"memcpy(&e, xr + rj + {a * L}, sizeof e); {vop(f'p{a}', 'e')}" for a in range(A))
+        self.w(f"    for (int rj = {A * L}; rj < {n}; rj += {A * L}) {{ {steps} }}")
+        if A == 4:
+            self.w(f"    {vop('p0', 'p2')} {vop('p1', 'p3')}")
+        if A >= 2:
+            self.w(f"    {vop('p0', 'p1')}")
+        self.w("    memcpy(q, &p0, sizeof p0);")
+        self.w(f"    for (int w = {L // 2}; w > 0; w /= 2) for (int l = 0; l < w; l++) {comb}")
+        self.w(f"    {rn}[ro] = {res};" if r.shape else f"    {rn} = {res};")
+        self.w("}")
+
     def op_reduce_sum(self, op):
         self._reduce(op, "sum")
 
@@ -693,10 +879,9 @@ class _Emitter:
         a, b = op.operands[:2]
         acc = op.operands[2] if len(op.operands) > 2 else None
         r = op.result
-        if len(a.shape) != 2:
-            raise Unsupported("3-D tl.dot", op.lineno)
-        M, K = a.shape
-        N = b.shape[1]
+        batch = a.shape[0] if len(a.shape) == 3 else 1
+        M, K = a.shape[-2:]
+        N = b.shape[-1]
         ct = "int32_t" if a.dtype.is_int() else ("double" if a.dtype.is_fp64() else "float")
         rn = self.new_name(r)
         an, bn = self.name(a), self.name(b)
@@ -704,6 +889,7 @@ class _Emitter:
         self.tmp += 1
         off = self.arena
         self.arena += (M * N * 8 + 63) // 64 * 64
+        self.arena += (M * N * 8 * (batch - 1) + 63) // 64 * 64
         self.decls.append(f"{ct} *restrict {d} = ({ct} *)(arena + {off});")
         # i-k-j order: the inner loop runs along a row of b and of the result (vectorized); products
         # are summed in k order in the compute type (int8 products in int32, wrapping)
@@ -712,13 +898,32 @@ class _Emitter:
                    f"(uint32_t)(x * (int32_t){bn}[k * {N} + n]));")
         else:
             upd = f"{d}[m * {N} + n] += x * ({ct}){bn}[k * {N} + n];"
-        self.w(f"for (int m = 0; m < {M}; m++) {{")
-        self.w(f"    for (int n = 0; n < {N}; n++) {d}[m * {N} + n] = 0;")
-        self.w(f"    for (int k = 0; k < {K}; k++) {{")
-        self.w(f"        {ct} x = ({ct}){an}[m * {K} + k];")
-        self.w(f"        for (int n = 0; n < {N}; n++) {upd}")
-        self.w("    }")
-        self.w("}")
+        if batch > 1:  # a 3-D dot: one 2-D product per batch entry, on offset views of a, b and d
+            self.w(f"for (int bt = 0; bt < {batch}; bt++) {{")
+            self.w(f"    {ct} *restrict {d}_ = {d} + bt * {M * N};")
+            self.w(f"    const {_ct(a.dtype)} *restrict {an}_ = {an} + bt * {M * K};")
+            self.w(f"    const {_ct(b.dtype)} *restrict {bn}_ = {bn} + bt * {K * N};")
+            upd = upd.replace(f"{d}[", f"{d}_[").replace(f"{bn}[", f"{bn}_[")
+            a_at, d_at = f"{an}_", f"{d}_"
+            self.depth += 1
+        else:
+            a_at, d_at = an, d
+        lanes = {"float": 16, "double": 8}.get(ct)
+        if lanes and M % 4 == 0 and N % (2 * lanes) == 0:
+            fn = self.dot_kernel(ct, lanes, M, N, K)
+            self.w(f"{fn}({d_at}, {a_at}, {bn + '_' if batch > 1 else bn});")
+        else:
+            self.w(f"for (int m = 0; m < {M}; m++) {{")
+            self.w(f"    for (int n = 0; n < {N}; n++) {d_at}[m * {N} + n] = 0;")
+            self.w(f"    for (int k = 0; k < {K}; k++) {{")
+            self.w(f"        {ct} x = ({ct}){a_at}[m * {K} + k];")
+            self.w(f"        for (int n = 0; n < {N}; n++) {upd}")
+            self.w("    }")
+            self.w("}")
+        if batch > 1:
+            self.depth -= 1
+            self.w("}")
+        M = M * batch
         t = r.dtype
         if acc is None:
             res = lambda i: _round(t, f"({_ct(t)}){d}[{i}]") if t.is_floating() else f"{d}[{i}]"  # noqa: E731
@@ -727,6 +932,37 @@ class _Emitter:
         else:
             res = lambda i: _round(t, f"({_round(t, f'({_ct(t)}){d}[{i}]')} + {self.at(acc, i)})")  # noqa: E731
         self.w(f"for (int i = 0; i < {M * N}; i++) {rn}[i] = {res('i')};")
+
+    def dot_kernel(self, ct, lanes, M, N, K):
+        """The name of a static function d = a @ b for [M, K] x [K, N] tiles of ct (float or
+        double): 4 rows by 2 vectors of the result accumulate in registers over k (GCC's vector
+        extension), each product added in k order, fused into a multiply-add where the CPU has one
+        (the function alone is compiled with -ffp-contract=fast)."""
+        name = f"cn_dot_{ct}_{M}_{N}_{K}"
+        if name in self.helpers:
+            return name
+        v = "cn_v16f" if ct == "float" else "cn_v8d"
+        L = lanes
+        acc = ", ".join(f"c{i}{j} = {{0}}" for i in range(4) for j in range(2))
+        body = ["__attribute__((optimize(\"fp-contract=fast\")))",
+                f"static void {name}({ct} *restrict d, const {ct} *restrict a, const {ct} *restrict b) {{",
+                f"    for (int m = 0; m < {M}; m += 4)",
+                f"        for (int n = 0; n < {N}; n += {2 * L}) {{",
+                f"            {v} {acc};",
+                f"            for (int k = 0; k < {K}; k++) {{",
+                f"                {v} b0, b1;",
+                f"                memcpy(&b0, b + (size_t)k * {N} + n, sizeof b0);",
+                f"                memcpy(&b1, b + (size_t)k * {N} + n + {L}, sizeof b1);"]
+        for i in range(4):
+            body.append(f"                {{ {ct} x = a[(size_t)(m + {i}) * {K} + k]; "
+                        f"c{i}0 += x * b0; c{i}1 += x * b1; }}")
+        body.append("            }")
+        for i in range(4):
+            body.append(f"            memcpy(d + (size_t)(m + {i}) * {N} + n, &c{i}0, sizeof c{i}0); "
+                        f"memcpy(d + (size_t)(m + {i}) * {N} + n + {L}, &c{i}1, sizeof c{i}1);")
+        body += ["        }", "}"]
+        self.helpers[name] = "\n".join(body)
+        return name
 
     def op_reduce_argmax(self, op):
         self._reduce(op, "argmax")
@@ -759,6 +995,351 @@ class _Emitter:
 
     def op_barrier(self, op):
         pass
+
+    # ---- split / join ----
+    def op_split(self, op):
+        x = op.operands[0]
+        for k, r in enumerate(op.results):
+            self.ew(r, lambda i, k=k: f"{self.name(x)}[2 * {i} + {k}]" if i is not None else f"{self.name(x)}[{k}]")
+
+    def op_join(self, op):
+        a, b = op.operands
+        r = op.result
+        n = self.new_name(r)
+        self.refs = set()
+        self.mat = r.id
+        cnt = _numel(a.shape)
+        self.w(f"for (int i = 0; i < {cnt}; i++) {{ {n}[2 * i] = {self.opnd(a, 'i' if a.shape else None)}; "
+               f"{n}[2 * i + 1] = {self.opnd(b, 'i' if b.shape else None)}; }}")
+        self.mat = None
+
+    # ---- atomics: __atomic builtins on the element's bits; a CAS loop where no builtin fits ----
+    def _atomic(self, op, kind):
+        p = op.operands[0]
+        if kind == "cas":
+            c, v, m = op.operands[1], op.operands[2], None
+        else:
+            c, v = None, op.operands[1]
+            m = op.operands[2] if len(op.operands) > 2 else None
+        r = op.result
+        t = p.dtype.element_ty
+        if t.is_int1():
+            raise Unsupported(f"atomic_{kind} on int1", op.lineno)
+        bits = t.primitive_bitwidth
+        u = f"uint{bits}_t"
+        rn = self.new_name(r)
+        ct = _ct(t)
+        i = "i" if r.shape else None
+        x = f"({ct})({self.opnd(v, i)})"
+        dst = self.at(r, i) if r.shape else rn
+        fetch = {"add": "__atomic_fetch_add", "and": "__atomic_fetch_and", "or": "__atomic_fetch_or",
+                 "xor": "__atomic_fetch_xor", "xchg": "__atomic_exchange_n"}
+        if t.is_int() and kind in fetch:
+            body = f"{dst} = ({ct}){fetch[kind]}(({u} *)ap, ({u}){x}, __ATOMIC_ACQ_REL);"
+        else:
+            if kind == "add":
+                new = _round(t, "(cur + xv)") if t.is_floating() else None
+            elif kind in ("max", "min"):
+                cmp = ">" if kind == "max" else "<"
+                new = f"(xv {cmp} cur ? xv : cur)"
+                if t.is_floating():  # NaN wins, as numpy's maximum/minimum
+                    new = f"(cur != cur ? cur : (xv != xv ? xv : {new}))"
+            elif kind == "xchg":
+                new = "xv"
+            elif kind == "cas":
+                new = f"(cur == ({ct})({self.opnd(c, i)}) ? xv : cur)"
+            else:
+                raise Unsupported(f"atomic_{kind} on {t}", op.lineno)
+            body = (f"{ct} xv = {x}, cur; {u} ob = __atomic_load_n(({u} *)ap, __ATOMIC_ACQUIRE), nb; "
+                    f"do {{ cur = {_from_bits(t, 'ob')}; nb = ({u}){_to_bits(t, new)}; }} while "
+                    f"(!__atomic_compare_exchange_n(({u} *)ap, &ob, nb, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)); "
+                    f"{dst} = cur;")
+        lane = f"{{ char *ap = {self.opnd(p, i)}; {body} }}"
+        if m is not None:
+            lane = f"if ({self.opnd(m, i)}) {lane} else {dst} = 0;"
+        if r.shape:
+            self.w(f"for (int i = 0; i < {_numel(r.shape)}; i++) {{ {lane} }}")
+        else:
+            self.w(f"{{ {lane} }}")
+
+    def __getattr__(self, name):
+        if name.startswith("op_atomic_"):
+            kind = name[len("op_atomic_"):]
+            if kind in ("add", "max", "min", "xchg", "and", "or", "xor", "cas"):
+                return lambda op: self._atomic(op, kind)
+        raise AttributeError(name)
+
+    # ---- debugging ----
+    def op_print(self, op):
+        self.uses_stdio = True
+        prefix = _cstr(op.attrs.get("prefix", ""))
+        parts = [f'printf("pid (%d, %d, %d) %s", (int)pid0, (int)pid1, (int)pid2, {prefix});']
+        hexa = op.attrs.get("hex")
+        for v in op.operands:
+            t = v.dtype
+            if t.is_floating():
+                fmt, cast = ("%.17g" if t.is_fp64() else "%.9g"), "(double)"
+            elif t.is_ptr():
+                fmt, cast = "%#llx", "(unsigned long long)(uintptr_t)"
+            elif hexa:
+                fmt, cast = "%#llx", f"(unsigned long long)(uint{max(t.primitive_bitwidth, 8)}_t)"
+            elif t.is_int_signed() and not t.is_int1():
+                fmt, cast = "%lld", "(long long)"
+            else:
+                fmt, cast = "%llu", "(unsigned long long)"
+            if v.shape:
+                parts.append(f'printf(" ["); for (int i = 0; i < {_numel(v.shape)}; i++) '
+                             f'printf(i ? " {fmt}" : "{fmt}", {cast}{self.at(v)}); printf("]");')
+            else:
+                parts.append(f'printf(" {fmt}", {cast}{self.name(v)});')
+        self.w("flockfile(stdout); " + " ".join(parts) + ' printf("\\n"); fflush(stdout); funlockfile(stdout);')
+
+    def op_device_assert(self, op):
+        c = op.operands[0]
+        self.check(lambda i: self.opnd(c, i), c.shape,
+                   f"{op.lineno}: device assertion failed: {op.attrs.get('msg', '')}")
+
+    # ---- reductions and scans with a combine region, scans ----
+    def _geometry(self, shape, ax):
+        if ax is None:
+            return 1, _numel(shape), 1
+        return _numel(shape[:ax]), shape[ax], _numel(shape[ax + 1:])
+
+    def _combine(self, region, acc, elem):
+        """The combine region applied to (acc, elem) (C names): its yield's C name."""
+        a, b = region.args
+        ops = region.ops
+        if not ops or ops[-1].opcode != "yield":
+            raise Unsupported("a combine region without a yield", self.lineno)
+        self.w(f"{self.new_name(a)} = {acc}; {self.new_name(b)} = {elem};")
+        for o in ops[:-1]:
+            if o.regions or any(v.shape for v in o.results):
+                raise Unsupported("a combine function with blocks or control flow", o.lineno)
+            self.op(o)
+        return self.name(ops[-1].operands[0])
+
+    def op_reduce(self, op):
+        x, r = op.operands[0], op.result
+        ax = op.attrs.get("axis")
+        if not x.shape:
+            return self.ew(r, lambda i: self.name(x))
+        outer, n, inner = self._geometry(tuple(x.shape), ax)
+        rn = self.new_name(r)
+        xn = self.name(x)
+        ct = _ct(r.dtype)
+        self.w(f"for (int ro = 0; ro < {outer}; ro++) for (int ri = 0; ri < {inner}; ri++) {{")
+        self.depth += 1
+        self.w(f"{ct} acc = ({ct}){xn}[(ro * {n}) * {inner} + ri];")
+        self.w(f"for (int rj = 1; rj < {n}; rj++) {{")
+        self.depth += 1
+        y = self._combine(op.regions[0], "acc", f"{xn}[(ro * {n} + rj) * {inner} + ri]")
+        self.w(f"acc = {y};")
+        self.depth -= 1
+        self.w("}")
+        self.w(f"{rn}[ro * {inner} + ri] = acc;" if r.shape else f"{rn} = acc;")
+        self.depth -= 1
+        self.w("}")
+
+    def _scan(self, op, step):
+        """A scan along op.attrs['axis'] (reversed when asked): out[first] = x[first], then
+        out[j] = step(acc, x[j]) in order; step gets C names and returns (lines, the new acc)."""
+        x, r = op.operands[0], op.result
+        ax, rev = op.attrs["axis"], op.attrs.get("reverse", False)
+        outer, n, inner = self._geometry(tuple(x.shape), ax)
+        rn = self.new_name(r)
+        xn = self.name(x)
+        t = r.dtype
+        acc_t = op.attrs.get("acc_t") or _ct(t)
+        j0, cond, inc = (f"{n} - 1", "rj >= 0", "rj--") if rev else ("0", f"rj < {n}", "rj++")
+        self.w(f"for (int ro = 0; ro < {outer}; ro++) for (int ri = 0; ri < {inner}; ri++) {{")
+        self.depth += 1
+        self.w(f"{acc_t} acc = 0; int first = 1;")
+        self.w(f"for (int rj = {j0}; {cond}; {inc}) {{")
+        self.depth += 1
+        idx = f"(ro * {n} + rj) * {inner} + ri"
+        self.w(f"{acc_t} e = ({acc_t}){xn}[{idx}];")
+        self.w("if (first) { acc = e; first = 0; } else {")
+        self.depth += 1
+        acc = step("acc", "e")
+        self.w(f"acc = {acc};")
+        self.depth -= 1
+        self.w("}")
+        out = "acc"
+        if op.opcode == "scan_sum" and _is16(t):
+            out = _round(t, "acc")
+        elif op.opcode == "scan_sum" and t.is_int():
+            out = f"({_ct(t)})acc"
+        self.w(f"{rn}[{idx}] = {out};")
+        self.depth -= 1
+        self.w("}")
+        self.depth -= 1
+        self.w("}")
+
+    def op_scan(self, op):
+        self._scan(op, lambda acc, e: self._combine(op.regions[0], acc, e))
+
+    def op_scan_sum(self, op):
+        t = op.result.dtype
+        if t.is_int():
+            op.attrs["acc_t"] = _UTYPE[max(t.int_bitwidth, 8)] if not t.is_int1() else "uint32_t"
+            return self._scan(op, lambda acc, e: f"({op.attrs['acc_t']})({acc} + {e})")
+        # 16-bit sums run in fp32 and round once at the end (the interpreter's cumsum in fp32)
+        return self._scan(op, lambda acc, e: f"({acc} + {e})")
+
+    def op_scan_prod(self, op):
+        t = op.result.dtype
+        if t.is_int():
+            u = _UTYPE[max(t.int_bitwidth, 8)] if not t.is_int1() else "uint32_t"
+            return self._scan(op, lambda acc, e: f"({_ct(t)})(({u}){acc} * ({u}){e})")
+        return self._scan(op, lambda acc, e: _round(t, f"({acc} * {e})"))
+
+    # ---- block pointers and tensor descriptors (cn_bp structs) ----
+    def _bp_def(self, r, base, dims, offs):
+        n = self.new_name(r)
+        self.refs = set()
+        self.mat = r.id
+        parts = [f"{n}.base = {self.name(base)};"]
+        for d, (sh, st) in enumerate(dims):
+            parts.append(f"{n}.shape[{d}] = {self.name(sh)}; {n}.stride[{d}] = {self.name(st)};")
+        for d, o in enumerate(offs):
+            parts.append(f"{n}.off[{d}] = " + (self.name(o) if o is not None else "0") + ";")
+        self.w(" ".join(parts))
+        self.mat = None
+
+    def op_make_block_ptr(self, op):
+        r = op.result
+        k = len(r.type.block_shape)
+        ops = op.operands
+        self._bp_def(r, ops[0], list(zip(ops[1:1 + k], ops[1 + k:1 + 2 * k])), ops[1 + 2 * k:1 + 3 * k])
+
+    def op_make_tensor_descriptor(self, op):
+        r = op.result
+        k = len(r.type.block_shape)
+        ops = op.operands
+        self._bp_def(r, ops[0], list(zip(ops[1:1 + k], ops[1 + k:1 + 2 * k])), [None] * k)
+
+    def op_advance(self, op):
+        b, r = op.operands[0], op.result
+        n = self.new_name(r)
+        self.refs = set()
+        self.mat = r.id
+        adds = " ".join(f"{n}.off[{d}] += (int64_t){self.name(o)};" for d, o in enumerate(op.operands[1:]))
+        self.w(f"{n} = {self.name(b)}; {adds}")
+        self.mat = None
+
+    def _bp_walk(self, bp, bs, checks, t, lane, rows=None):
+        """Nested loops over a block of bs at block pointer bp (a C expression): lane(addr, inbounds)
+        gives the statement for one element; o counts elements in row-major order. With rows
+        (row(src_addr, o) -> the statement moving one contiguous row of bs[-1] elements at o), a 1-D
+        or 2-D block whose last dimension has stride 1 and that lies inside every checked bound is
+        moved row by row instead."""
+        k = len(bs)
+        if rows is not None and k in (1, 2):
+            step = 1 if t.is_int1() else t.itemsize
+            inside = " && ".join(f"{bp}.off[{j}] >= 0 && {bp}.off[{j}] + {bs[j]} <= {bp}.shape[{j}]" for j in checks)
+            cond = f"{bp}.stride[{k - 1}] == 1" + (f" && {inside}" if inside else "")
+            if k == 1:
+                fast = rows(f"({bp}.base + {bp}.off[0] * {step})", "0")
+            else:
+                fast = (f"for (int64_t d0 = 0; d0 < {bs[0]}; d0++) {{ "
+                        + rows(f"({bp}.base + (({bp}.off[0] + d0) * {bp}.stride[0] + {bp}.off[1]) * {step})",
+                               f"d0 * {bs[1]}") + " }")
+            self.w(f"if ({cond}) {{ {fast} }} else")
+        k = len(bs)
+        step = 1 if t.is_int1() else t.itemsize
+        loops = " ".join(f"for (int64_t d{j} = 0; d{j} < {bs[j]}; d{j}++)" for j in range(k))
+        idx = " ".join(f"int64_t i{j} = {bp}.off[{j}] + d{j};" for j in range(k))
+        addr = f"({bp}.base + (" + " + ".join(f"i{j} * {bp}.stride[{j}]" for j in range(k)) + f") * {step})"
+        inb = " && ".join(f"i{j} >= 0 && i{j} < {bp}.shape[{j}]" for j in checks) or "1"
+        self.w(f"{{ int64_t o = 0; {loops} {{ {idx} {lane(addr, inb)} o++; }} }}")
+
+    def _bp_load(self, op, bp, checks, padding):
+        r = op.result
+        t = r.dtype
+        n = self.new_name(r)
+        self.refs = set()
+        self.mat = r.id
+        pad = "NAN" if padding == "nan" else _lit(0, t)
+        self._bp_walk(self.name(bp), tuple(r.shape), checks, t,
+                      lambda a, inb: f"{n}[o] = ({inb}) ? {_load(t, a)} : {pad};", self._row_load(n, t, r.shape[-1]))
+        self.mat = None
+
+    @staticmethod
+    def _row_load(n, t, w):
+        step = 1 if t.is_int1() else t.itemsize
+        if not (_is16(t) or t.is_int1()):
+            return lambda src, o: f"memcpy({n} + {o}, {src}, {w * step});"
+        return lambda src, o: (f"for (int64_t d1 = 0; d1 < {w}; d1++) {n}[{o} + d1] = "
+                               f"{_load(t, f'({src} + d1 * {step})')};")
+
+    @staticmethod
+    def _row_store(vv_at, t, w):
+        step = 1 if t.is_int1() else t.itemsize
+        return lambda dst, o: (f"for (int64_t d1 = 0; d1 < {w}; d1++) {{ "
+                               f"{_store(t, f'({dst} + d1 * {step})', vv_at(f'{o} + d1'))} }}")
+
+    def _bp_store(self, bp, v, checks):
+        t = v.dtype
+        vv = self.at(v, "o") if v.shape else self.name(v)
+        vn = self.name(v)
+        vat = (lambda i: f"{vn}[{i}]") if v.shape else (lambda i: vn)
+        self._bp_walk(self.name(bp), tuple(bp.type.block_shape), checks, t,
+                      lambda a, inb: f"if ({inb}) {{ {_store(t, a, vv)} }}",
+                      self._row_store(vat, t, bp.type.block_shape[-1]))
+
+    def _checks(self, op, k):
+        cs = tuple(op.attrs.get("boundary_check") or ())
+        for d in cs:
+            if not 0 <= d < k:
+                raise Unsupported(f"boundary_check dimension {d} for a block of rank {k}", op.lineno)
+        return cs
+
+    def op_load_block(self, op):
+        bp = op.operands[0]
+        pad = op.attrs.get("padding") or ""
+        if pad not in ("", "zero", "nan"):
+            raise Unsupported(f"padding_option {pad!r}", op.lineno)
+        self._bp_load(op, bp, self._checks(op, len(bp.type.block_shape)), pad)
+
+    def op_store_block(self, op):
+        bp, v = op.operands
+        self._bp_store(bp, v, self._checks(op, len(bp.type.block_shape)))
+
+    def _desc_at(self, op, desc, offs):
+        """A block pointer (C name) at desc moved to offs."""
+        b = f"t{self.tmp}"
+        self.tmp += 1
+        self.decls.append(f"cn_bp {b} = {{0}};")
+        self.w(f"{b} = {self.name(desc)}; " + " ".join(f"{b}.off[{d}] = (int64_t){self.name(o)};"
+                                                      for d, o in enumerate(offs)))
+        return b
+
+    def op_desc_load(self, op):
+        desc = op.operands[0]
+        k = len(desc.type.block_shape)
+        r = op.result
+        t = r.dtype
+        n = self.new_name(r)
+        self.refs = set()
+        self.mat = r.id
+        b = self._desc_at(op, desc, op.operands[1:1 + k])
+        self._bp_walk(b, tuple(r.shape), range(k), t, lambda a, inb: f"{n}[o] = ({inb}) ? {_load(t, a)} : "
+                                                                      f"{_lit(0, t)};",
+                      self._row_load(n, t, r.shape[-1]))
+        self.mat = None
+
+    def op_desc_store(self, op):
+        desc = op.operands[0]
+        k = len(desc.type.block_shape)
+        v = op.operands[1 + k]
+        b = self._desc_at(op, desc, op.operands[1:1 + k])
+        t = v.dtype
+        vv = self.at(v, "o") if v.shape else self.name(v)
+        vn = self.name(v)
+        vat = (lambda i: f"{vn}[{i}]") if v.shape else (lambda i: vn)
+        self._bp_walk(b, tuple(desc.type.block_shape), range(k), t,
+                      lambda a, inb: f"if ({inb}) {{ {_store(t, a, vv)} }}",
+                      self._row_store(vat, t, desc.type.block_shape[-1]))
 
     # ---- control flow ----
     def op_for(self, op):
@@ -1034,9 +1615,12 @@ def emit(func):
         e.check_type(a)
         unpack.append(_unpack(a, slot))
         e.names[a.id] = f"v{a.id}"
+    e.plan_views(func.body)
     e.block(func.body)
     arena = max(e.arena, 64)
-    out = [PRELUDE,
+    head = "#define _POSIX_C_SOURCE 200809L\n#include <stdio.h>\n" if e.uses_stdio else ""
+    out = [head + PRELUDE,
+           *e.helpers.values(),
            "/* kernel " + (func.name + "; constexprs " + _stable(func.constexprs)).replace("*/", "* /") + " */",
            "static int cn_kernel(const uint64_t *args, int32_t pid0, int32_t pid1, int32_t pid2,",
            "                      int32_t grid0, int32_t grid1, int32_t grid2, char *arena) {",
@@ -1060,6 +1644,33 @@ CN_EXPORT int cn_triton_run(const uint64_t *args, int64_t start, int64_t end, co
     }}
     free(arena);
     return 0;
+}}
+""")
+    msgs = ", ".join(_cstr(f"kernel {func.name}: line {m}") for m in e.messages) or '""'
+    out.append(f"""/* a block of cannon's kernel-launch interface (include/cannon/kernel.h: cannon_kernel_fn): the
+   blob holds the grid (3 words), then the argument slots; block b of n runs programs
+   [total * b / n, total * (b + 1) / n). A failing check is reported on the launching stream. */
+typedef struct {{ void (*report)(void *stream_priv, int code, const char *msg); }} cn_hooks;
+typedef struct {{
+    uint32_t block_idx, block_dim, worker_id, num_workers;
+    const cn_hooks *hooks;
+    void *stream_priv;
+}} cn_ctx;
+static const char *const cn_messages[] = {{ {msgs} }};
+
+CN_EXPORT int cn_triton_block(const cn_ctx *ctx, void *blob) {{
+    const uint64_t *b = (const uint64_t *)blob;
+    const int32_t grid[3] = {{ (int32_t)b[0], (int32_t)b[1], (int32_t)b[2] }};
+    int64_t total = (int64_t)grid[0] * grid[1] * grid[2];
+    int64_t s = (int64_t)((__int128)total * ctx->block_idx / ctx->block_dim);
+    int64_t e = (int64_t)((__int128)total * (ctx->block_idx + 1) / ctx->block_dim);
+    int rc = cn_triton_run(b + 3, s, e, grid);
+    if (rc == 0) return 0;
+    int code = rc == 1 ? {ACL_ERROR_BAD_ALLOC} : {ACL_ERROR_RT_FAILURE};
+    const char *msg = (rc >= 100 && rc - 100 < {len(e.messages)}) ? cn_messages[rc - 100] :
+                      "cannon.triton: the kernel's tile storage could not be allocated";
+    if (ctx->hooks && ctx->hooks->report) ctx->hooks->report(ctx->stream_priv, code, msg);
+    return code;
 }}
 """)
     return "\n".join(out), list(e.messages)

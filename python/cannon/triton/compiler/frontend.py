@@ -415,6 +415,12 @@ class CodeGenerator(ast.NodeVisitor):
             return self.scope[name]
         if name in self.globals:
             return _unwrap(self.globals[name])
+        fn = self.jitfn.fn
+        if fn.__closure__ and name in fn.__code__.co_freevars:  # a kernel defined inside a function
+            try:
+                return _unwrap(fn.__closure__[fn.__code__.co_freevars.index(name)].cell_contents)
+            except ValueError:  # an empty cell: the variable is not bound yet
+                pass
         if hasattr(builtins, name):
             return getattr(builtins, name)
         raise self.error(node, f"name {name!r} is not defined")
@@ -828,6 +834,29 @@ class CodeGenerator(ast.NodeVisitor):
         return self.emit("reduce", [x], [ir.make_type(r.dtype, sem.reduce_shape(x.shape, ax, _unwrap(keep_dims)))],
                          {"axis": ax, "combine": combine_fn.__name__}, regions=[region])
 
+    def b_associative_scan(self, x, axis, combine_fn, reverse=False):
+        if isinstance(x, tuple):
+            raise TypeError("tl.associative_scan over several tensors is not supported by the compiler yet")
+        ax = sem.normalize_axis(_unwrap(axis), len(x.shape))
+        region = ir.Block()
+        a, b = self.func.new_value(x.dtype, "a"), self.func.new_value(x.dtype, "b")
+        region.args = [a, b]
+        g = self._sub({}, region)
+        r = g.inline(combine_fn, [a, b], {}, self.cur_node)
+        if not _is_value(r):
+            r = g.materialize(r, x.dtype)
+        if r.shape or r.dtype != x.dtype:
+            raise TypeError("the combine function of tl.associative_scan must return a scalar of its input's type")
+        region.ops.append(ir.Op("yield", [r], []))
+        return self.emit("scan", [x], [x.type], {"axis": ax, "reverse": bool(_unwrap(reverse)),
+                                                 "combine": combine_fn.__name__}, regions=[region])
+
+    def b_cumprod(self, x, axis=0, reverse=False):
+        t = sem.float32 if x.dtype.is_bf16() else x.dtype
+        ax = sem.normalize_axis(_unwrap(axis), len(x.shape))
+        return self.emit("scan_prod", [self.b_cast(x, t)], [ir.make_type(t, x.shape)],
+                         {"axis": ax, "reverse": bool(_unwrap(reverse))})
+
     def _math(self, name, x):
         if not _is_value(x):
             x = self.materialize(x)
@@ -931,7 +960,10 @@ class CodeGenerator(ast.NodeVisitor):
             raise ValueError(f"Unsupported ptr type in `tl.atomic_{op}`")
         elt = pointer.dtype.element_ty
         shape = pointer.shape
-        ops = [pointer]
+        for x in (val, mask, cmp):
+            if x is not None:
+                shape = sem.broadcast_shapes(shape, self.info(x)[1])
+        ops = [self.convert(pointer, pointer.dtype, shape)]
         if cmp is not None:
             ops.append(self.convert(cmp, elt, shape))
         ops.append(self.convert(val, elt, shape))
@@ -947,6 +979,15 @@ class CodeGenerator(ast.NodeVisitor):
 
     def b_atomic_min(self, pointer, val, mask=None, sem=None, scope=None):
         return self._atomic("min", pointer, val, mask, sem)
+
+    def b_atomic_and(self, pointer, val, mask=None, sem=None, scope=None):
+        return self._atomic("and", pointer, val, mask, sem)
+
+    def b_atomic_or(self, pointer, val, mask=None, sem=None, scope=None):
+        return self._atomic("or", pointer, val, mask, sem)
+
+    def b_atomic_xor(self, pointer, val, mask=None, sem=None, scope=None):
+        return self._atomic("xor", pointer, val, mask, sem)
 
     def b_atomic_xchg(self, pointer, val, mask=None, sem=None, scope=None):
         return self._atomic("xchg", pointer, val, mask, sem)
@@ -994,8 +1035,12 @@ class CodeGenerator(ast.NodeVisitor):
                   {"prefix": _unwrap(prefix), "hex": bool(_unwrap(hex))})
 
     def b_device_assert(self, cond, msg="", mask=None):
-        self.emit("device_assert", [cond] if _is_value(cond) else [self.materialize(bool(cond), sem.int1)], [],
-                  {"msg": _unwrap(msg)})
+        c = cond if _is_value(cond) else self.materialize(bool(_unwrap(cond)), sem.int1)
+        if c.dtype != sem.int1:
+            c = self.binop("ne", c, 0)
+        if mask is not None:
+            c = self.binop("or", c, self.binop("eq", self.b_cast(mask, sem.int1), 0))
+        self.emit("device_assert", [c], [], {"msg": _unwrap(msg)})
 
 
 def _parse(jitfn):

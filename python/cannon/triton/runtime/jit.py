@@ -30,10 +30,10 @@ from .. import semantics as sem
 
 _JIT_CODES = set()
 
-LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "num_cpu_threads", "maxnreg", "enable_fp_fusion",
+LAUNCH_OPTIONS = frozenset(("num_warps", "num_stages", "num_ctas", "num_cpu_threads", "maxnreg", "enable_fp_fusion",
                   "debug", "stream", "launch_cooperative_grid", "extern_libs", "sanitize_overflow",
                   "max_num_imprecise_acc", "enable_warp_specialization", "matrix_instr_nonkdim", "kpack",
-                  "waves_per_eu", "instrumentation_mode", "launch_pdl")
+                  "waves_per_eu", "instrumentation_mode", "launch_pdl"))
 
 
 def _is_constexpr_annotation(ann):
@@ -147,6 +147,7 @@ class JITFunction(KernelInterface):
         self._programs = {}
         self.last_mode = None
         self.fallback_reason = None
+        self.check_report = None
         self.hash = None
         _JIT_CODES.add(fn.__code__)
         functools.update_wrapper(self, fn)
@@ -263,6 +264,8 @@ class JITFunction(KernelInterface):
     @staticmethod
     def _grid(grid, meta):
         g = grid(meta) if callable(grid) else grid
+        if type(g) is tuple and len(g) == 1 and type(g[0]) is int and g[0] >= 0:
+            return (g[0], 1, 1)
         if isinstance(g, int):
             g = (g,)
         g = tuple(int(x) for x in g)
@@ -297,6 +300,8 @@ class JITFunction(KernelInterface):
             return CompiledKernel(self, constexprs, options)
         if self._interpret_mode():
             self.last_mode, self.fallback_reason = "interpreter", "the interpreter was asked for"
+        elif _env_on("CANNON_TRITON_CHECK"):
+            return self._check(bound, grid, options)
         elif self._run_compiled(bound, grid, options):
             self.last_mode, self.fallback_reason = "compiled", None
             return None
@@ -305,8 +310,7 @@ class JITFunction(KernelInterface):
         return self._interpret(bound, grid, options)
 
     def _interpret_mode(self):
-        from .. import interpreter
-        return bool(self.interpret) or interpreter.bounds_enabled() or interpreter.interpret_enabled()
+        return bool(self.interpret) or _env_on("CANNON_TRITON_BOUNDS") or _env_on("TRITON_INTERPRET")
 
     def _specialize(self, bound):
         """(key, signature, constexprs, slots) of a launch; slots are the 64-bit argument words.
@@ -314,11 +318,25 @@ class JITFunction(KernelInterface):
         import numpy as np
         from .. import interpreter
         sig, const, key, slots = {}, {}, [], []
+        tensor_t = _tensor_type()
         for p in self.params:
             v = bound[p.name]
             if p.is_constexpr:
                 const[p.name] = v
                 key.append((p.name, "c", tuple(v) if isinstance(v, list) else v))
+                continue
+            tv = type(v)
+            if tv is tensor_t and v.is_cpu:  # the common cases first, without the general checks
+                tk = _TORCH_PTR.get(v.dtype)
+                if tk is not None:
+                    slots.append(v.data_ptr())
+                    sig[p.name] = tk[0]
+                    key.append((p.name, tk[1]))
+                    continue
+            elif tv is int and -2**31 <= v < 2**31:
+                slots.append(v & 0xFFFFFFFFFFFFFFFF)
+                sig[p.name] = sem.int32
+                key.append((p.name, "i32"))
                 continue
             elt = self._pointer_elt(p.name, v)
             if isinstance(v, (np.integer, np.floating, np.bool_)):
@@ -338,7 +356,8 @@ class JITFunction(KernelInterface):
             else:
                 return None
             sig[p.name] = t
-            key.append((p.name, t.name if not t.is_ptr() else "*" + t.element_ty.name))
+            key.append((p.name, t.name if not t.is_ptr() else "*" + t.element_ty.name) if t != sem.int32 else
+                       (p.name, "i32"))
         key = tuple(key)
         try:
             hash(key)
@@ -348,6 +367,8 @@ class JITFunction(KernelInterface):
 
     def _program(self, key, sig, const):
         """The loaded library of a specialization, or the reason it has none (a string)."""
+        if _env_on("CANNON_TRITON_VECREPORT"):  # a build with the report, loaded once
+            key = (key, "vecreport")
         prog = self._programs.get(key)
         if prog is not None:
             return prog
@@ -382,13 +403,53 @@ class JITFunction(KernelInterface):
             if isinstance(prog, str):
                 self.fallback_reason = prog
             else:
-                meta = dict(bound)
-                meta.update(options)
-                _launch(prog, slots, self._grid(grid, meta), options.get("num_cpu_threads"))
+                if callable(grid):
+                    meta = dict(bound)
+                    meta.update(options)
+                    g = self._grid(grid, meta)
+                else:
+                    g = self._grid(grid, None)
+                _launch(prog, slots, g, options.get("num_cpu_threads"), options.get("stream"), self.__name__)
                 return True
         if _env_on("CANNON_TRITON_DEBUG"):
             print(f"cannon.triton: {self.__name__} runs in the interpreter: {self.fallback_reason}", file=sys.stderr)
         return False
+
+    def _check(self, bound, grid, options):
+        """Check mode: the launch runs compiled on the arguments themselves and interpreted on copies
+        of every tensor argument (storages copied once, so aliasing views stay aliased); the first
+        element where the two differ beyond the dtype's tolerance is reported on stderr with its
+        index and both values, and kept in ``self.check_report`` (None when they agree)."""
+        import torch
+        tensors = [p.name for p in self.params if not p.is_constexpr and isinstance(bound[p.name], torch.Tensor)]
+        copies, storages = {}, {}
+        for name in tensors:
+            t = bound[name]
+            st = t.storage()
+            key = (st.data_ptr(), t.dtype)
+            if key not in storages:
+                storages[key] = st.clone()
+            copies[name] = torch.empty(0, dtype=t.dtype).set_(storages[key], t.storage_offset(), t.size(), t.stride())
+        before = {name: bound[name].clone() for name in tensors}
+        if not self._run_compiled(bound, grid, options):
+            self.last_mode = "interpreter"
+            self.check_report = None
+            return self._interpret(bound, grid, options)
+        interp = dict(bound)
+        interp.update(copies)
+        self._interpret(interp, grid, options)
+        self.last_mode, self.fallback_reason = "compiled", None
+        self.check_report = None
+        for name in tensors:
+            diff = _first_difference(bound[name], copies[name])
+            if diff is not None:
+                idx, a, b = diff
+                changed = "" if not torch.equal(before[name], bound[name]) else " (unchanged by the kernel)"
+                self.check_report = (f"cannon.triton check: {self.__name__}: argument {name!r}{changed} differs "
+                                     f"first at index {idx}: compiled {a!r}, interpreted {b!r}")
+                print(self.check_report, file=sys.stderr)
+                break
+        return None
 
     def warmup(self, *args, grid, **kwargs):
         return self.run(*args, grid=grid, warmup=True, **kwargs)
@@ -420,7 +481,67 @@ class JITFunction(KernelInterface):
         return None
 
 
+_CHECK_TOL = {"torch.float16": (1e-3, 1e-5), "torch.bfloat16": (8e-3, 1e-5), "torch.float32": (1e-5, 1e-7),
+              "torch.float64": (1e-12, 1e-15)}
+
+
+def _first_difference(a, b):
+    """(index, a's value, b's value) of the first element of a and b that differ (floats: beyond
+    the dtype's relative/absolute tolerance, NaN matching NaN), or None."""
+    import torch
+    if a.is_floating_point():
+        rtol, atol = _CHECK_TOL.get(str(a.dtype), (1e-5, 1e-7))
+        x, y = a.double(), b.double()
+        bad = ~(torch.isclose(x, y, rtol=rtol, atol=atol, equal_nan=True))
+    else:
+        bad = a != b
+    if not bool(bad.any()):
+        return None
+    flat = int(torch.nonzero(bad.reshape(-1))[0])
+    idx = tuple(int(i) for i in _unravel(flat, tuple(a.shape)))
+    return idx, a.reshape(-1)[flat].item(), b.reshape(-1)[flat].item()
+
+
+def _unravel(flat, shape):
+    out = []
+    for d in reversed(shape):
+        out.append(flat % d)
+        flat //= d
+    return tuple(reversed(out))
+
+
+_tensor_t = None
+_TORCH_PTR = {}  # torch dtype -> the pointer type of a tensor argument
+
+
+def _tensor_type():
+    """torch.Tensor once torch is imported (None before: no argument can be a tensor then)."""
+    global _tensor_t
+    if _tensor_t is None:
+        torch = sys.modules.get("torch")
+        if torch is None:
+            return None
+        _tensor_t = torch.Tensor
+        for d in (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int8, torch.int16, torch.int32,
+                  torch.int64, torch.uint8, torch.bool):
+            elt = sem.dtype_of_torch(d)
+            _TORCH_PTR[d] = (sem.pointer_type(elt), "*" + elt.name)
+    return _tensor_t
+
+
+_environ = vars(os.environ).get("_data")  # os.environ's own dict: a lookup without encoding
+
+
+_env_keys = {}
+
+
 def _env_on(name):
+    if _environ is not None and os.name == "posix":
+        k = _env_keys.get(name)
+        if k is None:
+            k = _env_keys[name] = name.encode()
+        v = _environ.get(k)
+        return v is not None and v not in (b"", b"0", b"false", b"False", b"no")
     return os.environ.get(name, "0") not in ("", "0", "false", "False", "no")
 
 
@@ -436,14 +557,79 @@ def _workers():
     return _nworkers
 
 
-def _launch(prog, slots, grid, num_threads):
+class _LaunchDesc(ctypes.Structure):
+    """include/cannon/kernel.h: cannon_launch_desc."""
+    _fields_ = [("name", ctypes.c_char_p), ("fn", ctypes.c_void_p), ("args", ctypes.c_void_p),
+                ("args_size", ctypes.c_size_t), ("block_dim", ctypes.c_uint32)]
+
+
+_names = {}  # kernel name -> its bytes (static storage for cannon_launch_desc.name)
+
+
+def _runtime_stream(stream):
+    """The aclrtStream handle a launch goes to through cannon's kernel-launch interface, or None for
+    the direct thread-pool path. A ``stream=`` launch option (a cannon.runtime.Stream, a handle or
+    0 for the default stream) picks it; without one, launches use the thread's current cannon stream
+    when this process has initialised cannon's runtime (libascendcl loaded), the pool otherwise."""
+    if stream is None:
+        lib = sys.modules.get("cannon._lib")
+        if lib is None or "ascendcl" not in lib._loaded or _env_on("CANNON_TRITON_DIRECT"):
+            return None
+        runtime = sys.modules.get("cannon.runtime")
+        if runtime is None or not runtime.is_initialized():
+            return None
+        return runtime.current_stream().handle, True
+    h = getattr(stream, "handle", stream)
+    if hasattr(h, "value"):
+        h = h.value
+    if not isinstance(h, int):
+        raise TypeError(f"stream= takes a cannon.runtime.Stream or an aclrtStream handle, got {stream!r}")
+    return h, False
+
+
+def _launch_stream(prog, slots, grid, total, n, handle, sync, name):
+    """Enqueues the launch on an ACL stream with cannonLaunchKernel: n blocks on the device's worker
+    pool, each running a contiguous range of the programs. With sync (the thread's current stream,
+    chosen implicitly) the call waits for it, so the launch is synchronous like the direct path; a
+    failing runtime check is then an AssertionError. With an explicit stream the launch is
+    asynchronous and a fault becomes that stream's error."""
+    from ... import _lib
+    acl = _lib.acl()
+    f = acl.cannonLaunchKernel
+    if f.argtypes is None:
+        f.argtypes = [ctypes.POINTER(_LaunchDesc), ctypes.c_void_p]
+        f.restype = ctypes.c_int
+    blob = (ctypes.c_uint64 * (3 + len(slots)))(*grid, *slots)
+    nm = _names.get(name)
+    if nm is None:
+        nm = _names[name] = name.encode()
+    desc = _LaunchDesc(nm, prog.block_fn, ctypes.cast(blob, ctypes.c_void_p), ctypes.sizeof(blob), n)
+    rc = f(ctypes.byref(desc), handle)
+    if rc == 0 and sync:
+        rc = acl.aclrtSynchronizeStream(handle)
+    if rc != 0:
+        msg = _lib.recent_error()
+        if sync and rc == 500003 and "line" in msg:
+            raise AssertionError(f"{prog.filename}:{msg.split(': line ', 1)[-1]}")
+        if rc == 200000:
+            raise MemoryError(f"cannon.triton: {msg}")
+        raise _lib.AclError(rc, msg, "cannonLaunchKernel")
+
+
+def _launch(prog, slots, grid, num_threads, stream=None, name="triton"):
     """Runs every program instance of grid through prog's runner, the instances split into
-    contiguous ranges over worker threads (ctypes releases the GIL while the runner runs)."""
+    contiguous ranges: blocks of cannon's kernel-launch interface on a stream when the process uses
+    cannon's runtime (see _runtime_stream), else worker threads of a local pool (ctypes releases
+    the GIL while the runner runs)."""
     total = grid[0] * grid[1] * grid[2]
     if total == 0:
         return
     if any(x >= 2**31 for x in grid):
         raise ValueError(f"grid {grid} is too large")
+    rs = _runtime_stream(stream)
+    if rs is not None:
+        n = _workers() if not num_threads else int(num_threads)
+        return _launch_stream(prog, slots, grid, total, max(min(n, total), 1), rs[0], rs[1], name)
     args = (ctypes.c_uint64 * max(len(slots), 1))(*slots)
     g = (ctypes.c_int32 * 3)(*grid)
     n = _workers() if not num_threads else int(num_threads)

@@ -1,0 +1,32 @@
+/**
+ * @file aclnn_foreach_lerp_scalar.h
+ * out_i = x1_i + weight * (x2_i - x1_i), entry by entry of two lists.
+ * Two-phase aclnn API (see aclnn/aclnn_base.h); implemented in libopapi.
+ * Generated from src/ops/ops.def by tools/opgen.py: edit the manifest, not this file.
+ */
+#ifndef OP_API_INC_FOREACH_LERP_SCALAR_H_
+#define OP_API_INC_FOREACH_LERP_SCALAR_H_
+
+#include "aclnn/aclnn_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Phase 1 of aclnnForeachLerpScalar: Lists of at most 65536 tensors (an empty list does nothing),
+ * rank <= 8, any strides, one dtype per list; entries of the lists and of out match in shape and
+ * dtype. @p weight: an aclScalar (any numeric dtype), taken as fp32. out may be the first input
+ * list itself. Computed in fp32, rounded once. Errors: 161001 NULL list, list entry or scalar;
+ * 161002 unsupported dtype, dtypes differing within or between lists, lists of different lengths or
+ * entries of different shapes, a scalar tensor not of one element. x1: FLOAT, FLOAT16, BFLOAT16.
+ */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnForeachLerpScalarGetWorkspaceSize(const aclTensorList *x1, const aclTensorList *x2, const aclScalar *weight, aclTensorList *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+/** Phase 2: run the plan of phase 1 on @p stream (asynchronous; synchronize before reading). */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnForeachLerpScalar(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OP_API_INC_FOREACH_LERP_SCALAR_H_ */
