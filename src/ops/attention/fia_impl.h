@@ -8,7 +8,8 @@
  *   2. for each row, scores s_j = scale * q.k_j (vectorised over keys, four rows sharing each key
  *      vector, the dot product summed over d in order), plus pseShift, with keys outside the row's window or masked set to -inf; a unit
  *      of at most FIA_DIRECT_ROWS rows (decoding) skips the transpose and takes each q.k_j from the
- *      key row (vectorised over d: two interleaved vector sums, then the lanes in order);
+ *      key row (vectorised over d: two interleaved vector sums, then the lanes in order), widening a
+ *      contiguous 16-bit row in registers;
  *   3. online softmax: m' = max(m, max_j s_j), c = exp(m - m'), p_j = exp(s_j - m'),
  *      l = l c + sum_j p_j, acc = acc c + sum_j p_j v_j (vectorised over D, keys in order).
  * Finally out = acc / l, rounded once to the output dtype (0 where l is 0: a row that sees no key),
@@ -168,6 +169,34 @@ static float fia_dot(const float *q, const float *k, int64_t Dp)
     return t;
 }
 
+/* fia_dot of q against a contiguous 16-bit key row of D = Dp values, widened in registers: the
+ * same products summed in the same order (the widening is exact), without the row's fp32 copy. */
+#define FIA_DOT16(LOAD)                                                                                                \
+    do {                                                                                                               \
+        for (; d + 2 * VW <= D; d += 2 * VW) {                                                                         \
+            s0 = vf_fma(vf_load_f32(q + d), LOAD(h + d), s0);                                                          \
+            s1 = vf_fma(vf_load_f32(q + d + VW), LOAD(h + d + VW), s1);                                                \
+        }                                                                                                              \
+        if (d < D)                                                                                                     \
+            s0 = vf_fma(vf_load_f32(q + d), LOAD(h + d), s0);                                                          \
+    } while (0)
+static float fia_dot16(const float *q, const char *k, int64_t D, int dt)
+{
+    const uint16_t *h = (const uint16_t *)(const void *)k;
+    vf s0 = vf_set1(0.0f), s1 = s0;
+    int64_t d = 0;
+    if (dt == FIA_F16)
+        FIA_DOT16(vf_load_f16);
+    else
+        FIA_DOT16(vf_load_bf16);
+    float lanes[VW];
+    vf_to_array(lanes, vf_add(s0, s1));
+    float t = 0.0f;
+    for (int i = 0; i < VW; i++)
+        t += lanes[i];
+    return t;
+}
+
 /* ar = ar * corr + sum_{j in [ja, jb)} P[j] V[j] over Dp columns (a multiple of VW). */
 static void fia_pv(float *ar, const float *P, const float *V, int64_t Dp, int64_t ja, int64_t jb, float corr)
 {
@@ -271,7 +300,10 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
                     __builtin_prefetch(vp + o, 0, 3);
                 }
             }
-            if (direct) {
+            if (direct && a->ks[3] == 1 && D == Dp && dt != FIA_F32) {
+                for (int64_t r = 0; r < R; r++)
+                    Sc[r * FIA_KB + j] = fia_dot16(Q + r * Dp, kr, D, (int)dt);
+            } else if (direct) {
                 fia_row_in(tmp, kr, a->ks[3], D, Dp, (int)dt);
                 for (int64_t r = 0; r < R; r++)
                     Sc[r * FIA_KB + j] = fia_dot(Q + r * Dp, tmp, Dp);
