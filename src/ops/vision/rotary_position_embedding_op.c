@@ -25,6 +25,8 @@
 
 #define RPE_BLOCK_ELEMS (32 * 1024)
 #define RPE_MAX_BLOCKS 256
+/* Rows ahead whose x row is prefetched. */
+#define RPE_PF_ROWS 4
 
 typedef struct rpe_args {
     const char *x, *cos, *sin; /* bound */
@@ -93,7 +95,20 @@ static int rpe_kernel(const cannon_kernel_ctx *ctx, void *args)
     float *bx = buf, *bc = buf + d, *bs = buf + 2 * d, *by = buf + 3 * d;
     const int64_t r0 = (int64_t)ctx->block_idx * a->per_block;
     const int64_t r1 = a->rows - r0 < a->per_block ? a->rows : r0 + a->per_block;
+    /* rows of a permuted view lie far apart, out of the hardware prefetchers' reach */
+    const int scattered = a->nd > 0 && a->sx[a->nd - 1] != d * a->lx;
     for (int64_t r = r0; r < r1; r++) {
+        if (scattered && r + RPE_PF_ROWS < r1) {
+            /* fetch the x row RPE_PF_ROWS ahead */
+            int64_t px = 0, kk = r + RPE_PF_ROWS;
+            for (int32_t dd = a->nd - 1; dd >= 0; dd--) {
+                px += (kk % a->shape[dd]) * a->sx[dd];
+                kk /= a->shape[dd];
+            }
+            const char *pp = a->x + px * es;
+            for (int64_t o = 0; o < d * a->lx * es; o += 64)
+                __builtin_prefetch(pp + o, 0, 3);
+        }
         int64_t ox = 0, oc = 0, os = 0, oo = 0, k = r;
         for (int32_t dd = a->nd - 1; dd >= 0; dd--) {
             const int64_t i = k % a->shape[dd];
