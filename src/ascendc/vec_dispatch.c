@@ -5,12 +5,10 @@
  * cannonAscendcVecSelectTier(), and kept in an atomic that every call reads.
  */
 #include <stdatomic.h>
-#include <stdlib.h>
 
 #include "cannon/cpu.h"
 #include "cannon_ascendc/vec_kernels.h"
 #include "cpu_features.h"
-#include "env.h"
 #include "vec_internal.h"
 
 #define VEC_INVALID_PARAM 100000 /* ACL_ERROR_INVALID_PARAM */
@@ -36,15 +34,7 @@ _Static_assert((int)CANNON_ASCENDC_TIER_AVX512 == (int)CANNON_CPU_TIER_AVX512, "
 
 int cannonAscendcVecSelectTier(void)
 {
-    uint32_t bits = cannon_cpu_features();
-    const char *mask = cannon_env_get(CANNON_CPU_ENV_ISA);
-    if (mask && *mask) {
-        char *end = NULL;
-        const unsigned long m = strtoul(mask, &end, 0);
-        if (end && *end == '\0')
-            bits &= (uint32_t)m;
-    }
-    int t = tier_of(bits);
+    int t = tier_of(cannon_cpu_features_masked());
     const int cap = cannon_cpu_tier_cap();
     if (cap < t)
         t = cap;

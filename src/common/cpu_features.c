@@ -6,6 +6,7 @@
 #include "cpu_features.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cannon/cpu.h"
@@ -128,6 +129,19 @@ uint32_t cannon_cpu_features(void)
         atomic_store_explicit(&g_features_plus1, v, memory_order_relaxed);
     }
     return v - 1;
+}
+
+uint32_t cannon_cpu_features_masked(void)
+{
+    uint32_t bits = cannon_cpu_features();
+    const char *mask = cannon_env_get(CANNON_CPU_ENV_ISA);
+    if (mask && *mask) {
+        char *end = NULL;
+        const unsigned long m = strtoul(mask, &end, 0);
+        if (end && *end == '\0')
+            bits &= (uint32_t)m;
+    }
+    return bits;
 }
 
 int cannon_cpu_tier_cap(void)

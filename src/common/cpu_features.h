@@ -19,6 +19,12 @@
  */
 uint32_t cannon_cpu_features(void);
 
+/**
+ * cannon_cpu_features() masked by CANNON_CPU_ISA (a number: the CANNON_CPU_ISA_* bits a program
+ * may use), read now; unset, empty or not a number: no mask.
+ */
+uint32_t cannon_cpu_features_masked(void);
+
 /** Kernel tiers, lowest first: what CANNON_ISA names. */
 enum { CANNON_CPU_TIER_SCALAR = 0, CANNON_CPU_TIER_AVX2 = 1, CANNON_CPU_TIER_AVX512 = 2 };
 

@@ -5,11 +5,9 @@
  */
 #include "isa.h"
 
-#include <stdlib.h>
 
 #include "cannon/cpu.h"
 #include "cpu_features.h"
-#include "env.h"
 
 /* A tier counts only when its files were compiled (src/ops/CMakeLists.txt builds the *_avx2.c /
  * *_avx512.c files only where the compiler and architecture allow, and says so with
@@ -43,15 +41,7 @@ cannon_isa cannon_isa_hw(void)
 
 cannon_isa cannon_isa_select(void)
 {
-    uint32_t bits = cannon_cpu_features();
-    const char *mask = cannon_env_get(CANNON_CPU_ENV_ISA);
-    if (mask && *mask) {
-        char *end = NULL;
-        unsigned long m = strtoul(mask, &end, 0);
-        if (end && *end == '\0')
-            bits &= (uint32_t)m;
-    }
-    cannon_isa t = tier_of(bits);
+    cannon_isa t = tier_of(cannon_cpu_features_masked());
     const int cap = cannon_cpu_tier_cap();
     if (cap < (int)t)
         t = (cannon_isa)cap;
