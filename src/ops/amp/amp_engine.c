@@ -14,6 +14,8 @@
 #include "amp_engine.h"
 #include "fp_convert.h"
 
+#include "../kernels/kernels.h"
+
 /* Elements of one block's chunk (before scaling for huge lists) and of one fp32 run. */
 #define AMP_CHUNK 16384
 #define AMP_RUN 256
@@ -26,7 +28,7 @@ typedef struct amp_item {
 } amp_item;
 
 typedef struct amp_args {
-    int32_t kind, nops, flags, nscal;
+    int32_t kind, nops, flags, nscal, isa, pad_;
     int32_t dt[AMP_MAX_OPS];
     int32_t sdt[AMP_MAX_SCAL];
     int64_t n, nchunks, chunk;
@@ -82,24 +84,19 @@ static float amp_load1(const char *p, int32_t dt)
     }
 }
 
-static void amp_load(const char *p, int32_t dt, int64_t n, float *dst)
+/* n elements at p as fp32 into dst; 16-bit types through the tier's exact bulk converters. */
+static void amp_load(const cannon_kernel_table *kt, const char *p, int32_t dt, int64_t n, float *dst)
 {
     switch (dt) {
     case ACL_FLOAT:
         memcpy(dst, p, (size_t)n * sizeof(float));
         break;
-    case ACL_FLOAT16: {
-        const uint16_t *h = (const uint16_t *)(const void *)p;
-        for (int64_t i = 0; i < n; i++)
-            dst[i] = cannon_f16_to_f32(h[i]);
+    case ACL_FLOAT16:
+        kt->f16_to_f32(dst, (const uint16_t *)(const void *)p, (size_t)n);
         break;
-    }
-    case ACL_BF16: {
-        const uint16_t *h = (const uint16_t *)(const void *)p;
-        for (int64_t i = 0; i < n; i++)
-            dst[i] = cannon_bf16_to_f32(h[i]);
+    case ACL_BF16:
+        kt->bf16_to_f32(dst, (const uint16_t *)(const void *)p, (size_t)n);
         break;
-    }
     default:
         for (int64_t i = 0; i < n; i++)
             dst[i] = amp_load1(p + i * 4, dt);
@@ -107,24 +104,19 @@ static void amp_load(const char *p, int32_t dt, int64_t n, float *dst)
     }
 }
 
-static void amp_store(char *p, int32_t dt, int64_t n, const float *src)
+/* n fp32 values rounded once to dt at p (round to nearest even). */
+static void amp_store(const cannon_kernel_table *kt, char *p, int32_t dt, int64_t n, const float *src)
 {
     switch (dt) {
     case ACL_FLOAT:
         memcpy(p, src, (size_t)n * sizeof(float));
         break;
-    case ACL_FLOAT16: {
-        uint16_t *h = (uint16_t *)(void *)p;
-        for (int64_t i = 0; i < n; i++)
-            h[i] = cannon_f32_to_f16(src[i]);
+    case ACL_FLOAT16:
+        kt->f32_to_f16((uint16_t *)(void *)p, src, (size_t)n);
         break;
-    }
-    case ACL_BF16: {
-        uint16_t *h = (uint16_t *)(void *)p;
-        for (int64_t i = 0; i < n; i++)
-            h[i] = cannon_f32_to_bf16(src[i]);
+    case ACL_BF16:
+        kt->f32_to_bf16((uint16_t *)(void *)p, src, (size_t)n);
         break;
-    }
     default:
         break;
     }
@@ -224,6 +216,7 @@ static int amp_run(const amp_args *a, const amp_item *it, const double *s, int64
     float *b[AMP_MAX_OPS];
     for (int k = 0; k < AMP_MAX_OPS; k++)
         b[k] = buf[k];
+    const cannon_kernel_table *kt = cannon_kernels_for((cannon_isa)a->isa);
     size_t es[AMP_MAX_OPS];
     for (int k = 0; k < a->nops; k++)
         es[k] = cannonDtypeSize((aclDataType)a->dt[k]);
@@ -238,29 +231,29 @@ static int amp_run(const amp_args *a, const amp_item *it, const double *s, int64
             memmove(it->p[1] + e * (int64_t)es[1], it->p[0] + e * (int64_t)es[0], (size_t)n * es[0]);
         return 0;
     case AMP_NORM:
-        amp_load(it->p[0] + e * (int64_t)es[0], a->dt[0], n, b[0]);
+        amp_load(kt, it->p[0] + e * (int64_t)es[0], a->dt[0], n, b[0]);
         amp_norm_acc(a->konst[0], b[0], n, acc);
         return 0;
     case AMP_ADAMW:
     case AMP_ADAMW2: {
         const bool mgn = it->p[4] != NULL;
         for (int k = 0; k < (mgn ? 5 : 4); k++)
-            amp_load(it->p[k] + e * (int64_t)es[k], a->dt[k], n, b[k]);
+            amp_load(kt, it->p[k] + e * (int64_t)es[k], a->dt[k], n, b[k]);
         amp_adamw(a, s, b, n, mgn);
         for (int k = 0; k < 3; k++)
-            amp_store(it->p[k] + e * (int64_t)es[k], a->dt[k], n, b[k]);
+            amp_store(kt, it->p[k] + e * (int64_t)es[k], a->dt[k], n, b[k]);
         if (mgn && a->kind == AMP_ADAMW2 && (a->flags & AMP_F_AMSGRAD))
-            amp_store(it->p[4] + e * (int64_t)es[4], a->dt[4], n, b[4]);
+            amp_store(kt, it->p[4] + e * (int64_t)es[4], a->dt[4], n, b[4]);
         return 0;
     }
     case AMP_UNSCALE: {
         float *g = b[0];
-        amp_load(it->p[0] + e * (int64_t)es[0], a->dt[0], n, g);
+        amp_load(kt, it->p[0] + e * (int64_t)es[0], a->dt[0], n, g);
         for (int64_t i = 0; i < n; i++) {
             flag |= !isfinite(g[i]);
             g[i] *= s0;
         }
-        amp_store(it->p[0] + e * (int64_t)es[0], a->dt[0], n, g);
+        amp_store(kt, it->p[0] + e * (int64_t)es[0], a->dt[0], n, g);
         return flag;
     }
     default:
@@ -269,7 +262,7 @@ static int amp_run(const amp_args *a, const amp_item *it, const double *s, int64
     /* elementwise: inputs are operands 0 .. nops-2, the output is the last */
     const int nin = a->nops - 1;
     for (int k = 0; k < nin; k++)
-        amp_load(it->p[k] + e * (int64_t)es[k], a->dt[k], n, b[k]);
+        amp_load(kt, it->p[k] + e * (int64_t)es[k], a->dt[k], n, b[k]);
     float *y = b[nin];
     const float *x = b[0], *x2 = b[1], *x3 = b[2];
     switch ((amp_kind)a->kind) {
@@ -312,7 +305,7 @@ static int amp_run(const amp_args *a, const amp_item *it, const double *s, int64
     default:
         break;
     }
-    amp_store(it->p[nin] + e * (int64_t)es[nin], a->dt[nin], n, y);
+    amp_store(kt, it->p[nin] + e * (int64_t)es[nin], a->dt[nin], n, y);
     return flag;
 }
 
@@ -364,7 +357,7 @@ static int amp_norm_finish(const cannon_kernel_ctx *ctx, void *args)
     if (!isinf(p) && p != 0.0 && p != 1.0)
         r = p == 2.0 ? sqrt(r) : pow(r, 1.0 / p);
     const float f = (float)r;
-    amp_store(it->p[1], a->dt[1], 1, &f);
+    amp_store(cannon_kernels_for((cannon_isa)a->isa), it->p[1], a->dt[1], 1, &f);
     return 0;
 }
 
@@ -405,6 +398,7 @@ bool amp_record(cannon_op *op, const amp_plan *p)
     amp_args *a = (amp_args *)(void *)blob;
     amp_item *items = amp_items(a);
     a->kind = (int32_t)p->kind;
+    a->isa = (int32_t)cannon_isa_select();
     a->nops = p->nops;
     a->flags = p->flags;
     a->nscal = p->nscal;
