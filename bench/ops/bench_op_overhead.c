@@ -11,11 +11,13 @@
  *                       the four destroys
  *   phase1+2+sync       phase 1 + 2 and aclrtSynchronizeStream after every call (a round trip to the worker)
  *
- * Usage: bench_op_overhead [--n ELEMS] [--samples NS] [--row NAME]   (one line per row, µs per call; --row: that
- * row alone, e.g. for a profiler) */
+ * Usage: bench_op_overhead [--n ELEMS] [--samples NS] [--row NAME] [--clock wall|cpu]   (one line per row, µs per
+ * call; --row: that row alone, e.g. for a profiler; --clock cpu: the calling thread's CPU time instead of wall
+ * time, i.e. what the caller pays, leaving out the stream worker and any wait: steady on a loaded machine) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_add.h"
@@ -80,21 +82,33 @@ static void run_sync(void *p)
         c->failed = 1;
 }
 
+static int g_cpu_clock; /* --clock cpu */
+
+static double now_s(void)
+{
+    if (!g_cpu_clock)
+        return bench_now();
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 /* One sample = k calls and the synchronize that drains them. */
 static double sample_us(void (*fn)(void *), ctx *c, int k)
 {
-    const double t0 = bench_now();
+    const double t0 = now_s();
     for (int j = 0; j < k; j++)
         fn(c);
     if (aclrtSynchronizeStream(c->stream) != 0)
         c->failed = 1;
-    return (bench_now() - t0) / k * 1e6;
+    return (now_s() - t0) / k * 1e6;
 }
 
 int main(int argc, char **argv)
 {
-    static const char *const names[] = {"--n", "--samples", "--row", NULL};
-    const int rc = bench_check_args(argc, argv, names, "usage: bench_op_overhead [--n ELEMS] [--samples NS] [--row NAME]\n");
+    static const char *const names[] = {"--n", "--samples", "--row", "--clock", NULL};
+    const int rc = bench_check_args(argc, argv, names,
+                                    "usage: bench_op_overhead [--n ELEMS] [--samples NS] [--row NAME] [--clock wall|cpu]\n");
     if (rc >= 0)
         return rc;
     ctx c = {0};
@@ -107,6 +121,13 @@ int main(int argc, char **argv)
             c.n = atoll(argv[i + 1]);
         else if (!strcmp(argv[i], "--row"))
             only = argv[i + 1];
+        else if (!strcmp(argv[i], "--clock")) {
+            if (strcmp(argv[i + 1], "wall") && strcmp(argv[i + 1], "cpu")) {
+                fprintf(stderr, "bench_op_overhead: --clock is wall or cpu\n");
+                return 2;
+            }
+            g_cpu_clock = !strcmp(argv[i + 1], "cpu");
+        }
         else
             ns = atoi(argv[i + 1]);
     }
@@ -156,7 +177,8 @@ int main(int argc, char **argv)
             if (on[r])
                 s[r][i] = sample_us(rows[r].fn, &c, k[r]);
         }
-    printf("aclnnAdd fp32, %lld elements, %d samples, median (min..max) per call\n", (long long)c.n, ns);
+    printf("aclnnAdd fp32, %lld elements, %d samples, median (min..max) per call, %s\n", (long long)c.n, ns,
+           g_cpu_clock ? "calling thread's CPU time" : "wall time");
     for (int r = 0; r < NR; r++) {
         if (!on[r])
             continue;

@@ -21,17 +21,65 @@ void nn_executor_fail(aclOpExecutor *e, aclnnStatus rc)
         e->status = rc;
 }
 
-static void executor_free(aclOpExecutor *e)
+static size_t args_room(size_t args_size)
+{
+    return (args_size + 15) & ~(size_t)15;
+}
+
+static void kernel_release(nn_kernel *k)
+{
+    if (!k->in_place) {
+        free(k->args);
+        free(k->refs);
+    }
+    k->args = NULL;
+    k->refs = NULL;
+    k->in_place = false;
+}
+
+/* Re-point the in-place kernels' args and refs after the kernel array moved. */
+static void kernels_moved(aclOpExecutor *e)
 {
     for (size_t i = 0; i < e->n_kernels; i++) {
-        free(e->kernels[i].args);
-        free(e->kernels[i].refs);
+        nn_kernel *k = &e->kernels[i];
+        if (!k->in_place)
+            continue;
+        k->args = k->args_size ? k->inline_buf : NULL;
+        k->refs = k->n_refs ? (cannon_arg_ref *)(void *)(k->inline_buf + args_room(k->args_size)) : NULL;
     }
+}
+
+void nn_executor_release(aclOpExecutor *e)
+{
+    for (size_t i = 0; i < e->n_kernels; i++)
+        kernel_release(&e->kernels[i]);
     free(e->kernels);
     free(e->pending);
     free(e->slots);
     free(e->scratch);
     free(e);
+}
+
+/* A freed executor goes to the thread's stash with its buffers and their capacities, so the next
+ * phase 1 on this thread plans without allocating (the slot array alone is several KiB, a slot
+ * holding a 32-D view). */
+static void executor_free(aclOpExecutor *e)
+{
+    for (size_t i = 0; i < e->n_kernels; i++)
+        kernel_release(&e->kernels[i]);
+    e->n_slots = e->n_kernels = e->n_pending = 0;
+    e->ws_size = 0;
+    e->repeatable = e->ran = false;
+    e->status = ACLNN_SUCCESS;
+    e->name = NULL;
+    if (!nn_stash_put(NN_STASH_EXECUTOR, e))
+        nn_executor_release(e);
+}
+
+static aclOpExecutor *executor_alloc(void)
+{
+    aclOpExecutor *e = nn_stash_take(NN_STASH_EXECUTOR);
+    return e ? e : calloc(1, sizeof(aclOpExecutor));
 }
 
 /* Whether @p e is a live executor; the opdev entry points report misuse as an internal error,
@@ -51,7 +99,7 @@ static bool live_executor(const char *api, const aclOpExecutor *e)
 
 CANNON_API aclOpExecutor *cannonExecutorCreate(const char *op_name)
 {
-    aclOpExecutor *e = calloc(1, sizeof(*e));
+    aclOpExecutor *e = executor_alloc();
     if (!e) {
         NN_ERR(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory creating the executor",
                op_name ? op_name : "cannonExecutorCreate");
@@ -86,10 +134,14 @@ static int add_slot(aclOpExecutor *e, const aclTensor *t, bool is_output, const 
         e->slots = s;
         e->cap_slots = cap;
     }
+    /* Only the first ndim entries of shape and strides are meaningful (and written): a slot is
+     * several hundred bytes, and clearing it whole cost more than the rest of the call. */
     nn_slot *s = &e->slots[e->n_slots];
-    memset(s, 0, sizeof(*s));
     s->tensor = t;
     s->is_output = is_output;
+    s->addr = NULL;
+    s->ndim = 0;
+    s->offset = 0;
     if (t) {
         /* Snapshot the view: the caller may destroy or re-describe the tensor after phase 1. */
         s->addr = t->data;
@@ -163,6 +215,7 @@ CANNON_API aclnnStatus cannonExecutorAddKernel(aclOpExecutor *e, const char *nam
             return NN_ERR(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", e->name);
         e->kernels = k;
         e->cap_kernels = cap;
+        kernels_moved(e);
     }
     if (args_size > e->scratch_size) {
         void *s = realloc(e->scratch, args_size);
@@ -171,23 +224,33 @@ CANNON_API aclnnStatus cannonExecutorAddKernel(aclOpExecutor *e, const char *nam
         e->scratch = s;
         e->scratch_size = args_size;
     }
-    nn_kernel k = {.name = name ? name : "?", .fn = fn, .block_dim = block_dim, .args_size = args_size,
-                   .n_refs = n_refs};
-    if (args_size) {
-        k.args = malloc(args_size);
-        if (!k.args)
+    nn_kernel *k = &e->kernels[e->n_kernels];
+    k->name = name ? name : "?";
+    k->fn = fn;
+    k->block_dim = block_dim;
+    k->args_size = args_size;
+    k->n_refs = n_refs;
+    k->args = NULL;
+    k->refs = NULL;
+    k->in_place = false;
+    const size_t room = args_room(args_size), refs_size = n_refs * sizeof(*refs);
+    if (room + refs_size <= sizeof k->inline_buf) {
+        k->in_place = true;
+        k->args = args_size ? k->inline_buf : NULL;
+        k->refs = n_refs ? (cannon_arg_ref *)(void *)(k->inline_buf + room) : NULL;
+    } else {
+        if (args_size && !(k->args = malloc(args_size)))
             return NN_ERR(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", e->name);
-        memcpy(k.args, args, args_size);
-    }
-    if (n_refs) {
-        k.refs = malloc(n_refs * sizeof(*refs));
-        if (!k.refs) {
-            free(k.args);
+        if (n_refs && !(k->refs = malloc(refs_size))) {
+            kernel_release(k);
             return NN_ERR(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", e->name);
         }
-        memcpy(k.refs, refs, n_refs * sizeof(*refs));
     }
-    e->kernels[e->n_kernels++] = k;
+    if (args_size)
+        memcpy(k->args, args, args_size);
+    if (n_refs)
+        memcpy(k->refs, refs, refs_size);
+    e->n_kernels++;
     return ACLNN_SUCCESS;
 }
 

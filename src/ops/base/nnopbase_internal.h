@@ -1,10 +1,10 @@
 /*
  * libnnopbase internals: object layouts and the registry of live handles.
  *
- * Every public object starts with an nn_obj header. The registry is a hash set of live objects
- * chained through that header, so asking "is p a live tensor?" compares pointer values only and
- * never reads through p: a destroyed or foreign handle is rejected without touching freed memory
- * (which keeps "destroy twice" and "run a consumed executor" safe, under ASan too).
+ * Every public object starts with an nn_obj header. The registry (registry.c) is a hash set of the
+ * live objects' addresses, so asking "is p a live tensor?" compares pointer values only and never
+ * reads through p: a destroyed or foreign handle is rejected without touching freed memory (which
+ * keeps "destroy twice" and "run a consumed executor" safe, under ASan too).
  */
 #ifndef CANNON_NNOPBASE_INTERNAL_H_
 #define CANNON_NNOPBASE_INTERNAL_H_
@@ -33,12 +33,12 @@ typedef enum nn_kind {
 #define NN_MAGIC_DEAD 0xdeadbeefu
 
 typedef struct nn_obj {
-    struct nn_obj *next; /* registry chain: only ever followed from live objects */
     uint32_t kind;
     uint32_t magic;
 } nn_obj;
 
-/* Add @p o as a live object of kind @p k. Never fails (a failed table growth only costs speed). */
+/* Add @p o (from malloc: 8-aligned) as a live object of kind @p k. Never fails while memory lasts (a
+ * failed table growth costs speed until the table is full). */
 void nn_register(nn_obj *o, nn_kind k);
 /* Remove @p p if it is a live object of kind @p k; true when it was. */
 bool nn_unregister(const void *p, nn_kind k);
@@ -53,6 +53,7 @@ struct aclTensor {
     int64_t offset;
     void *data;
     uint64_t storage_ndim;
+    bool size_ok; /* the view passed nn_tensor_size_ok when it was last described */
     int64_t shape[CANNON_MAX_DIMS];
     int64_t strides[CANNON_MAX_DIMS];
     int64_t storage_shape[CANNON_MAX_DIMS];
@@ -97,6 +98,10 @@ typedef struct nn_slot {
     int64_t strides[CANNON_MAX_DIMS];
 } nn_slot;
 
+/* Argument blob and references of a kernel that fit in this many bytes live inside its record, so a
+ * reused executor records a typical operator's kernels without allocating. */
+#define NN_KERNEL_INLINE 192
+
 typedef struct nn_kernel {
     const char *name;
     cannon_kernel_fn fn;
@@ -105,6 +110,9 @@ typedef struct nn_kernel {
     void *args; /* template; refs are written over a copy at each run */
     size_t n_refs;
     cannon_arg_ref *refs;
+    bool in_place; /* args and refs point into inline_buf (refs at args_room): re-pointed when the array moves */
+    /* args and refs point here when they fit, else to their own allocations */
+    _Alignas(16) unsigned char inline_buf[NN_KERNEL_INLINE];
 } nn_kernel;
 
 struct aclOpExecutor {
@@ -137,6 +145,18 @@ void nn_executor_fail(aclOpExecutor *e, aclnnStatus rc);
 /* Whether @p t's view stays inside CANNON_TENSOR_MAX_BYTES (element count, offset, every stride
  * and the highest element reached, in bytes); else false with the reason in @p why. */
 bool nn_tensor_size_ok(const aclTensor *t, char *why, size_t why_size);
+
+/* Per-thread stashes of freed objects (stash.c): a create takes a block of its kind from the calling
+ * thread's stash before it allocates, a destroy puts its (unregistered) block there while there is
+ * room. A taken block holds the previous object's bytes: the creator writes every field it reads. */
+typedef enum nn_stash_kind { NN_STASH_TENSOR, NN_STASH_SCALAR, NN_STASH_EXECUTOR, NN_STASH_KINDS } nn_stash_kind;
+void *nn_stash_take(nn_stash_kind k);
+/* True when @p block was kept; else the caller frees it. */
+bool nn_stash_put(nn_stash_kind k, void *block);
+/* Free a stashed block for good. */
+void nn_stash_release(nn_stash_kind k, void *block);
+/* Free executor @p e and every buffer it owns (executor.c). */
+void nn_executor_release(aclOpExecutor *e);
 
 /* Bytes of one element of @p dt for copies; 0 when the type has no whole-byte element size. */
 size_t nn_elem_size(aclDataType dt);

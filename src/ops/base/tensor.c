@@ -94,6 +94,8 @@ static aclnnStatus check_desc(const char *api, const int64_t *viewDims, uint64_t
     return ACLNN_SUCCESS;
 }
 
+static bool size_check(const aclTensor *t, char *why, size_t why_size);
+
 static void apply_desc(aclTensor *t, const tensor_desc *d, aclDataType dataType, int64_t offset, aclFormat format,
                        void *data)
 {
@@ -106,6 +108,7 @@ static void apply_desc(aclTensor *t, const tensor_desc *d, aclDataType dataType,
     memcpy(t->shape, d->shape, sizeof(int64_t) * (size_t)d->ndim);
     memcpy(t->strides, d->strides, sizeof(int64_t) * (size_t)d->ndim);
     memcpy(t->storage_shape, d->storage_shape, sizeof(int64_t) * (size_t)d->storage_ndim);
+    t->size_ok = size_check(t, NULL, 0);
 }
 
 ACL_FUNC_VISIBILITY aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
@@ -116,7 +119,9 @@ ACL_FUNC_VISIBILITY aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t
     if (check_desc("aclCreateTensor", viewDims, viewDimsNum, stride, offset, storageDims, storageDimsNum, &d) !=
         ACLNN_SUCCESS)
         return NULL;
-    aclTensor *t = calloc(1, sizeof(*t));
+    aclTensor *t = nn_stash_take(NN_STASH_TENSOR);
+    if (!t)
+        t = calloc(1, sizeof(*t));
     if (!t) {
         NN_ERR(ACLNN_ERR_INNER_NULLPTR, "aclCreateTensor: out of memory");
         return NULL;
@@ -161,7 +166,8 @@ ACL_FUNC_VISIBILITY aclnnStatus aclDestroyTensor(const aclTensor *tensor)
         return NN_ERR(ACLNN_ERR_PARAM_INVALID,
                       "aclDestroyTensor: %p is not a live aclTensor (destroyed twice, or a foreign handle)",
                       (const void *)tensor);
-    free((void *)tensor);
+    if (!nn_stash_put(NN_STASH_TENSOR, (void *)tensor))
+        free((void *)tensor);
     return ACLNN_SUCCESS;
 }
 
@@ -279,7 +285,7 @@ static int64_t bytes_of(int64_t n, unsigned bits)
     return (n * (int64_t)(bits ? bits : 8) + 7) / 8;
 }
 
-bool nn_tensor_size_ok(const aclTensor *t, char *why, size_t why_size)
+static bool size_check(const aclTensor *t, char *why, size_t why_size)
 {
     const unsigned bits = elem_bits(t->dtype);
     const int64_t per_elem_limit = CANNON_TENSOR_MAX_BYTES * 8 / (bits ? bits : 8);
@@ -317,6 +323,13 @@ bool nn_tensor_size_ok(const aclTensor *t, char *why, size_t why_size)
         return false;
     }
     return true;
+}
+
+/* The check runs when a view is described (apply_desc) and its verdict is kept: operators ask for
+ * every tensor at least once per call. Only a failed view is checked again, for the message. */
+bool nn_tensor_size_ok(const aclTensor *t, char *why, size_t why_size)
+{
+    return t->size_ok || size_check(t, why, why_size);
 }
 
 CANNON_API bool cannonTensorGetView(const aclTensor *t, cannon_tensor_view *v)

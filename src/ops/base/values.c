@@ -63,12 +63,15 @@ ACL_FUNC_VISIBILITY aclScalar *aclCreateScalar(void *value, aclDataType dataType
         NN_ERR(ACLNN_ERR_PARAM_INVALID, "aclCreateScalar: data type %d is not supported for scalars", (int)dataType);
         return NULL;
     }
-    aclScalar *s = calloc(1, sizeof(*s));
+    aclScalar *s = nn_stash_take(NN_STASH_SCALAR);
+    if (!s)
+        s = malloc(sizeof(*s));
     if (!s) {
         NN_ERR(ACLNN_ERR_INNER_NULLPTR, "aclCreateScalar: out of memory");
         return NULL;
     }
     s->dtype = dataType;
+    memset(&s->v, 0, sizeof(s->v));
     memcpy(s->v.bytes, value, n); /* the caller's value may be unaligned: copy bytes */
     nn_register(&s->hdr, NN_SCALAR);
     return s;
@@ -82,7 +85,8 @@ ACL_FUNC_VISIBILITY aclnnStatus aclDestroyScalar(const aclScalar *scalar)
         return NN_ERR(ACLNN_ERR_PARAM_INVALID,
                       "aclDestroyScalar: %p is not a live aclScalar (destroyed twice, or a foreign handle)",
                       (const void *)scalar);
-    free((void *)scalar);
+    if (!nn_stash_put(NN_STASH_SCALAR, (void *)scalar))
+        free((void *)scalar);
     return ACLNN_SUCCESS;
 }
 
