@@ -175,6 +175,17 @@ def test_dropout_reproducible_and_matches_reference():
     assert torch.equal(again, out)
 
 
+def test_dropout_mask_packing_over_several_draws():
+    """The packed keep mask equals numpy's little-endian packbits of torch.rand(shape) < keep_prob, also
+    when it is drawn in several pieces (here 2 pieces of 8 heads) and for sizes that end inside a byte."""
+    from cannon.torch import attention as A
+    np = pytest.importorskip("numpy")
+    for shape in [(1, 16, 512, 1024), (2, 3, 5, 7)]:
+        got = A._dropout_mask(shape, 0.7, torch.Generator().manual_seed(9))
+        keep = torch.rand(shape, generator=torch.Generator().manual_seed(9)) < 0.7
+        assert np.array_equal(got.numpy(), np.packbits(keep.numpy().reshape(-1), bitorder="little"))
+
+
 def test_finite_differences_fp64_reference_free():
     """The analytic gradient of a small fp32 case against central differences of the forward."""
     torch.manual_seed(0)

@@ -87,14 +87,38 @@ def _prepare_mask(mask, dt, B_, N, S, Skv):
     return None, pse.contiguous()
 
 
-def _keep_bits(keep):
-    """Pack a bool keep mask [B, N, S, Skv] into CANN's dropMask bytes (bit f % 8 of byte f // 8)."""
-    flat = keep.reshape(-1)
-    pad = (-flat.numel()) % 8
-    if pad:
-        flat = torch.cat([flat, torch.zeros(pad, dtype=torch.bool)])
-    w = torch.tensor([1, 2, 4, 8, 16, 32, 64, 128], dtype=torch.int32)
-    return (flat.view(-1, 8).to(torch.int32) * w).sum(1).to(torch.uint8)
+_BIT_WEIGHTS = None
+
+
+def _pack_bits(keep):
+    """Bool keep flags (a multiple of 8 of them, flat) as CANN's dropMask bytes: bit f % 8 of byte f // 8."""
+    global _BIT_WEIGHTS
+    if _BIT_WEIGHTS is None:
+        _BIT_WEIGHTS = torch.tensor([1, 2, 4, 8, 16, 32, 64, 128], dtype=torch.uint8)
+    return (keep.view(-1, 8).to(torch.uint8) * _BIT_WEIGHTS).sum(1, dtype=torch.uint8)
+
+
+def _dropout_mask(shape, keep_prob, generator):
+    """The packed keep mask of torch.rand(shape, generator=generator) < keep_prob, drawn a few heads at
+    a time so that no float tensor of every score exists (the packed mask is 1 bit per score)."""
+    b, n, s, skv = shape
+    per = s * skv
+    total = b * n * per
+    out = torch.empty((total + 7) // 8, dtype=torch.uint8)
+    if total == 0:
+        return out
+    k = 8 // math.gcd(per, 8)                      # heads per whole number of bytes
+    step = k * max(1, (1 << 22) // (per * k))      # about 4M scores per draw
+    heads = b * n
+    for h0 in range(0, heads, step):
+        h1 = min(heads, h0 + step)
+        keep = torch.rand((h1 - h0, s, skv), generator=generator).reshape(-1) < keep_prob
+        pad = (-keep.numel()) % 8
+        if pad:                                    # only the last draw can end inside a byte
+            keep = torch.cat([keep, torch.zeros(pad, dtype=torch.bool)])
+        o0 = h0 * per // 8
+        out[o0:o0 + keep.numel() // 8] = _pack_bits(keep)
+    return out
 
 
 class _FlashAttention(torch.autograd.Function):
@@ -151,8 +175,9 @@ def flash_attention(q, k, v, causal=False, mask=None, scale=None, dropout_p=0.0,
     ``is_causal``). mask: bool or uint8, True = masked (CANN's convention; torch's boolean
     attn_mask is the opposite), shaped [S, Skv] or [B|1, N|1, S, Skv]; or a floating additive mask
     broadcastable to [B, N, S, Skv] (added after the scale; gradient available when it requires
-    grad). scale defaults to 1/sqrt(D). dropout_p > 0 drops probabilities with a keep mask drawn
-    from @generator (torch's default generator when None) and shared with the backward.
+    grad). scale defaults to 1/sqrt(D). dropout_p > 0 drops probabilities with the keep mask
+    torch.rand((B, N, S, Skv), generator=generator) < 1 - dropout_p (torch's default generator when
+    None; drawn a few heads at a time and packed to one bit per score), shared with the backward.
     q, k, v: float32, float16 or bfloat16, one dtype (under autocast, fp32 operands are cast first).
     Returns a tensor of q's shape and dtype."""
     for t, w in ((q, "q"), (k, "k"), (v, "v")):
@@ -193,8 +218,7 @@ def flash_attention(q, k, v, causal=False, mask=None, scale=None, dropout_p=0.0,
     keep_prob, drop = 1.0, None
     if dropout_p > 0.0:
         keep_prob = 1.0 - float(dropout_p)
-        keep = torch.rand((B_, N, S, Skv), generator=generator) < keep_prob
-        drop = _keep_bits(keep)
+        drop = _dropout_mask((B_, N, S, Skv), keep_prob, generator)
     if mask is not None and pse is not None and mask.requires_grad and torch.is_grad_enabled():
         pse_in = pse  # a differentiable view of the user's mask: dpse flows back to it through autograd
     else:
