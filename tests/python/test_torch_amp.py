@@ -112,6 +112,21 @@ def test_rmsnorm_swiglu_embedding_fp32():
     close(CF.softmax(logits, -1), torch.softmax(logits.double(), -1), 1e-6)
 
 
+@pytest.mark.parametrize("dtype,tol", [(torch.float32, 2e-6), (BF, 2e-2)], ids=["f32", "bf16"])
+def test_swiglu_grad_any_dim(dtype, tol):
+    x = rn(6, 5, 3, seed=8, dtype=dtype).requires_grad_()
+    y = CF.swiglu(x, dim=0)
+    assert y.shape == (3, 5, 3) and y.dtype == dtype
+    g = rn(3, 5, 3, seed=9, dtype=dtype)
+    y.backward(g)
+    xr = x.detach().double().requires_grad_()
+    a, b = xr.chunk(2, 0)
+    ref = F.silu(a) * b
+    ref.backward(g.double())
+    close(y.detach(), ref.detach(), tol)
+    close(x.grad, xr.grad, tol)
+
+
 # ---- autocast ---------------------------------------------------------------------------------
 
 def test_autocast_dtypes():

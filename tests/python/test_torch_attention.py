@@ -111,6 +111,14 @@ def test_causal_gqa_fp32(nkv, causal):
     run_case("BNSD", torch.float32, N=4, Nkv=nkv, S=19, Skv=19, D=80, causal=causal, scale=0.2)
 
 
+@pytest.mark.parametrize("isa", ["avx512", "avx2", "scalar"])
+def test_isa_tiers(isa, monkeypatch):
+    # libopapi reads CANNON_ISA when it plans each operator, so one process tests every tier
+    monkeypatch.setenv("CANNON_ISA", isa)
+    run_case("BSND", torch.float32, S=9, Skv=12, D=32, causal=True)
+    run_case("BNSD", torch.bfloat16, S=5, Skv=7, D=16)
+
+
 @pytest.mark.parametrize("D", [64, 128])
 def test_seq_one_and_head_dims(D):
     run_case("BNSD", torch.float32, B=1, N=2, Nkv=1, S=1, Skv=9, D=D)
