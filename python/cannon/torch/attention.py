@@ -88,6 +88,7 @@ def _prepare_mask(mask, dt, B_, N, S, Skv):
 
 
 _BIT_WEIGHTS = None
+_DRAW_SCORES = 1 << 22        # scores drawn at a time for a dropout mask (about 16 MiB of floats)
 
 
 def _pack_bits(keep):
@@ -108,7 +109,7 @@ def _dropout_mask(shape, keep_prob, generator):
     if total == 0:
         return out
     k = 8 // math.gcd(per, 8)                      # heads per whole number of bytes
-    step = k * max(1, (1 << 22) // (per * k))      # about 4M scores per draw
+    step = k * max(1, _DRAW_SCORES // (per * k))
     heads = b * n
     for h0 in range(0, heads, step):
         h1 = min(heads, h0 + step)
