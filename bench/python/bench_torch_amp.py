@@ -4,13 +4,13 @@ interleaved in one process:
 
   torch32  torch.nn modules, matmul-softmax-matmul attention, torch.optim.AdamW, fp32
   torchbf  the same inside torch.autocast("cpu", dtype=torch.bfloat16)
-  cannon   cannon.torch modules (Linear, RMSNorm, SwiGLU), flash_attention, rotary_embedding inside
+  cannon   cannon.torch modules (Linear, LayerNorm, SwiGLU), flash_attention, rotary_embedding inside
            cannon.torch.amp.autocast(bfloat16), GradScaler and cannon.torch.optim.AdamW
 
     CANNON_LIB_DIR=build/lib /usr/bin/python3 bench/python/bench_torch_amp.py [--samples 5] [--threads 1]
         [--batch 4] [--seq 128] [--dim 256] [--heads 8] [--kv-heads 4] [--layers 2] [--clock cpu|wall]
 
-Block: x + attn(rmsnorm(x)) with rotary q/k and grouped-query heads, then x + swiglu_mlp(rmsnorm(x)),
+Block: x + attn(layernorm(x)) with rotary q/k and grouped-query heads, then x + swiglu_mlp(layernorm(x)),
 --layers of them, loss = mean(out²). Each sample times k steps (k so that a sample lasts >= 0.2 s);
 the sides alternate sample by sample and the median ms per step and the ratio torch / cannon
 (> 1: cannon faster) are printed. --clock cpu (the default) times the process's CPU time, the
