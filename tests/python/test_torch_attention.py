@@ -287,6 +287,28 @@ def test_rotary_values_and_grads(mode, dtype):
     close(sin.grad, sr.grad, gt)
 
 
+@pytest.mark.parametrize("mode", ["half", "interleave", "quarter", "interleave_half"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])
+def test_rotary_dx_only_every_mode(mode, dtype):
+    """cos and sin constants (the usual case): dx alone, against the gradient operator's dx and, for
+    half and interleave, the float64 reference; arbitrary (not pair-tied) cos and sin values."""
+    from cannon.torch._bridge import call
+    B, S, N, D = 2, 6, 3, 16
+    x = rn(B, S, N, D, seed=1, dtype=dtype).requires_grad_()
+    cos, sin = rn(1, S, 1, D, seed=2, dtype=dtype), rn(1, S, 1, D, seed=3, dtype=dtype)
+    y = ct.rotary_embedding(x, cos, sin, mode=mode)
+    g = rn(B, S, N, D, seed=4, dtype=dtype)
+    y.backward(g)
+    m = {"half": 0, "interleave": 1, "quarter": 2, "interleave_half": 3}[mode]
+    dx = torch.empty_like(x)
+    call("aclnnRotaryPositionEmbeddingGrad", g, cos, sin, None, m, dx, None, None)
+    close(x.grad, dx, TOL[dtype][1])
+    if mode in ("half", "interleave"):
+        xr = x.detach().double().requires_grad_()
+        (xr * cos.double() + rotate(xr, mode) * sin.double()).backward(g.double())
+        close(x.grad, xr.grad, TOL[dtype][1])
+
+
 def test_rotary_2d_cos_bsnd_and_errors():
     B, S, N, D = 2, 5, 3, 8
     x = rn(B, S, N, D).requires_grad_()

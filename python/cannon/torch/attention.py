@@ -249,6 +249,12 @@ class _Rotary(torch.autograd.Function):
         need = ctx.needs_input_grad
         g = g.to(cos.dtype)
         dx = empty(g.shape, g.dtype)
+        if x is None and ctx.mode in (0, 1):
+            # Only dx: the rotation is orthogonal, so dx = g·cos + Rᵀ(g·sin) = g·cos + R(g)·sin' with
+            # sin' = -(sin with its halves (mode 0) or its pairs (mode 1) swapped), which is the
+            # forward operator on g (several times faster than the gradient operator's dx path)
+            call("aclnnRotaryPositionEmbedding", g, cos, _swapped_neg(sin, ctx.mode), int(ctx.mode), dx)
+            return dx, None, None, None
         dcos = dsin = None
         if x is not None:
             dcos, dsin = torch.empty(cos.shape, dtype=cos.dtype), torch.empty(sin.shape, dtype=sin.dtype)
@@ -256,9 +262,21 @@ class _Rotary(torch.autograd.Function):
         return (dx if need[0] else None, dcos if need[1] else None, dsin if need[2] else None, None)
 
 
+def _swapped_neg(sin, mode):
+    """-sin with the halves (mode 0) or the pairs (mode 1) of its last dim swapped."""
+    if sin.shape[-1] == 1:
+        return -sin
+    if mode == 0:
+        s1, s2 = sin.chunk(2, -1)
+        return torch.cat([-s2, -s1], -1)
+    return (-sin).unflatten(-1, (-1, 2)).flip(-1).flatten(-2)
+
+
 def rotary_embedding(x, cos, sin, mode="half"):
     """x·cos + rotate(x)·sin along the last dim (aclnnRotaryPositionEmbedding), with autograd
-    (aclnnRotaryPositionEmbeddingGrad; cos and sin get gradients too when they require them).
+    (aclnnRotaryPositionEmbeddingGrad when cos or sin require grad, or in modes quarter and
+    interleave_half; otherwise dx is the forward operator on the gradient with sin's halves or
+    pairs swapped and negated, the transpose of the rotation).
 
     x: 3-D or 4-D, last dim D even. cos, sin: x's rank with each dim x's or 1 (e.g. [1, 1, S, D] for
     a BNSD x, [1, S, 1, D] for BSND), or 2-D [S, D], taken as [1, .., S, D] (sequence on x's
