@@ -39,7 +39,8 @@ def _stack():
 class autocast:
     """Context manager (and decorator): inside it cannon.torch's compute ops run in @dtype
     (torch.bfloat16 or torch.float16) on fp32 inputs; see the module doc for the op lists.
-    ``enabled=False`` turns autocast off inside an enclosing region. Thread-local, nestable."""
+    ``enabled=False`` turns autocast off inside an enclosing region. Thread-local, nestable.
+    cache_enabled is accepted for torch's signature: casts are not cached (each use casts again)."""
 
     def __init__(self, enabled=True, dtype=torch.bfloat16, cache_enabled=True):
         if dtype not in _LOW:
