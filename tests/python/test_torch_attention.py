@@ -125,11 +125,11 @@ def test_seq_one_and_head_dims(D):
     run_case("BSND", torch.bfloat16, B=1, N=2, Nkv=2, S=7, Skv=1, D=D)
 
 
-@pytest.mark.parametrize("shape", ["2d", "b1", "bn", "11"])
+@pytest.mark.parametrize("shape", ["2d", "b1", "bn", "11", "1n"])
 def test_bool_mask(shape):
     B, N, S, Skv = 2, 4, 11, 15
     m = torch.rand(B, N, S, Skv, generator=torch.Generator().manual_seed(5)) < 0.3
-    m = {"2d": m[0, 0], "b1": m[:, :1], "bn": m, "11": m[:1, :1]}[shape]
+    m = {"2d": m[0, 0], "b1": m[:, :1], "bn": m, "11": m[:1, :1], "1n": m[:1]}[shape]
     run_case("BNSD", torch.float32, B=B, N=N, Nkv=2, S=S, Skv=Skv, bool_mask=m)
 
 
@@ -164,6 +164,23 @@ def test_additive_mask_and_its_gradient(dtype):
     close(out.detach(), ref.detach(), ot)
     assert am.grad.shape == am.shape
     close(am.grad, amr.grad, gt)
+
+
+@pytest.mark.parametrize("shape", [(1, 4, 9, 10), (2, 4, 1, 10), (2, 1, 9, 10), (10,)])
+def test_additive_mask_gradient_of_broadcast_shapes(shape):
+    B, N, S, Skv, D = 2, 4, 9, 10, 16
+    am = rn(*shape, seed=6).requires_grad_()
+    q, k, v = (rn(B, N, S if i == 0 else Skv, D, seed=i) for i in range(3))
+    out = ct.flash_attention(q, k, v, mask=am, causal=True)
+    go = rn(B, N, S, D, seed=7)
+    out.backward(go)
+    amr = am.detach().double().requires_grad_()
+    ref_attention(q, k, v, causal=True, add_mask=amr).backward(go.double())
+    assert am.grad.shape == am.shape
+    close(am.grad, amr.grad, 5e-5)
+    # without a gradient the shared forms go to the operator as they are
+    with torch.no_grad():
+        close(ct.flash_attention(q, k, v, mask=am, causal=True), out.detach(), 1e-6)
 
 
 def test_dropout_reproducible_and_matches_reference():

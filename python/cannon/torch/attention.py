@@ -48,9 +48,10 @@ def _dims(t, layout, num_heads, what):
     return b, None, s, h
 
 
-def _prepare_mask(mask, dt, B_, N, S, Skv):
+def _prepare_mask(mask, dt, B_, N, S, Skv, need_grad=False):
     """(attenMask or None, pse or None) for a user mask: bool/uint8 -> attenMask (True = masked),
-    floating -> additive pse of q's dtype in a shape the operator takes."""
+    floating -> additive pse of q's dtype in a shape the operator takes (a dense [B, N, S, Skv]
+    one when @need_grad: the gradient operator gives dpse only for an unshared pse)."""
     if mask is None:
         return None, None
     check_cpu(mask, "mask")
@@ -80,6 +81,8 @@ def _prepare_mask(mask, dt, B_, N, S, Skv):
     # the operator takes [B, N, S, Skv], [B, N, 1, Skv] or [1, N, S, Skv]: the forms it takes as
     # they are (stride 0 where broadcast), anything else materialised
     shp = tuple(mask.shape) if mask.dim() == 4 else None
+    if need_grad:
+        return None, pse.contiguous()
     if shp == (B_, N, S, Skv):
         return None, pse
     if shp in ((B_, N, 1, Skv), (1, N, S, Skv)):
@@ -153,12 +156,9 @@ class _FlashAttention(torch.autograd.Function):
                  float(scale), float(keep_prob), int(pre), int(nxt), int(heads), lay, 0, int(sparse), dq, dk, dv,
                  None)
         else:
-            want_pse = bool(need[4])
-            pse_arg = pse
-            if want_pse:
-                pse_arg = pse.contiguous()  # a dpse is only given for an unshared [B, N, S, Skv] pse
-                dpse = empty(pse_arg.shape, q.dtype)
-            call("aclnnFlashAttentionScoreGradV2", q, k, v, g, pse_arg, drop, None, amask, smax, ssum, None, out,
+            if need[4]:  # the pse is then a dense [B, N, S, Skv] tensor (see _prepare_mask)
+                dpse = empty(pse.shape, q.dtype)
+            call("aclnnFlashAttentionScoreGradV2", q, k, v, g, pse, drop, None, amask, smax, ssum, None, out,
                  None, None, None, float(scale), float(keep_prob), int(pre), int(nxt), int(heads), lay, 0,
                  int(sparse), 0, dq, dk, dv, dpse)
         return (dq if need[0] else None, dk if need[1] else None, dv if need[2] else None, None, dpse,
@@ -209,7 +209,8 @@ def flash_attention(q, k, v, causal=False, mask=None, scale=None, dropout_p=0.0,
     if Nk == 0 or N % Nk:
         raise ValueError(f"cannon: flash_attention: k/v have {Nk} heads, which must divide q's {N}")
     scale = 1.0 / math.sqrt(D) if scale is None else float(scale)
-    amask, pse = _prepare_mask(mask, q.dtype, B_, N, S, Skv)
+    mask_grad = mask is not None and mask.requires_grad and mask.is_floating_point() and torch.is_grad_enabled()
+    amask, pse = _prepare_mask(mask, q.dtype, B_, N, S, Skv, mask_grad)
     if amask is not None:
         sparse, pre, nxt = 0, _BIG, (0 if causal else _BIG)
     elif causal:
@@ -220,10 +221,9 @@ def flash_attention(q, k, v, causal=False, mask=None, scale=None, dropout_p=0.0,
     if dropout_p > 0.0:
         keep_prob = 1.0 - float(dropout_p)
         drop = _dropout_mask((B_, N, S, Skv), keep_prob, generator)
-    if mask is not None and pse is not None and mask.requires_grad and torch.is_grad_enabled():
-        pse_in = pse  # a differentiable view of the user's mask: dpse flows back to it through autograd
-    else:
-        pse_in = pse.detach() if pse is not None else None
+    # with mask_grad the pse is differentiable in the user's mask (a cast, expand and copy):
+    # dpse flows back to the mask's own shape through autograd
+    pse_in = pse if mask_grad or pse is None else pse.detach()
     return _FlashAttention.apply(q, k, v, amask, pse_in, drop, scale, keep_prob, pre, nxt, N, layout, sparse,
                                  (B_, N, S, 8))
 
