@@ -87,7 +87,7 @@ def _prepare_mask(mask, dt, B_, N, S, Skv, need_grad=False):
         return None, pse
     if shp in ((B_, N, 1, Skv), (1, N, S, Skv)):
         return None, mask.to(dt)
-    return None, pse.contiguous()
+    return None, pse  # the broadcast view, read through its strides (stride 0 where broadcast)
 
 
 _BIT_WEIGHTS = None
