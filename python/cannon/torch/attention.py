@@ -14,8 +14,7 @@ import math
 
 import torch
 
-from . import _bridge as B
-from ._bridge import IntArray, call, check_cpu, empty
+from ._bridge import call, check_cpu, empty
 from . import amp as _amp
 
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
