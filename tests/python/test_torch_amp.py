@@ -291,6 +291,24 @@ def test_adamw_matches_torch(amsgrad, maximize):
     o3.load_state_dict(o1.state_dict())
 
 
+def test_adamw_bf16_params_and_errors():
+    """bf16 parameters and state (no master copy): each stored value rounded once from the fp32 step."""
+    p0 = rn(64, seed=4)
+    mine = torch.nn.Parameter(p0.bfloat16())
+    ref = torch.nn.Parameter(p0.bfloat16().float())
+    o1, o2 = ct.optim.AdamW([mine], lr=1e-2), torch.optim.AdamW([ref], lr=1e-2)
+    g = rn(64, seed=5).bfloat16()
+    mine.grad, ref.grad = g.clone(), g.float()
+    o1.step()
+    o2.step()
+    assert mine.dtype == BF and o1.state[mine]["exp_avg"].dtype == BF
+    torch.testing.assert_close(mine.detach().float(), ref.detach().bfloat16().float(), rtol=0, atol=0)
+    with pytest.raises(ValueError):
+        ct.optim.AdamW([mine], lr=-1.0)
+    with pytest.raises(ValueError):
+        ct.optim.AdamW([mine], betas=(1.0, 0.9))
+
+
 def test_training_loop_bf16_tracks_fp32_torch():
     """A tiny regression trained 30 steps: cannon modules in bf16 autocast + GradScaler + AdamW against
     torch's fp32 modules + torch.optim.AdamW; the losses agree within bf16 accuracy and both fall."""
