@@ -9,7 +9,7 @@ cannon runs each operator through `cannon.ops.call("aclnnXxx", ..., sync=True)` 
 with preallocated outputs: phase 1, phase 2 and a synchronize per call, as a client's call costs.
 torch runs the same computation on CPU tensors holding the same values (its `out=` form where it
 has one; a composition of its operators where it has no single one: RmsNorm, RmsNormGrad,
-AddRmsNorm, SwiGlu, GeGluV3, RotaryPositionEmbedding, SoftmaxCrossEntropyWithLogits, and the
+AddRmsNorm, SwiGlu, GeGluV3, RotaryPositionEmbedding(Grad), SoftmaxCrossEntropyWithLogits, and the
 synchronised batch norm's pieces, which torch 1.13 has for CUDA only). Where torch has no CPU
 kernel for the dtype (fp16 mostly), and for fp16 matmuls and convolutions (torch's fp16 CPU kernels
 are reference loops: fp32 is its best case), torch computes in fp32 and the row's `torch` column
@@ -850,6 +850,26 @@ def _rope(e):
         return xt * ct + torch.cat([-x2, x1], -1) * st
     return Case(f"BSND {B}x{S}x{N}x{D} half", e.call("aclnnRotaryPositionEmbedding", xc, cc, sc, 0, oc), [oc], tfn,
                 e.nb(xc, cc, sc, oc), tol=2.0, note="torch composed")
+
+
+@op("RotaryPositionEmbeddingGrad", "vision")
+def _rope_grad(e):
+    torch = _t()
+    B, S, N, D = e.pick((1, 2048, 32, 128), None, (1, 3, 2, 8))
+    dyt, dyc = e.randn((B, S, N, D))
+    ang = torch.rand((1, S, 1, D // 2), generator=e.gen) * 6.28
+    ct, cc = e.pair(torch.cat([ang.cos(), ang.cos()], -1))
+    st, sc = e.pair(torch.cat([ang.sin(), ang.sin()], -1))
+    ot, oc = e.empty((B, S, N, D))
+
+    def tfn():  # dx of mode 0: the rotation's transpose
+        d1, d2 = dyt.chunk(2, -1)
+        c1, c2 = ct.chunk(2, -1)
+        s1, s2 = st.chunk(2, -1)
+        return torch.cat([d1 * c1 + d2 * s2, d2 * c2 - d1 * s1], -1)
+    return Case(f"BSND {B}x{S}x{N}x{D} half dx",
+                e.call("aclnnRotaryPositionEmbeddingGrad", dyc, cc, sc, None, 0, oc, None, None), [oc], tfn,
+                e.nb(dyc, cc, sc, oc), tol=2.0, note="torch composed")
 
 
 @op("LayerNormBackward", "norm")

@@ -28,6 +28,8 @@
 #include "op_manifest.h"
 
 #include "vision_common.h"
+#include "../kernels/isa.h"
+#include "../kernels/kernels.h"
 
 #define RG_BLOCK_ELEMS (32 * 1024)
 #define RG_MAX_BLOCKS 256
@@ -36,7 +38,7 @@ typedef struct rg_args {
     const char *x, *cos, *sin, *xf; /* bound: x (dy), cos, sin, the forward's x (dcos / dsin) */
     char *out, *dcos, *dsin;        /* bound */
     char *ws;                       /* bound: per block scratch */
-    int32_t dt, mode, backward, nd;
+    int32_t dt, mode, backward, nd, isa, pad;
     int64_t es, d, rows, crows, per_block;
     int64_t shape[CANNON_OP_MAX_RANK];  /* x's row dims */
     int64_t cshape[CANNON_OP_MAX_RANK]; /* cos's row dims */
@@ -75,6 +77,61 @@ static void rg_load_row(const char *p, aclDataType dt, int64_t d, float *buf)
         buf[i] = vis_load_f32(p + i * (int64_t)cannonDtypeSize(dt), dt);
 }
 
+/* Row @p p of d values as fp32: fp32 rows are read in place, 16-bit rows widened into @p buf by the
+ * tier's bulk converters (exact). */
+static const float *rg_row_f32(const cannon_kernel_table *kt, const char *p, aclDataType dt, int64_t d, float *buf)
+{
+    if (dt == ACL_FLOAT)
+        return (const float *)(const void *)p;
+    if (dt == ACL_FLOAT16)
+        kt->f16_to_f32(buf, (const uint16_t *)(const void *)p, (size_t)d);
+    else
+        kt->bf16_to_f32(buf, (const uint16_t *)(const void *)p, (size_t)d);
+    return buf;
+}
+
+/* n pairs j: o1 = o0 + j*os, o2 = o1 + og; a = a0 + j*as, b = a + ag (the table above). Inlined with
+ * constant steps at each call, so the unit-step modes become plain vector loops. */
+static inline void rg_pairs(int backward, const float *restrict x, const float *restrict c,
+                            const float *restrict s, float *restrict y, int64_t n, int64_t o0, int64_t os,
+                            int64_t og, int64_t a0, int64_t as, int64_t ag)
+{
+    if (backward) {
+        for (int64_t j = 0; j < n; j++) {
+            const int64_t o1 = o0 + j * os, o2 = o1 + og, a = a0 + j * as, b = a + ag;
+            y[a] = x[o1] * c[o1] + x[o2] * s[o2];
+            y[b] = x[o2] * c[o2] - x[o1] * s[o1];
+        }
+    } else {
+        for (int64_t j = 0; j < n; j++) {
+            const int64_t o1 = o0 + j * os, o2 = o1 + og, a = a0 + j * as, b = a + ag;
+            y[o1] = x[a] * c[o1] - x[b] * s[o1];
+            y[o2] = x[b] * c[o2] + x[a] * s[o2];
+        }
+    }
+}
+
+/* One row of the forward (or its transpose) in mode @p mode, d even (quarter: d % 4 == 0). */
+static void rg_row(int mode, int backward, int64_t d, const float *x, const float *c, const float *s, float *y)
+{
+    const int64_t h = d / 2, q = d / 4;
+    switch (mode) {
+    case 0:
+        rg_pairs(backward, x, c, s, y, h, 0, 1, h, 0, 1, h);
+        break;
+    case 1:
+        rg_pairs(backward, x, c, s, y, h, 0, 2, 1, 0, 2, 1);
+        break;
+    case 2:
+        rg_pairs(backward, x, c, s, y, q, 0, 1, q, 0, 1, q);
+        rg_pairs(backward, x, c, s, y, q, 2 * q, 1, q, 2 * q, 1, q);
+        break;
+    default:
+        rg_pairs(backward, x, c, s, y, h, 0, 1, h, 0, 2, 1);
+        break;
+    }
+}
+
 /* The cos row (its index among cos's rows) that x row @p r reads. */
 static int64_t rg_crow(const rg_args *a, int64_t r)
 {
@@ -92,31 +149,32 @@ static int64_t rg_crow(const rg_args *a, int64_t r)
 static int rg_rows_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
     const rg_args *a = (const rg_args *)args;
+    const cannon_kernel_table *kt = cannon_kernels_for((cannon_isa)a->isa);
     const int64_t d = a->d, es = a->es;
     const aclDataType dt = (aclDataType)a->dt;
     float *buf = (float *)(void *)(a->ws + (int64_t)ctx->block_idx * 4 * d * (int64_t)sizeof(float));
     float *bx = buf, *bc = buf + d, *bs = buf + 2 * d, *by = buf + 3 * d;
     const int64_t r0 = (int64_t)ctx->block_idx * a->per_block;
     const int64_t r1 = a->rows - r0 < a->per_block ? a->rows : r0 + a->per_block;
+    const float *c = NULL, *s = NULL;
+    int64_t have = -1; /* the cos / sin row loaded (rows of x that share it reuse it) */
     for (int64_t r = r0; r < r1; r++) {
         const int64_t cr = rg_crow(a, r);
-        rg_load_row(a->x + r * d * es, dt, d, bx);
-        rg_load_row(a->cos + cr * d * es, dt, d, bc);
-        rg_load_row(a->sin + cr * d * es, dt, d, bs);
-        for (int64_t j = 0; j < d / 2; j++) {
-            int64_t o1, o2, ia, ib;
-            rg_pair(a->mode, d, j, &o1, &o2, &ia, &ib);
-            if (a->backward) {
-                by[ia] = bx[o1] * bc[o1] + bx[o2] * bs[o2];
-                by[ib] = bx[o2] * bc[o2] - bx[o1] * bs[o1];
-            } else {
-                by[o1] = bx[ia] * bc[o1] - bx[ib] * bs[o1];
-                by[o2] = bx[ib] * bc[o2] + bx[ia] * bs[o2];
-            }
+        if (cr != have) {
+            c = rg_row_f32(kt, a->cos + cr * d * es, dt, d, bc);
+            s = rg_row_f32(kt, a->sin + cr * d * es, dt, d, bs);
+            have = cr;
         }
+        const float *x = rg_row_f32(kt, a->x + r * d * es, dt, d, bx);
+        /* y goes through by: out may be x's own row (the in-place forms). */
+        rg_row(a->mode, a->backward, d, x, c, s, by);
         char *o = a->out + r * d * es;
-        for (int64_t i = 0; i < d; i++)
-            vis_store_f32(o + i * es, dt, by[i]);
+        if (dt == ACL_FLOAT)
+            memcpy(o, by, (size_t)d * sizeof(float));
+        else if (dt == ACL_FLOAT16)
+            kt->f32_to_f16((uint16_t *)(void *)o, by, (size_t)d);
+        else
+            kt->f32_to_bf16((uint16_t *)(void *)o, by, (size_t)d);
     }
     return 0;
 }
@@ -227,6 +285,7 @@ static void rg_record_rows(cannon_op *op, rg_args a, int sx, unsigned how_x, int
 {
     if (!cannonOpOk(op) || a.rows == 0 || a.d == 0)
         return;
+    a.isa = (int32_t)cannon_isa_select();
     a.per_block = vis_units_per_block(a.rows, a.d, RG_BLOCK_ELEMS);
     if ((a.rows + a.per_block - 1) / a.per_block > RG_MAX_BLOCKS)
         a.per_block = (a.rows + RG_MAX_BLOCKS - 1) / RG_MAX_BLOCKS;

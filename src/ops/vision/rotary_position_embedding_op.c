@@ -22,6 +22,8 @@
 #include "op_manifest.h"
 
 #include "vision_common.h"
+#include "../kernels/isa.h"
+#include "../kernels/kernels.h"
 
 #define RPE_BLOCK_ELEMS (32 * 1024)
 #define RPE_MAX_BLOCKS 256
@@ -34,18 +36,28 @@ typedef struct rpe_args {
     char *ws;                  /* bound: 4 * D floats per block */
     int32_t dt, mode;
     int64_t es, d, rows, per_block;
-    int32_t nd, pad_;
+    int32_t nd, isa;
     int64_t shape[CANNON_OP_MAX_RANK]; /* the row dims (all but the last) */
     int64_t sx[CANNON_OP_MAX_RANK], sc[CANNON_OP_MAX_RANK], ss[CANNON_OP_MAX_RANK], so[CANNON_OP_MAX_RANK];
     int64_t lx, lc, ls, lo; /* last-dim strides */
 } rpe_args;
 
-/* The row's elements as fp32: the data itself when contiguous fp32, else converted into @p buf. */
-static const float *rpe_row(const rpe_args *a, const char *p, int64_t step, float *buf)
+/* The row's elements as fp32: the data itself when contiguous fp32, else converted into @p buf
+ * (contiguous 16-bit rows by the tier's exact bulk converters). */
+static const float *rpe_row(const rpe_args *a, const cannon_kernel_table *kt, const char *p, int64_t step,
+                            float *buf)
 {
     if (a->dt == ACL_FLOAT && step == 1)
         return (const float *)(const void *)p;
     const aclDataType dt = (aclDataType)a->dt;
+    if (step == 1 && dt == ACL_FLOAT16) {
+        kt->f16_to_f32(buf, (const uint16_t *)(const void *)p, (size_t)a->d);
+        return buf;
+    }
+    if (step == 1 && dt == ACL_BF16) {
+        kt->bf16_to_f32(buf, (const uint16_t *)(const void *)p, (size_t)a->d);
+        return buf;
+    }
     for (int64_t i = 0; i < a->d; i++)
         buf[i] = vis_load_f32(p + i * step * a->es, dt);
     return buf;
@@ -90,6 +102,7 @@ static void rpe_compute(int mode, int64_t d, const float *x, const float *c, con
 static int rpe_kernel(const cannon_kernel_ctx *ctx, void *args)
 {
     const rpe_args *a = (const rpe_args *)args;
+    const cannon_kernel_table *kt = cannon_kernels_for((cannon_isa)a->isa);
     const int64_t d = a->d, es = a->es;
     float *buf = (float *)(void *)(a->ws + (int64_t)ctx->block_idx * 4 * d * (int64_t)sizeof(float));
     float *bx = buf, *bc = buf + d, *bs = buf + 2 * d, *by = buf + 3 * d;
@@ -97,6 +110,8 @@ static int rpe_kernel(const cannon_kernel_ctx *ctx, void *args)
     const int64_t r1 = a->rows - r0 < a->per_block ? a->rows : r0 + a->per_block;
     /* rows of a permuted view lie far apart, out of the hardware prefetchers' reach */
     const int scattered = a->nd > 0 && a->sx[a->nd - 1] != d * a->lx;
+    const float *c = NULL, *s = NULL;
+    int64_t have_c = -1, have_s = -1; /* element offsets of the cos / sin rows converted */
     for (int64_t r = r0; r < r1; r++) {
         if (scattered && r + RPE_PF_ROWS < r1) {
             /* fetch the x row RPE_PF_ROWS ahead */
@@ -121,17 +136,29 @@ static int rpe_kernel(const cannon_kernel_ctx *ctx, void *args)
         /* x is always buffered in mode 3 (its outputs read other positions of the row). */
         const float *x = a->mode == 3 && a->dt == ACL_FLOAT && a->lx == 1
                              ? (memcpy(bx, a->x + ox * es, (size_t)d * sizeof(float)), bx)
-                             : rpe_row(a, a->x + ox * es, a->lx, bx);
-        const float *c = rpe_row(a, a->cos + oc * es, a->lc, bc);
-        const float *s = rpe_row(a, a->sin + os * es, a->ls, bs);
+                             : rpe_row(a, kt, a->x + ox * es, a->lx, bx);
+        /* consecutive rows usually share their cos / sin row (heads, batch): converted once */
+        if (oc != have_c) {
+            c = rpe_row(a, kt, a->cos + oc * es, a->lc, bc);
+            have_c = oc;
+        }
+        if (os != have_s) {
+            s = rpe_row(a, kt, a->sin + os * es, a->ls, bs);
+            have_s = os;
+        }
         char *o = a->out + oo * es;
         if (a->dt == ACL_FLOAT && a->lo == 1) {
             rpe_compute(a->mode, d, x, c, s, (float *)(void *)o);
             continue;
         }
         rpe_compute(a->mode, d, x, c, s, by);
-        for (int64_t i = 0; i < d; i++)
-            vis_store_f32(o + i * a->lo * es, (aclDataType)a->dt, by[i]);
+        if (a->lo == 1 && a->dt == ACL_FLOAT16)
+            kt->f32_to_f16((uint16_t *)(void *)o, by, (size_t)d);
+        else if (a->lo == 1 && a->dt == ACL_BF16)
+            kt->f32_to_bf16((uint16_t *)(void *)o, by, (size_t)d);
+        else
+            for (int64_t i = 0; i < d; i++)
+                vis_store_f32(o + i * a->lo * es, (aclDataType)a->dt, by[i]);
     }
     return 0;
 }
@@ -206,6 +233,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnRotaryPositionEmbeddingGetWorkspaceSize(con
     a.lo = vo.strides[nd - 1];
     if (a.rows == 0 || d == 0)
         return cannonOpFinish(&op);
+    a.isa = (int32_t)cannon_isa_select();
     a.per_block = vis_units_per_block(a.rows, d, RPE_BLOCK_ELEMS);
     if ((a.rows + a.per_block - 1) / a.per_block > RPE_MAX_BLOCKS) /* bounds the workspace */
         a.per_block = (a.rows + RPE_MAX_BLOCKS - 1) / RPE_MAX_BLOCKS;
