@@ -82,6 +82,13 @@ def test_rope_modes(dt, mode, cshape):
     check(got, ref, mag, dt)
 
 
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_rope_tiers(dt, isa):
+    """16-bit rows go through each tier's bulk converters: the same values on every tier."""
+    test_rope_modes(dt, 0, "1S1D")
+    test_rope_modes(dt, 3, "BNSD")
+
+
 @pytest.mark.parametrize("dt", DTS)
 @pytest.mark.parametrize("mode", [0, 1, 3])
 @pytest.mark.parametrize("lx,lc,lo", [("transposed", "contig", "contig"), ("offset", "padded", "strided"),
