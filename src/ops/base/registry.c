@@ -22,18 +22,16 @@
 #define NN_MIN_SLOTS 1024u
 
 typedef struct nn_table {
-    size_t mask; /* slots - 1, slots a power of two */
+    size_t mask;              /* slots - 1, slots a power of two */
     struct nn_table *retired; /* the table this one replaced */
-    _Atomic uintptr_t slot[];
+    _Atomic uintptr_t *slot;  /* a grown table's slots follow its header in one allocation */
 } nn_table;
 
 /* The first table is static so the registry works without any allocation. */
-static struct {
-    nn_table t;
-    _Atomic uintptr_t slot[NN_MIN_SLOTS];
-} g_first = {{NN_MIN_SLOTS - 1, NULL}, {0}};
+static _Atomic uintptr_t g_first_slots[NN_MIN_SLOTS];
+static nn_table g_first = {NN_MIN_SLOTS - 1, NULL, g_first_slots};
 
-static _Atomic(nn_table *) g_table = &g_first.t;
+static _Atomic(nn_table *) g_table = &g_first;
 static size_t g_count; /* live entries; under the lock */
 
 /* A spin lock rather than a mutex: its sections are a few loads and stores (a table growth is the
@@ -90,6 +88,7 @@ static void grow_locked(nn_table *t)
     nn_table *b = calloc(1, sizeof(*b) + n * sizeof(b->slot[0]));
     if (!b)
         return; /* the old table fills further: slower probes, still correct below a full table */
+    b->slot = (_Atomic uintptr_t *)(void *)(b + 1);
     b->mask = n - 1;
     b->retired = t;
     for (size_t i = 0; i <= t->mask; i++) {
@@ -103,7 +102,7 @@ static void grow_locked(nn_table *t)
 __attribute__((destructor)) static void registry_unload(void)
 {
     nn_table *t = atomic_load_explicit(&g_table, memory_order_acquire);
-    while (t && t != &g_first.t) {
+    while (t && t != &g_first) {
         nn_table *r = t->retired;
         free(t);
         t = r;
