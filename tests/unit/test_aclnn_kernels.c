@@ -5,6 +5,7 @@
  * row reductions. The measured worst cases are printed (cmocka's print_message) so the figures in
  * src/ops/kernels/kernels.h can be checked.
  */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -122,6 +123,79 @@ static void test_exp_small(void **state)
         assert_true(isnan(out[0]));
         assert_true(out[1] == 1.0f && out[2] == 1.0f);
         assert_true(out[3] > 0.0f);
+    }
+}
+
+/* Error of y against the exact value r, in units of the fp64 ulp at r (subnormal ulp below). */
+static double ulp_err64(double y, long double r)
+{
+    if (isinf((double)r) || isinf(y))
+        return y == (double)r ? 0.0 : INFINITY;
+    int e = r == 0.0L ? -1022 : ilogbl(r);
+    if (e < -1022)
+        e = -1022;
+    return (double)(fabsl((long double)y - r) / ldexpl(1.0L, e - 52));
+}
+
+/* exp_sum_f64: exp((double)x - shift) in fp64 against x87 expl, every 4099th fp32 pattern over
+ * [-745, 709] after the shift, the subnormal and overflow edges, -inf, and the returned sum. */
+static void test_exp_sum_f64(void **state)
+{
+    (void)state;
+    static float in[CHUNK];
+    static double out[CHUNK];
+    const double shifts[] = {0.0, 3.5, -2.25, 88.72283935546875, -600.0};
+    for (int isa = 0; isa < CANNON_ISA_COUNT; isa++) {
+        const cannon_kernel_table *t = cannonOpsKernelTable(isa);
+        if (!t)
+            continue;
+        double worst = 0.0, wx = 0.0;
+        for (size_t si = 0; si < sizeof shifts / sizeof shifts[0]; si++) {
+            const double sh = shifts[si];
+            for (int sign = 0; sign < 2; sign++) {
+                uint64_t u = sign ? 0x80000000u : 0u;
+                const uint64_t end = sign ? cannon_f32_bits(-745.0f) : cannon_f32_bits(709.0f);
+                while (u <= end) {
+                    size_t n = 0;
+                    for (; n < CHUNK && u <= end; n++, u += 4099)
+                        in[n] = cannon_bits_f32((uint32_t)u);
+                    long double ref_sum = 0.0L;
+                    const double got_sum = t->exp_sum_f64(out, in, n, sh);
+                    for (size_t i = 0; i < n; i++) {
+                        const double xd = (double)in[i] - sh;
+                        const long double r = expl((long double)xd);
+                        ref_sum += r;
+                        if (xd < -745.2 || xd > 709.7)
+                            continue; /* 0 / inf territory, checked below */
+                        double e = ulp_err64(out[i], r);
+                        if (e > worst) {
+                            worst = e;
+                            wx = xd;
+                        }
+                    }
+                    /* a recursive sum of n positive terms: within n rounding errors, each also at
+                     * least the subnormal spacing where terms are subnormal */
+                    if (ref_sum <= (long double)DBL_MAX)
+                        assert_true(fabsl((long double)got_sum - ref_sum) <=
+                                    ref_sum * (long double)n * 0x1p-52L + (long double)n * 0x1p-1074L);
+                }
+            }
+        }
+        print_message("exp_sum_f64 %-6s: max %.3f ulp of fp64 (x=%a)\n", isa_names[isa], worst, wx);
+        /* Bounds: FMA tiers 1 ulp, the scalar tier (two roundings per Horner step) 2. */
+        assert_true(worst <= (isa == 0 ? 2.0 : 1.0));
+        float sp[6] = {-INFINITY, -1000.0f, 1000.0f, -744.0f, 0.0f, 709.5f};
+        double so[6];
+        double s = t->exp_sum_f64(so, sp, 6, 0.0);
+        assert_true(so[0] == 0.0 && so[1] == 0.0);
+        assert_true(isinf(so[2]) && so[2] > 0);
+        assert_true(so[3] > 0.0 && so[3] < 0x1p-1022); /* subnormal */
+        assert_true(so[4] == 1.0);
+        assert_true(isfinite(so[5]) && so[5] > 1e308);
+        assert_true(isinf(s));
+        /* NULL e: only the sum; n = 0: 0 */
+        assert_true(t->exp_sum_f64(NULL, sp + 4, 1, 0.0) == 1.0);
+        assert_true(t->exp_sum_f64(NULL, sp, 0, 0.0) == 0.0);
     }
 }
 
@@ -320,6 +394,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiers),        cmocka_unit_test(test_conversions),
         cmocka_unit_test(test_reductions),   cmocka_unit_test(test_exp), cmocka_unit_test(test_exp_small),
+        cmocka_unit_test(test_exp_sum_f64),
         cmocka_unit_test(test_log),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,10 @@
  * Body of the kernel table, written once against the vec_* layer; the including file defines
  * KERN_TABLE (the table's name) and KERN_ISA, and includes its tier's vec_<tier>.h first.
  */
+#include <string.h>
+
 #include "kernels.h"
+#include "vmath_ext.h"
 
 static void k_f16_to_f32(float *d, const uint16_t *s, size_t n)
 {
@@ -113,6 +116,34 @@ static double k_sum_f32(const float *s, size_t n)
     return vd_hsum(a0) + vd_hsum(a1);
 }
 
+static double k_exp_sum_f64(double *e, const float *x, size_t n, double shift)
+{
+    const vw2 sh = vw2_set1(shift);
+    vw2 acc = vw2_set1(0.0);
+    double lanes[VW];
+    size_t i = 0;
+    for (; i + VW <= n; i += VW) {
+        const vw2 v = vw2_exp(vw2_sub(vw2_from(vf_load_f32(x + i)), sh));
+        if (e)
+            vw2_store(e + i, v);
+        acc = vw2_add(acc, v);
+    }
+    if (i < n) {
+        /* the missing lanes read -inf: exp gives 0, which the sum absorbs exactly */
+        const vw2 v = vw2_exp(vw2_sub(vw2_from(vf_loadn_f32(x + i, n - i, -__builtin_inff())), sh));
+        if (e) {
+            vw2_store(lanes, v);
+            memcpy(e + i, lanes, (n - i) * sizeof(double));
+        }
+        acc = vw2_add(acc, v);
+    }
+    vw2_store(lanes, acc);
+    double s = 0.0;
+    for (int l = 0; l < VW; l++)
+        s += lanes[l];
+    return s;
+}
+
 const cannon_kernel_table KERN_TABLE = {
     .isa = KERN_ISA,
     .f16_to_f32 = k_f16_to_f32,
@@ -124,4 +155,5 @@ const cannon_kernel_table KERN_TABLE = {
     .max_f32 = k_max_f32,
     .sum_f32 = k_sum_f32,
     .exp_small_f32 = k_exp_small_f32,
+    .exp_sum_f64 = k_exp_sum_f64,
 };

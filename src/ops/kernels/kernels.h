@@ -44,6 +44,11 @@ typedef struct cannon_kernel_table {
     /** exp for inputs in [-87.33, 88] (or NaN) only, cheaper than exp_f32 (no clamps, degree-5
      * polynomial): the vf_exp_small of the fused kernels, exposed for its tests. */
     void (*exp_small_f32)(float *dst, const float *src, size_t n);
+    /** e[i] = exp((double)x[i] - shift) in fp64 for x[i] - shift finite or -inf (vw2_exp of
+     * vmath_ext.h, within 1 ulp of fp64 on the vector tiers, 2 on the scalar one); e may be NULL.
+     * Returns the sum of the e[i], accumulated per vector lane in element order and the lanes then
+     * added in lane order (a fixed order for a given n and tier). */
+    double (*exp_sum_f64)(double *e, const float *x, size_t n, double shift);
 } cannon_kernel_table;
 
 extern const cannon_kernel_table cannon_kernels_scalar;

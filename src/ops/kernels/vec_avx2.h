@@ -115,6 +115,29 @@ VI vw2 vw2_sel_gt(vw2 x, double c, vw2 t, vw2 f)
              _mm256_blendv_pd(f.hi, t.hi, _mm256_cmp_pd(x.hi, cc, _CMP_GT_OQ))};
     return r;
 }
+/* 2^k for integer-valued k in [-1022, 1023], through the exponent field */
+VI __m256d vw2_pow2i_half(__m256d k)
+{
+    const __m256d magic = _mm256_set1_pd(6755399441055744.0); /* 1.5 * 2^52: k lands in the low bits */
+    __m256i ki = _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(k, magic)), _mm256_castpd_si256(magic));
+    return _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(ki, _mm256_set1_epi64x(1023)), 52));
+}
+/* x * 2^k for integer-valued k (|k| <= 2000): k split into two halves that are normal powers of two,
+ * so x * 2^k1 is exact (x near 1) and the second product rounds once (subnormal results included) */
+VI vw2 vw2_pow2i_mul(vw2 x, vw2 k)
+{
+    const __m256d half = _mm256_set1_pd(0.5);
+    __m256d k1l = _mm256_floor_pd(_mm256_mul_pd(k.lo, half)), k1h = _mm256_floor_pd(_mm256_mul_pd(k.hi, half));
+    __m256d k2l = _mm256_sub_pd(k.lo, k1l), k2h = _mm256_sub_pd(k.hi, k1h);
+    vw2 r = {_mm256_mul_pd(_mm256_mul_pd(x.lo, vw2_pow2i_half(k1l)), vw2_pow2i_half(k2l)),
+             _mm256_mul_pd(_mm256_mul_pd(x.hi, vw2_pow2i_half(k1h)), vw2_pow2i_half(k2h))};
+    return r;
+}
+VI void vw2_store(double *p, vw2 a)
+{
+    _mm256_storeu_pd(p, a.lo);
+    _mm256_storeu_pd(p + 4, a.hi);
+}
 
 VI vf vf_load_f32(const float *p) { return _mm256_loadu_ps(p); }
 VI vf vf_loadn_f32(const float *p, size_t n, float fill)

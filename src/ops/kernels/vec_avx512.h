@@ -139,6 +139,19 @@ VI vw2 vw2_sel_gt(vw2 x, double c, vw2 t, vw2 f)
     return r;
 }
 
+/* x * 2^k for integer-valued k (|k| <= 2200): one rounding, subnormal and overflow results included */
+VI vw2 vw2_pow2i_mul(vw2 x, vw2 k)
+{
+    vw2 r = {_mm512_scalef_pd(x.lo, k.lo), _mm512_scalef_pd(x.hi, k.hi)};
+    return r;
+}
+/* the VW doubles of a, in lane order */
+VI void vw2_store(double *p, vw2 a)
+{
+    _mm512_storeu_pd(p, a.lo);
+    _mm512_storeu_pd(p + 8, a.hi);
+}
+
 /* ---- loads (widen to fp32) and stores (narrow with round-to-nearest-even) ---- */
 VI vf vf_load_f32(const float *p) { return _mm512_loadu_ps(p); }
 VI vf vf_loadn_f32(const float *p, size_t n, float fill)

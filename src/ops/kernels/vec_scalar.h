@@ -67,6 +67,8 @@ VI vw2 vw2_fma(vw2 a, vw2 b, vw2 c) { vw2 r = {a.v * b.v + c.v}; return r; }
 VI vw2 vw2_rint(vw2 a) { vw2 r = {__builtin_rint(a.v)}; return r; }
 VI vw2 vw2_floor(vw2 a) { vw2 r = {__builtin_floor(a.v)}; return r; }
 VI vw2 vw2_sel_gt(vw2 x, double c, vw2 t, vw2 f) { return x.v > c ? t : f; }
+VI vw2 vw2_pow2i_mul(vw2 x, vw2 k) { vw2 r = {__builtin_ldexp(x.v, (int)k.v)}; return r; }
+VI void vw2_store(double *p, vw2 a) { *p = a.v; }
 
 VI vf vf_load_f32(const float *p) { return *p; }
 VI vf vf_loadn_f32(const float *p, size_t n, float fill) { return n ? *p : fill; }

@@ -20,6 +20,12 @@
  *                  sin r and cos r, the quadrant (q + c) mod 4 picking and negating one of them,
  *                  one rounding to fp32 at the end. Lanes with |x| > 2^24, inf or NaN are redone
  *                  by cannon_vm_sincos_big (Payne-Hanek reduction, vmath_big.c).
+ *   vw2_exp(x)     exp in double, for x finite or -inf (NaN lanes give 0): x clamped to
+ *                  [-1100, 710] (0 and inf beyond), x = k ln2 + r with fdlibm's two-part ln2
+ *                  (k ln2_hi exact), |r| <= ln2/2, exp(r) by its Taylor polynomial of degree 13
+ *                  (truncation below 1e-17 relative) in Horner form, then r scaled by 2^k with one
+ *                  rounding (vw2_pow2i_mul). Within 1 ulp of fp64 with FMA, 2 ulp without (the
+ *                  scalar tier); checked against libm's exp by tests/unit/test_aclnn_kernels.c.
  */
 #ifndef CANNON_OPS_KERNELS_VMATH_EXT_H_
 #define CANNON_OPS_KERNELS_VMATH_EXT_H_
@@ -116,6 +122,25 @@ VI vf vf_sincos(vf x, const int want_cos)
         y = vf_from_array(ys);
     }
     return y;
+}
+
+VI vw2 vw2_exp(vw2 x)
+{
+    x = vw2_sel_gt(x, -1100.0, x, vw2_set1(-1100.0)); /* also -inf and NaN */
+    x = vw2_sel_gt(x, 710.0, vw2_set1(710.0), x);
+    const vw2 k = vw2_rint(vw2_mul(x, vw2_set1(1.44269504088896338700e+00)));
+    vw2 r = vw2_fma(k, vw2_set1(-6.93147180369123816490e-01), x); /* exact: k ln2_hi has spare bits */
+    r = vw2_fma(k, vw2_set1(-1.90821492927058770002e-10), r);
+    /* Taylor coefficients 1/13! ... 1/2!, 1, 1 */
+    static const double c[14] = {1.6059043836821613e-10, 2.08767569878681e-09,   2.505210838544172e-08,
+                                 2.755731922398589e-07,  2.7557319223985893e-06, 2.48015873015873e-05,
+                                 1.984126984126984e-04,  1.388888888888889e-03,  8.333333333333333e-03,
+                                 4.1666666666666664e-02, 1.6666666666666666e-01, 0.5,
+                                 1.0,                    1.0};
+    vw2 p = vw2_set1(c[0]);
+    for (int i = 1; i < 14; i++)
+        p = vw2_fma(p, r, vw2_set1(c[i]));
+    return vw2_pow2i_mul(p, k);
 }
 
 #endif /* CANNON_OPS_KERNELS_VMATH_EXT_H_ */
