@@ -73,6 +73,9 @@ static void fas_row_grad(const fas_bwd_args *a, const fia_seq *sq, int64_t b, in
         memcpy(&nslope, a->pse + (b * a->ps[0] + h * a->ps[1]) * 4, sizeof nslope);
         nslope = -nslope;
     }
+    if (!pse && !mk && !a->pse_gen)
+        (void)fia_scale_row(Sc, ncols, ja, jb, a->scale);
+    else
     for (int64_t c = 0; c < ncols; c++) {
         float s = FIA_NEG_INF;
         if (c >= ja && c < jb) {
@@ -96,7 +99,19 @@ static void fas_row_grad(const fas_bwd_args *a, const fia_seq *sq, int64_t b, in
         const vf s = vf_load_f32(Sc + c);
         vf_store_f32(Sc + c, vf_blend(vf_eq(s, ninf), zero, vf_mul(vf_exp(vf_sub(s, mv)), iv)));
     }
-    const int64_t f0 = a->drop ? sq->drop0 + (h * sq->dS + i) * sq->dSkv + j0 : 0;
+    if (!a->drop) { /* dS = P (dP - Di) in [ja, jb), P z = P; both 0 outside */
+        const vf dv = vf_set1(Di);
+        for (int64_t c = 0; c < ncols; c += VW) {
+            const vf p = vf_load_f32(Sc + c);
+            vf_store_f32(dP + c, vf_mul(p, vf_sub(vf_load_f32(dP + c), dv)));
+        }
+        for (int64_t c = 0; c < ja; c++)
+            Sc[c] = dP[c] = 0.0f;
+        for (int64_t c = jb; c < ncols; c++)
+            Sc[c] = dP[c] = 0.0f;
+        return;
+    }
+    const int64_t f0 = sq->drop0 + (h * sq->dS + i) * sq->dSkv + j0;
     for (int64_t c = 0; c < ncols; c++) {
         if (c < ja || c >= jb) {
             Sc[c] = dP[c] = 0.0f;
@@ -252,7 +267,18 @@ static void fas_kv_unit(const fas_bwd_args *a, float *ws, int64_t b, int64_t g, 
                     ST[c * FAS_QB + r] = on ? dp[c] : 0.0f;
                 }
             }
-            for (int64_t c = 0; c < nk; c++) {
+            int64_t c = 0;
+            for (; c + 4 <= nk; c += 4) { /* four keys share each row of dO (Q) */
+                float *const av[4] = {dV + c * Dp, dV + (c + 1) * Dp, dV + (c + 2) * Dp, dV + (c + 3) * Dp};
+                float *const ak[4] = {dK + c * Dp, dK + (c + 1) * Dp, dK + (c + 2) * Dp, dK + (c + 3) * Dp};
+                const float *const pv[4] = {PT + c * FAS_QB, PT + (c + 1) * FAS_QB, PT + (c + 2) * FAS_QB,
+                                            PT + (c + 3) * FAS_QB};
+                const float *const pk[4] = {ST + c * FAS_QB, ST + (c + 1) * FAS_QB, ST + (c + 2) * FAS_QB,
+                                            ST + (c + 3) * FAS_QB};
+                fia_pv4(av, pv, Y, Dp, nr);
+                fia_pv4(ak, pk, Q, Dp, nr);
+            }
+            for (; c < nk; c++) {
                 fia_pv(dV + c * Dp, PT + c * FAS_QB, Y, Dp, 0, nr, 1.0f);
                 fia_pv(dK + c * Dp, ST + c * FAS_QB, Q, Dp, 0, nr, 1.0f);
             }

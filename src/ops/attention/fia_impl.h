@@ -305,6 +305,54 @@ static void fia_pv(float *ar, const float *P, const float *V, int64_t Dp, int64_
     }
 }
 
+/* Four accumulators at once: ar[k] += sum_{j < n} P[k][j] V[j] over Dp columns, j in order for
+ * each (the sums of four fia_pv calls with corr 1, each row of V loaded once for the four). */
+static void fia_pv4(float *const ar[4], const float *const P[4], const float *V, int64_t Dp, int64_t n)
+{
+    int64_t d0 = 0;
+    for (; d0 + 2 * VW <= Dp; d0 += 2 * VW) {
+        vf a00 = vf_load_f32(ar[0] + d0), a01 = vf_load_f32(ar[0] + d0 + VW);
+        vf a10 = vf_load_f32(ar[1] + d0), a11 = vf_load_f32(ar[1] + d0 + VW);
+        vf a20 = vf_load_f32(ar[2] + d0), a21 = vf_load_f32(ar[2] + d0 + VW);
+        vf a30 = vf_load_f32(ar[3] + d0), a31 = vf_load_f32(ar[3] + d0 + VW);
+        for (int64_t j = 0; j < n; j++) {
+            const vf v0 = vf_load_f32(V + j * Dp + d0), v1 = vf_load_f32(V + j * Dp + d0 + VW);
+            const vf p0 = vf_set1(P[0][j]), p1 = vf_set1(P[1][j]), p2 = vf_set1(P[2][j]), p3 = vf_set1(P[3][j]);
+            a00 = vf_fma(p0, v0, a00);
+            a01 = vf_fma(p0, v1, a01);
+            a10 = vf_fma(p1, v0, a10);
+            a11 = vf_fma(p1, v1, a11);
+            a20 = vf_fma(p2, v0, a20);
+            a21 = vf_fma(p2, v1, a21);
+            a30 = vf_fma(p3, v0, a30);
+            a31 = vf_fma(p3, v1, a31);
+        }
+        vf_store_f32(ar[0] + d0, a00);
+        vf_store_f32(ar[0] + d0 + VW, a01);
+        vf_store_f32(ar[1] + d0, a10);
+        vf_store_f32(ar[1] + d0 + VW, a11);
+        vf_store_f32(ar[2] + d0, a20);
+        vf_store_f32(ar[2] + d0 + VW, a21);
+        vf_store_f32(ar[3] + d0, a30);
+        vf_store_f32(ar[3] + d0 + VW, a31);
+    }
+    for (; d0 < Dp; d0 += VW) {
+        vf a0 = vf_load_f32(ar[0] + d0), a1 = vf_load_f32(ar[1] + d0);
+        vf a2 = vf_load_f32(ar[2] + d0), a3 = vf_load_f32(ar[3] + d0);
+        for (int64_t j = 0; j < n; j++) {
+            const vf v = vf_load_f32(V + j * Dp + d0);
+            a0 = vf_fma(vf_set1(P[0][j]), v, a0);
+            a1 = vf_fma(vf_set1(P[1][j]), v, a1);
+            a2 = vf_fma(vf_set1(P[2][j]), v, a2);
+            a3 = vf_fma(vf_set1(P[3][j]), v, a3);
+        }
+        vf_store_f32(ar[0] + d0, a0);
+        vf_store_f32(ar[1] + d0, a1);
+        vf_store_f32(ar[2] + d0, a2);
+        vf_store_f32(ar[3] + d0, a3);
+    }
+}
+
 /* p = exp(s - mx) over n values (a multiple of VW), 0 where s is -inf; returns their sum, added in
  * lane order of fixed vector sums. */
 static float fia_exp_row(float *Sc, int64_t n, float mx)
@@ -352,6 +400,31 @@ static inline void fia_seq_of(const fia_args *a, int64_t b, fia_seq *q)
     q->lo = a->lo, q->hi = a->hi;
     q->shift = a->rightdown ? q->kvlen - q->qlen : 0;
     q->drop0 = b * a->N * a->S * a->Skv, q->dS = a->S, q->dSkv = a->Skv;
+}
+
+/* The scores of a row without pse or mask: S[c] = S[c] * scale for c in [ja, jb), -inf elsewhere
+ * in [0, ncols) (a multiple of VW); returns their max, NaN when one is NaN (as the element loop
+ * of fia_unit computes them). */
+static float fia_scale_row(float *S, int64_t ncols, int64_t ja, int64_t jb, float scale)
+{
+    const vf sv = vf_set1(scale), ninf = vf_set1(FIA_NEG_INF), zero = vf_set1(0.0f);
+    for (int64_t c = 0; c < ncols; c += VW)
+        vf_store_f32(S + c, vf_mul(vf_load_f32(S + c), sv));
+    for (int64_t c = 0; c < ja; c++)
+        S[c] = FIA_NEG_INF;
+    for (int64_t c = jb; c < ncols; c++)
+        S[c] = FIA_NEG_INF;
+    vf vmx = ninf, vnan = zero;
+    for (int64_t c = 0; c < ncols; c += VW) {
+        const vf x = vf_load_f32(S + c);
+        vmx = vf_max(x, vmx);                  /* a NaN lane keeps vmx */
+        vnan = vf_blend(vf_eq(x, x), vnan, x); /* ... and lands here */
+    }
+    float lanes[VW], mx = vf_hmax(vmx);
+    vf_to_array(lanes, vnan);
+    for (int k = 0; k < VW; k++)
+        mx = lanes[k] != lanes[k] ? lanes[k] : mx;
+    return mx;
 }
 
 /* Unit u over keys [kc0, kc1): into the output, or into @p part (rows of m, l, acc[Dp]). */
@@ -482,6 +555,9 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
                 nslope = -nslope;
             }
             float mx = FIA_NEG_INF;
+            if (!pse && !mk && !a->pse_gen)
+                mx = fia_scale_row(S, ncols, ja, jb, a->scale);
+            else
             for (int64_t c = 0; c < ncols; c++) {
                 float s = FIA_NEG_INF;
                 if (c >= ja && c < jb) {
