@@ -258,14 +258,30 @@ static void fas_kv_unit(const fas_bwd_args *a, float *ws, int64_t b, int64_t g, 
                     fas_row_grad(a, sq, b, h, r0 + r, j0, ja[r], jb[r], ncols, m[r], il[r], Di[r], sc, dp);
                     for (int64_t c = 0; c < ncols; c++)
                         dp[c] = a->scale * dp[c];
-                    if (dQa) /* keys in order, as the query kernel adds them */
-                        fia_pv(dQa + ((h - g * G) * a->S + r0 + r) * Dp, dp, Kr, Dp, ja[r], jb[r], 1.0f);
                 }
                 for (int64_t c = 0; c < nk; c++) {
                     const int on = live && c < ncols;
                     PT[c * FAS_QB + r] = on ? sc[c] : 0.0f;
                     ST[c * FAS_QB + r] = on ? dp[c] : 0.0f;
                 }
+            }
+            static const float one[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+            /* dQ += scale dS K, keys in order as the query kernel adds them, four rows with the same
+             * key range at a time */
+            for (int64_t r = 0; dQa && r < nr;) {
+                float *dq = dQa + ((h - g * G) * a->S + r0 + r) * Dp;
+                if (r + 4 <= nr && ja[r] < jb[r] && ja[r + 1] == ja[r] && ja[r + 2] == ja[r] && ja[r + 3] == ja[r] &&
+                    jb[r + 1] == jb[r] && jb[r + 2] == jb[r] && jb[r + 3] == jb[r]) {
+                    float *const aq[4] = {dq, dq + Dp, dq + 2 * Dp, dq + 3 * Dp};
+                    const float *const pq[4] = {DP + r * FIA_KB, DP + (r + 1) * FIA_KB, DP + (r + 2) * FIA_KB,
+                                                DP + (r + 3) * FIA_KB};
+                    fia_pv4(aq, pq, Kr, Dp, ja[r], jb[r], one);
+                    r += 4;
+                    continue;
+                }
+                if (ja[r] < jb[r])
+                    fia_pv(dq, DP + r * FIA_KB, Kr, Dp, ja[r], jb[r], 1.0f);
+                r++;
             }
             int64_t c = 0;
             for (; c + 4 <= nk; c += 4) { /* four keys share each row of dO (Q) */
@@ -275,8 +291,8 @@ static void fas_kv_unit(const fas_bwd_args *a, float *ws, int64_t b, int64_t g, 
                                             PT + (c + 3) * FAS_QB};
                 const float *const pk[4] = {ST + c * FAS_QB, ST + (c + 1) * FAS_QB, ST + (c + 2) * FAS_QB,
                                             ST + (c + 3) * FAS_QB};
-                fia_pv4(av, pv, Y, Dp, nr);
-                fia_pv4(ak, pk, Q, Dp, nr);
+                fia_pv4(av, pv, Y, Dp, 0, nr, one);
+                fia_pv4(ak, pk, Q, Dp, 0, nr, one);
             }
             for (; c < nk; c++) {
                 fia_pv(dV + c * Dp, PT + c * FAS_QB, Y, Dp, 0, nr, 1.0f);

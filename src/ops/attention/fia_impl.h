@@ -305,17 +305,20 @@ static void fia_pv(float *ar, const float *P, const float *V, int64_t Dp, int64_
     }
 }
 
-/* Four accumulators at once: ar[k] += sum_{j < n} P[k][j] V[j] over Dp columns, j in order for
- * each (the sums of four fia_pv calls with corr 1, each row of V loaded once for the four). */
-static void fia_pv4(float *const ar[4], const float *const P[4], const float *V, int64_t Dp, int64_t n)
+/* Four accumulators at once: ar[k] = ar[k] corr[k] + sum_{j in [ja, jb)} P[k][j] V[j] over Dp
+ * columns, j in order for each: four fia_pv calls' arithmetic, each row of V loaded once for the
+ * four. */
+static void fia_pv4(float *const ar[4], const float *const P[4], const float *V, int64_t Dp, int64_t ja, int64_t jb,
+                    const float corr[4])
 {
+    const vf c0 = vf_set1(corr[0]), c1 = vf_set1(corr[1]), c2 = vf_set1(corr[2]), c3 = vf_set1(corr[3]);
     int64_t d0 = 0;
     for (; d0 + 2 * VW <= Dp; d0 += 2 * VW) {
-        vf a00 = vf_load_f32(ar[0] + d0), a01 = vf_load_f32(ar[0] + d0 + VW);
-        vf a10 = vf_load_f32(ar[1] + d0), a11 = vf_load_f32(ar[1] + d0 + VW);
-        vf a20 = vf_load_f32(ar[2] + d0), a21 = vf_load_f32(ar[2] + d0 + VW);
-        vf a30 = vf_load_f32(ar[3] + d0), a31 = vf_load_f32(ar[3] + d0 + VW);
-        for (int64_t j = 0; j < n; j++) {
+        vf a00 = vf_mul(vf_load_f32(ar[0] + d0), c0), a01 = vf_mul(vf_load_f32(ar[0] + d0 + VW), c0);
+        vf a10 = vf_mul(vf_load_f32(ar[1] + d0), c1), a11 = vf_mul(vf_load_f32(ar[1] + d0 + VW), c1);
+        vf a20 = vf_mul(vf_load_f32(ar[2] + d0), c2), a21 = vf_mul(vf_load_f32(ar[2] + d0 + VW), c2);
+        vf a30 = vf_mul(vf_load_f32(ar[3] + d0), c3), a31 = vf_mul(vf_load_f32(ar[3] + d0 + VW), c3);
+        for (int64_t j = ja; j < jb; j++) {
             const vf v0 = vf_load_f32(V + j * Dp + d0), v1 = vf_load_f32(V + j * Dp + d0 + VW);
             const vf p0 = vf_set1(P[0][j]), p1 = vf_set1(P[1][j]), p2 = vf_set1(P[2][j]), p3 = vf_set1(P[3][j]);
             a00 = vf_fma(p0, v0, a00);
@@ -337,9 +340,9 @@ static void fia_pv4(float *const ar[4], const float *const P[4], const float *V,
         vf_store_f32(ar[3] + d0 + VW, a31);
     }
     for (; d0 < Dp; d0 += VW) {
-        vf a0 = vf_load_f32(ar[0] + d0), a1 = vf_load_f32(ar[1] + d0);
-        vf a2 = vf_load_f32(ar[2] + d0), a3 = vf_load_f32(ar[3] + d0);
-        for (int64_t j = 0; j < n; j++) {
+        vf a0 = vf_mul(vf_load_f32(ar[0] + d0), c0), a1 = vf_mul(vf_load_f32(ar[1] + d0), c1);
+        vf a2 = vf_mul(vf_load_f32(ar[2] + d0), c2), a3 = vf_mul(vf_load_f32(ar[3] + d0), c3);
+        for (int64_t j = ja; j < jb; j++) {
             const vf v = vf_load_f32(V + j * Dp + d0);
             a0 = vf_fma(vf_set1(P[0][j]), v, a0);
             a1 = vf_fma(vf_set1(P[1][j]), v, a1);
@@ -443,7 +446,9 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
     const int64_t kb0 = b * a->ks[0] + sq.kv0 * a->ks[2], vb0 = b * a->vs[0] + sq.kv0 * a->vs[2];
     float *Q = ws, *acc = Q + FIA_ROWS * Dp, *Kt = acc + FIA_ROWS * Dp, *V = Kt + Dp * FIA_KB;
     float *Sc = V + FIA_KB * Dp, *m = Sc + FIA_ROWS * FIA_KB, *l = m + FIA_ROWS;
-    int64_t jlo[FIA_ROWS], jhi[FIA_ROWS];
+    int64_t jlo[FIA_ROWS], jhi[FIA_ROWS], pv_a[FIA_ROWS], pv_b[FIA_ROWS];
+    float pv_c[FIA_ROWS];
+    char pv_on[FIA_ROWS];
     /* A few rows (decoding: one query position per head) take their scores key by key from the
      * key row itself; more rows share one transposed key block. */
     const int direct = R <= FIA_DIRECT_ROWS;
@@ -538,6 +543,7 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
                 fia_scores_rows(Q, Dp, R, Kt, D, ncmax, Sc);
         }
         for (int64_t r = 0; r < R; r++) {
+            pv_on[r] = 0;
             const int64_t ja = jlo[r] > j0 ? jlo[r] - j0 : 0;
             const int64_t jb = jhi[r] < j0 + nk ? jhi[r] - j0 : nk;
             if (ja >= jb)
@@ -589,7 +595,23 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
             }
             l[r] = l[r] * corr + psum;
             m[r] = mnew;
-            fia_pv(acc + r * Dp, S, V, Dp, ja, jb, corr);
+            pv_on[r] = 1, pv_c[r] = corr, pv_a[r] = ja, pv_b[r] = jb;
+        }
+        /* acc = acc corr + P V, four rows with the same key range at a time */
+        for (int64_t r = 0; r < R;) {
+            if (r + 4 <= R && pv_on[r] && pv_on[r + 1] && pv_on[r + 2] && pv_on[r + 3] && pv_a[r + 1] == pv_a[r] &&
+                pv_a[r + 2] == pv_a[r] && pv_a[r + 3] == pv_a[r] && pv_b[r + 1] == pv_b[r] &&
+                pv_b[r + 2] == pv_b[r] && pv_b[r + 3] == pv_b[r]) {
+                float *const ar4[4] = {acc + r * Dp, acc + (r + 1) * Dp, acc + (r + 2) * Dp, acc + (r + 3) * Dp};
+                const float *const p4[4] = {Sc + r * FIA_KB, Sc + (r + 1) * FIA_KB, Sc + (r + 2) * FIA_KB,
+                                            Sc + (r + 3) * FIA_KB};
+                fia_pv4(ar4, p4, V, Dp, pv_a[r], pv_b[r], pv_c + r);
+                r += 4;
+                continue;
+            }
+            if (pv_on[r])
+                fia_pv(acc + r * Dp, Sc + r * FIA_KB, V, Dp, pv_a[r], pv_b[r], pv_c[r]);
+            r++;
         }
     }
     if (part) {
