@@ -64,8 +64,7 @@ static void fas_row_grad(const fas_bwd_args *a, const fia_seq *sq, int64_t b, in
                          int64_t ja, int64_t jb, int64_t ncols, float m, float inv_l, float Di, float *Sc, float *dP)
 {
     const int64_t es = FIA_ES(a->dt);
-    const char *pse =
-        a->has_pse && !a->pse_gen ? a->pse + (b * a->ps[0] + h * a->ps[1] + i * a->ps[2]) * es : NULL;
+    const char *pse = a->has_pse && !a->pse_gen ? a->pse + (b * a->ps[0] + h * a->ps[1] + i * a->ps[2]) * es : NULL;
     const unsigned char *mk =
         a->has_mask ? (const unsigned char *)a->mask + b * a->ms[0] + h * a->ms[1] + i * a->ms[2] : NULL;
     float nslope = 0.0f;
@@ -76,24 +75,24 @@ static void fas_row_grad(const fas_bwd_args *a, const fia_seq *sq, int64_t b, in
     if (!pse && !mk && !a->pse_gen)
         (void)fia_scale_row(Sc, ncols, ja, jb, a->scale);
     else
-    for (int64_t c = 0; c < ncols; c++) {
-        float s = FIA_NEG_INF;
-        if (c >= ja && c < jb) {
-            const int64_t jj = j0 + c;
-            if (a->pse_gen) {
-                s = Sc[c] * a->scale + fia_alibi(a->pse_gen, nslope, jj + a->alibi_off - i);
-            } else if (pse && a->pse_first) {
-                s = (Sc[c] + fia_ld(pse + jj * a->ps[3] * es, a->dt)) * a->scale;
-            } else {
-                s = Sc[c] * a->scale;
-                if (pse)
-                    s += fia_ld(pse + jj * a->ps[3] * es, a->dt);
+        for (int64_t c = 0; c < ncols; c++) {
+            float s = FIA_NEG_INF;
+            if (c >= ja && c < jb) {
+                const int64_t jj = j0 + c;
+                if (a->pse_gen) {
+                    s = Sc[c] * a->scale + fia_alibi(a->pse_gen, nslope, jj + a->alibi_off - i);
+                } else if (pse && a->pse_first) {
+                    s = (Sc[c] + fia_ld(pse + jj * a->ps[3] * es, a->dt)) * a->scale;
+                } else {
+                    s = Sc[c] * a->scale;
+                    if (pse)
+                        s += fia_ld(pse + jj * a->ps[3] * es, a->dt);
+                }
+                if (mk && mk[jj * a->ms[3]])
+                    s = FIA_NEG_INF;
             }
-            if (mk && mk[jj * a->ms[3]])
-                s = FIA_NEG_INF;
+            Sc[c] = s;
         }
-        Sc[c] = s;
-    }
     const vf mv = vf_set1(m), iv = vf_set1(inv_l), ninf = vf_set1(FIA_NEG_INF), zero = vf_set1(0.0f);
     for (int64_t c = 0; c < ncols; c += VW) {
         const vf s = vf_load_f32(Sc + c);
@@ -130,8 +129,7 @@ static void fas_row_grad(const fas_bwd_args *a, const fia_seq *sq, int64_t b, in
 }
 
 /* The row's saved statistics: m and 1 / l; returns 0 for a row that saw no key (l = 0). */
-static int fas_stats(const fas_bwd_args *a, const fia_seq *sq, int64_t b, int64_t h, int64_t i, float *m,
-                     float *inv_l)
+static int fas_stats(const fas_bwd_args *a, const fia_seq *sq, int64_t b, int64_t h, int64_t i, float *m, float *inv_l)
 {
     const int64_t off = (b * a->xs[0] + h * a->xs[1] + (sq->q0 + i) * a->xs[2]) * 4;
     float l;
@@ -144,8 +142,8 @@ static int fas_stats(const fas_bwd_args *a, const fia_seq *sq, int64_t b, int64_
 }
 
 /* dO_i . O_i into *Di, with the rows dO_i (y) and O_i (o) converted; q_i into q when not NULL. */
-static float fas_row_in(const fas_bwd_args *a, const fia_seq *sq, int64_t b, int64_t h, int64_t i, float *q,
-                        float *y, float *o, uint32_t *qp, uint32_t *yp)
+static float fas_row_in(const fas_bwd_args *a, const fia_seq *sq, int64_t b, int64_t h, int64_t i, float *q, float *y,
+                        float *o, uint32_t *qp, uint32_t *yp)
 {
     const int64_t D = a->D, Dp = a->Dp, es = FIA_ES(a->dt), ii = sq->q0 + i;
     const char *qr = a->q + (b * a->qs[0] + h * a->qs[1] + ii * a->qs[2]) * es;
@@ -200,9 +198,8 @@ static int64_t fas_rows_in(const fas_bwd_args *a, const fia_seq *sq, int64_t b, 
 }
 
 /* The scores q . k and dO . v of n rows against the block (fp32, or bf16 pairs). */
-static void fas_scores2(const fas_bwd_args *a, const float *Q, const float *Y, const uint32_t *Qp,
-                        const uint32_t *Yp, int64_t n, const float *Kt, const float *Vt, int64_t ncols, float *SS,
-                        float *DP)
+static void fas_scores2(const fas_bwd_args *a, const float *Q, const float *Y, const uint32_t *Qp, const uint32_t *Yp,
+                        int64_t n, const float *Kt, const float *Vt, int64_t ncols, float *SS, float *DP)
 {
 #if defined(FIA_HAVE_BF16DOT)
     if (Qp) {
@@ -385,7 +382,8 @@ void FAS_Q_FN(const fas_bwd_args *a, float *ws, int64_t w0, int64_t w1)
                     sc[c] = a->scale * dp[c];
                 fia_pv(dQ + r * Dp, sc, Kr, Dp, ja[r], jb[r], 1.0f);
                 if (a->dpse) /* d s / d pse: scale, or 1 when the pse is added after the scale */
-                    fia_row_out(a->dpse + (b * a->dps[0] + h * a->dps[1] + i * a->dps[2] + (j0 + ja[r]) * a->dps[3]) * es,
+                    fia_row_out(a->dpse +
+                                    (b * a->dps[0] + h * a->dps[1] + i * a->dps[2] + (j0 + ja[r]) * a->dps[3]) * es,
                                 a->dps[3], (a->pse_first ? sc : dp) + ja[r], jb[r] - ja[r], a->dt);
             }
         }

@@ -143,8 +143,8 @@ static bool fas_same_dims(cannon_op *op, const char *name, const cannon_tensor_v
 
 /* TND: the cumulative lengths @p arr (argument @p name, B values, non-decreasing, the last = @p T)
  * into the records' query (kv 0) or key (kv 1) starts and lengths, the longest into *maxlen. */
-static bool fas_cum(cannon_op *op, const char *name, const aclIntArray *arr, int64_t B, int64_t T, int kv,
-                    fia_seq *seq, int64_t *maxlen)
+static bool fas_cum(cannon_op *op, const char *name, const aclIntArray *arr, int64_t B, int64_t T, int kv, fia_seq *seq,
+                    int64_t *maxlen)
 {
     uint64_t n = 0;
     const int64_t *p = cannonIntArrayData(arr, &n);
@@ -470,8 +470,8 @@ static bool fas_stats_shape(cannon_op *op, const char *name, const cannon_tensor
         if (v->ndim != 3 || s[0] != c->T || s[1] != c->N || s[2] != 8 || v->strides[2] != 1) {
             char sh[96];
             cannonShapeFormat(v, sh, sizeof sh);
-            FAS_FAIL("%s %s: [T,N,8] = [%lld,%lld,8] with its last dim contiguous is needed", name, sh,
-                     (long long)c->T, (long long)c->N);
+            FAS_FAIL("%s %s: [T,N,8] = [%lld,%lld,8] with its last dim contiguous is needed", name, sh, (long long)c->T,
+                     (long long)c->N);
         }
         xs[0] = 0, xs[1] = v->strides[1], xs[2] = v->strides[0];
         return true;
@@ -514,31 +514,17 @@ static int fas_fwd_kernel(const cannon_kernel_ctx *ctx, void *args)
         return 0;
     const int64_t u1 = a->items - u0 < a->per_block ? a->items : u0 + a->per_block;
     float *ws = (float *)(void *)a->ws + (int64_t)ctx->block_idx * a->ws_floats;
-    switch (a->isa) {
-#if defined(CANNON_OPS_HAVE_AVX512)
-    case CANNON_ISA_AVX512:
-        cannon_fia_units_avx512(a, ws, u0, u1);
-        break;
-#endif
-#if defined(CANNON_OPS_HAVE_AVX2)
-    case CANNON_ISA_AVX2:
-        cannon_fia_units_avx2(a, ws, u0, u1);
-        break;
-#endif
-    default:
-        cannon_fia_units_scalar(a, ws, u0, u1);
-        break;
-    }
+    FIA_TIER_FN(cannon_fia_units, a->isa)(a, ws, u0, u1);
     return 0;
 }
 
-static aclnnStatus fas_forward_c(const char *api, const aclTensor *query, const aclTensor *key,
-                                 const aclTensor *value, const aclTensor *pse, const aclTensor *dropMask,
-                                 const aclTensor *attenMask, double scaleValue, double keepProb, int64_t preTokens,
-                                 int64_t nextTokens, int64_t headNum, const char *inputLayout, int64_t sparseMode,
-                                 int64_t pseType, const fas_extra *x, const aclTensor *softmaxMaxOut,
-                                 const aclTensor *softmaxSumOut, const aclTensor *attentionOutOut,
-                                 uint64_t *workspaceSize, aclOpExecutor **executor, fas_common *cp)
+static aclnnStatus fas_forward_c(const char *api, const aclTensor *query, const aclTensor *key, const aclTensor *value,
+                                 const aclTensor *pse, const aclTensor *dropMask, const aclTensor *attenMask,
+                                 double scaleValue, double keepProb, int64_t preTokens, int64_t nextTokens,
+                                 int64_t headNum, const char *inputLayout, int64_t sparseMode, int64_t pseType,
+                                 const fas_extra *x, const aclTensor *softmaxMaxOut, const aclTensor *softmaxSumOut,
+                                 const aclTensor *attentionOutOut, uint64_t *workspaceSize, aclOpExecutor **executor,
+                                 fas_common *cp)
 {
     cannon_op op_, *op = &op_;
     cannon_tensor_view vq, vk, vv, vo, vp, vd, vm, vx, vl;
@@ -686,8 +672,8 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnFlashAttentionScoreGetWorkspaceSize(
     (void)softmaxOutOut;
     const fas_extra x = {prefixOptional, NULL, NULL, NULL, NULL, 0};
     return fas_forward("aclnnFlashAttentionScore", query, key, value, realShiftOptional, dropMaskOptional,
-                       attenMaskOptional, scaleValue, keepProb, preTokens, nextTokens, headNum, inputLayout,
-                       sparseMode, 1, &x, softmaxMaxOut, softmaxSumOut, attentionOutOut, workspaceSize, executor);
+                       attenMaskOptional, scaleValue, keepProb, preTokens, nextTokens, headNum, inputLayout, sparseMode,
+                       1, &x, softmaxMaxOut, softmaxSumOut, attentionOutOut, workspaceSize, executor);
 }
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnFlashAttentionScoreV2GetWorkspaceSize(
@@ -705,9 +691,8 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnFlashAttentionScoreV2GetWorkspaceSize(
     (void)softmaxOutOut;
     const fas_extra x = {prefixOptional, NULL, NULL, qStartIdxOptional, kvStartIdxOptional, 0};
     return fas_forward("aclnnFlashAttentionScoreV2", query, key, value, realShiftOptional, dropMaskOptional,
-                       attenMaskOptional, scaleValue, keepProb, preTokens, nextTokens, headNum, inputLayout,
-                       sparseMode, pseType, &x, softmaxMaxOut, softmaxSumOut, attentionOutOut, workspaceSize,
-                       executor);
+                       attenMaskOptional, scaleValue, keepProb, preTokens, nextTokens, headNum, inputLayout, sparseMode,
+                       pseType, &x, softmaxMaxOut, softmaxSumOut, attentionOutOut, workspaceSize, executor);
 }
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnFlashAttentionVarLenScoreGetWorkspaceSize(
@@ -724,8 +709,8 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnFlashAttentionVarLenScoreGetWorkspaceSize(
     (void)softmaxOutOut;
     const fas_extra x = {prefixOptional, actualSeqQLenOptional, actualSeqKvLenOptional, NULL, NULL, 1};
     return fas_forward("aclnnFlashAttentionVarLenScore", query, key, value, realShiftOptional, dropMaskOptional,
-                       attenMaskOptional, scaleValue, keepProb, preTokens, nextTokens, headNum, inputLayout,
-                       sparseMode, 1, &x, softmaxMaxOut, softmaxSumOut, attentionOutOut, workspaceSize, executor);
+                       attenMaskOptional, scaleValue, keepProb, preTokens, nextTokens, headNum, inputLayout, sparseMode,
+                       1, &x, softmaxMaxOut, softmaxSumOut, attentionOutOut, workspaceSize, executor);
 }
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnFlashAttentionVarLenScoreV2GetWorkspaceSize(
@@ -741,12 +726,11 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnFlashAttentionVarLenScoreV2GetWorkspaceSize
     (void)paddingMaskOptional;
     (void)innerPrecise;
     (void)softmaxOutOut;
-    const fas_extra x = {prefixOptional, actualSeqQLenOptional, actualSeqKvLenOptional, qStartIdxOptional,
-                         kvStartIdxOptional, 1};
+    const fas_extra x = {prefixOptional,    actualSeqQLenOptional, actualSeqKvLenOptional,
+                         qStartIdxOptional, kvStartIdxOptional,    1};
     return fas_forward("aclnnFlashAttentionVarLenScoreV2", query, key, value, realShiftOptional, dropMaskOptional,
-                       attenMaskOptional, scaleValue, keepProb, preTokens, nextTokens, headNum, inputLayout,
-                       sparseMode, pseType, &x, softmaxMaxOut, softmaxSumOut, attentionOutOut, workspaceSize,
-                       executor);
+                       attenMaskOptional, scaleValue, keepProb, preTokens, nextTokens, headNum, inputLayout, sparseMode,
+                       pseType, &x, softmaxMaxOut, softmaxSumOut, attentionOutOut, workspaceSize, executor);
 }
 
 /* ---- gradient ----------------------------------------------------------------------------------- */
@@ -759,21 +743,7 @@ static int fas_kv_kernel(const cannon_kernel_ctx *ctx, void *args)
         return 0;
     const int64_t u1 = a->kunits - u0 < a->kper ? a->kunits : u0 + a->kper;
     float *ws = (float *)(void *)a->ws + (int64_t)ctx->block_idx * a->ws_floats;
-    switch (a->isa) {
-#if defined(CANNON_OPS_HAVE_AVX512)
-    case CANNON_ISA_AVX512:
-        cannon_fas_kv_avx512(a, ws, u0, u1);
-        break;
-#endif
-#if defined(CANNON_OPS_HAVE_AVX2)
-    case CANNON_ISA_AVX2:
-        cannon_fas_kv_avx2(a, ws, u0, u1);
-        break;
-#endif
-    default:
-        cannon_fas_kv_scalar(a, ws, u0, u1);
-        break;
-    }
+    FIA_TIER_FN(cannon_fas_kv, a->isa)(a, ws, u0, u1);
     return 0;
 }
 
@@ -785,21 +755,7 @@ static int fas_q_kernel(const cannon_kernel_ctx *ctx, void *args)
         return 0;
     const int64_t u1 = a->qunits - u0 < a->qper ? a->qunits : u0 + a->qper;
     float *ws = (float *)(void *)a->ws + (int64_t)ctx->block_idx * a->ws_floats;
-    switch (a->isa) {
-#if defined(CANNON_OPS_HAVE_AVX512)
-    case CANNON_ISA_AVX512:
-        cannon_fas_q_avx512(a, ws, u0, u1);
-        break;
-#endif
-#if defined(CANNON_OPS_HAVE_AVX2)
-    case CANNON_ISA_AVX2:
-        cannon_fas_q_avx2(a, ws, u0, u1);
-        break;
-#endif
-    default:
-        cannon_fas_q_scalar(a, ws, u0, u1);
-        break;
-    }
+    FIA_TIER_FN(cannon_fas_q, a->isa)(a, ws, u0, u1);
     return 0;
 }
 
@@ -812,33 +768,18 @@ static int fas_fused_kernel(const cannon_kernel_ctx *ctx, void *args)
         return 0;
     const int64_t u1 = units - u0 < a->kper ? units : u0 + a->kper;
     float *ws = (float *)(void *)a->ws + (int64_t)ctx->block_idx * a->ws_floats;
-    switch (a->isa) {
-#if defined(CANNON_OPS_HAVE_AVX512)
-    case CANNON_ISA_AVX512:
-        cannon_fas_fused_avx512(a, ws, u0, u1);
-        break;
-#endif
-#if defined(CANNON_OPS_HAVE_AVX2)
-    case CANNON_ISA_AVX2:
-        cannon_fas_fused_avx2(a, ws, u0, u1);
-        break;
-#endif
-    default:
-        cannon_fas_fused_scalar(a, ws, u0, u1);
-        break;
-    }
+    FIA_TIER_FN(cannon_fas_fused, a->isa)(a, ws, u0, u1);
     return 0;
 }
 
-static aclnnStatus fas_backward_c(const char *api, const aclTensor *query, const aclTensor *key,
-                                  const aclTensor *value, const aclTensor *dy, const aclTensor *pse,
-                                  const aclTensor *dropMask, const aclTensor *attenMask, const aclTensor *softmaxMax,
-                                  const aclTensor *softmaxSum, const aclTensor *attentionIn, double scaleValue,
-                                  double keepProb, int64_t preTokens, int64_t nextTokens, int64_t headNum,
-                                  const char *inputLayout, int64_t sparseMode, int64_t pseType, const fas_extra *x,
-                                  const aclTensor *dqOut, const aclTensor *dkOut, const aclTensor *dvOut,
-                                  const aclTensor *dpseOut, uint64_t *workspaceSize, aclOpExecutor **executor,
-                                  fas_common *cq)
+static aclnnStatus fas_backward_c(const char *api, const aclTensor *query, const aclTensor *key, const aclTensor *value,
+                                  const aclTensor *dy, const aclTensor *pse, const aclTensor *dropMask,
+                                  const aclTensor *attenMask, const aclTensor *softmaxMax, const aclTensor *softmaxSum,
+                                  const aclTensor *attentionIn, double scaleValue, double keepProb, int64_t preTokens,
+                                  int64_t nextTokens, int64_t headNum, const char *inputLayout, int64_t sparseMode,
+                                  int64_t pseType, const fas_extra *x, const aclTensor *dqOut, const aclTensor *dkOut,
+                                  const aclTensor *dvOut, const aclTensor *dpseOut, uint64_t *workspaceSize,
+                                  aclOpExecutor **executor, fas_common *cq)
 {
     cannon_op op_, *op = &op_;
     cannon_tensor_view vq, vk, vv, vy, vo, vp, vd, vm, vx, vl, vdq, vdk, vdv, vdp;
@@ -886,8 +827,7 @@ static aclnnStatus fas_backward_c(const char *api, const aclTensor *query, const
     c = *cq;
     if (!fas_same_dims(op, "dy", &vy, &c, 0, a.ys) || !fas_same_dims(op, "attentionInOptional", &vo, &c, 0, a.os) ||
         !fas_same_dims(op, "dqOut", &vdq, &c, 0, a.dqs) || !fas_same_dims(op, "dkOut", &vdk, &c, 1, a.dks) ||
-        !fas_same_dims(op, "dvOut", &vdv, &c, 1, a.dvs) ||
-        !fas_stats_shape(op, "softmaxMaxOptional", &vx, &c, a.xs) ||
+        !fas_same_dims(op, "dvOut", &vdv, &c, 1, a.dvs) || !fas_stats_shape(op, "softmaxMaxOptional", &vx, &c, a.xs) ||
         !fas_stats_shape(op, "softmaxSumOptional", &vl, &c, ls))
         return cannonOpFinish(op);
     if (memcmp(a.xs, ls, sizeof ls) != 0) {
@@ -1022,10 +962,10 @@ static aclnnStatus fas_backward(const char *api, const aclTensor *query, const a
 {
     fas_common c;
     memset(&c, 0, sizeof c);
-    const aclnnStatus st = fas_backward_c(api, query, key, value, dy, pse, dropMask, attenMask, softmaxMax,
-                                          softmaxSum, attentionIn, scaleValue, keepProb, preTokens, nextTokens,
-                                          headNum, inputLayout, sparseMode, pseType, x, dqOut, dkOut, dvOut, dpseOut,
-                                          workspaceSize, executor, &c);
+    const aclnnStatus st =
+        fas_backward_c(api, query, key, value, dy, pse, dropMask, attenMask, softmaxMax, softmaxSum, attentionIn,
+                       scaleValue, keepProb, preTokens, nextTokens, headNum, inputLayout, sparseMode, pseType, x, dqOut,
+                       dkOut, dvOut, dpseOut, workspaceSize, executor, &c);
     fas_common_free(&c);
     return st;
 }
@@ -1055,18 +995,18 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnFlashAttentionScoreGradV2GetWorkspaceSize(
     const aclTensor *attenMaskOptional, const aclTensor *softmaxMaxOptional, const aclTensor *softmaxSumOptional,
     const aclTensor *softmaxInOptional, const aclTensor *attentionInOptional, const aclIntArray *prefixOptional,
     const aclIntArray *qStartIdxOptional, const aclIntArray *kvStartIdxOptional, double scaleValue, double keepProb,
-    int64_t preTokens, int64_t nextTokens, int64_t headNum, char *inputLayout, int64_t innerPrecise,
-    int64_t sparseMode, int64_t pseType, const aclTensor *dqOut, const aclTensor *dkOut, const aclTensor *dvOut,
-    const aclTensor *dpseOut, uint64_t *workspaceSize, aclOpExecutor **executor)
+    int64_t preTokens, int64_t nextTokens, int64_t headNum, char *inputLayout, int64_t innerPrecise, int64_t sparseMode,
+    int64_t pseType, const aclTensor *dqOut, const aclTensor *dkOut, const aclTensor *dvOut, const aclTensor *dpseOut,
+    uint64_t *workspaceSize, aclOpExecutor **executor)
 {
     (void)paddingMaskOptional;
     (void)softmaxInOptional;
     (void)innerPrecise;
     const fas_extra x = {prefixOptional, NULL, NULL, qStartIdxOptional, kvStartIdxOptional, 0};
-    return fas_backward("aclnnFlashAttentionScoreGradV2", query, keyIn, value, dy, pseShiftOptional,
-                        dropMaskOptional, attenMaskOptional, softmaxMaxOptional, softmaxSumOptional,
-                        attentionInOptional, scaleValue, keepProb, preTokens, nextTokens, headNum, inputLayout,
-                        sparseMode, pseType, &x, dqOut, dkOut, dvOut, dpseOut, workspaceSize, executor);
+    return fas_backward("aclnnFlashAttentionScoreGradV2", query, keyIn, value, dy, pseShiftOptional, dropMaskOptional,
+                        attenMaskOptional, softmaxMaxOptional, softmaxSumOptional, attentionInOptional, scaleValue,
+                        keepProb, preTokens, nextTokens, headNum, inputLayout, sparseMode, pseType, &x, dqOut, dkOut,
+                        dvOut, dpseOut, workspaceSize, executor);
 }
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnFlashAttentionUnpaddingScoreGradGetWorkspaceSize(
@@ -1096,15 +1036,15 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnFlashAttentionUnpaddingScoreGradV2GetWorksp
     const aclTensor *softmaxInOptional, const aclTensor *attentionInOptional, const aclIntArray *prefixOptional,
     const aclIntArray *actualSeqQLenOptional, const aclIntArray *actualSeqKvLenOptional,
     const aclIntArray *qStartIdxOptional, const aclIntArray *kvStartIdxOptional, double scaleValue, double keepProb,
-    int64_t preTokens, int64_t nextTokens, int64_t headNum, char *inputLayout, int64_t innerPrecise,
-    int64_t sparseMode, int64_t pseType, const aclTensor *dqOut, const aclTensor *dkOut, const aclTensor *dvOut,
-    const aclTensor *dpseOut, uint64_t *workspaceSize, aclOpExecutor **executor)
+    int64_t preTokens, int64_t nextTokens, int64_t headNum, char *inputLayout, int64_t innerPrecise, int64_t sparseMode,
+    int64_t pseType, const aclTensor *dqOut, const aclTensor *dkOut, const aclTensor *dvOut, const aclTensor *dpseOut,
+    uint64_t *workspaceSize, aclOpExecutor **executor)
 {
     (void)paddingMaskOptional;
     (void)softmaxInOptional;
     (void)innerPrecise;
-    const fas_extra x = {prefixOptional, actualSeqQLenOptional, actualSeqKvLenOptional, qStartIdxOptional,
-                         kvStartIdxOptional, 1};
+    const fas_extra x = {prefixOptional,    actualSeqQLenOptional, actualSeqKvLenOptional,
+                         qStartIdxOptional, kvStartIdxOptional,    1};
     return fas_backward("aclnnFlashAttentionUnpaddingScoreGradV2", query, keyIn, value, dy, pseShiftOptional,
                         dropMaskOptional, attenMaskOptional, softmaxMaxOptional, softmaxSumOptional,
                         attentionInOptional, scaleValue, keepProb, preTokens, nextTokens, headNum, inputLayout,

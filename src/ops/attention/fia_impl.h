@@ -551,8 +551,8 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
             const int64_t h = g * G + r / ni, i = i0 + r % ni;
             const int64_t ncols = (jb + 4 * VW - 1) / (4 * VW) * (4 * VW);
             float *S = Sc + r * FIA_KB;
-            const char *pse = a->has_pse && !a->pse_gen ? a->pse + (b * a->ps[0] + h * a->ps[1] + i * a->ps[2]) * es
-                                                        : NULL;
+            const char *pse =
+                a->has_pse && !a->pse_gen ? a->pse + (b * a->ps[0] + h * a->ps[1] + i * a->ps[2]) * es : NULL;
             const unsigned char *mk =
                 a->has_mask ? (const unsigned char *)a->mask + b * a->ms[0] + h * a->ms[1] + i * a->ms[2] : NULL;
             float nslope = 0.0f;
@@ -564,25 +564,25 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
             if (!pse && !mk && !a->pse_gen)
                 mx = fia_scale_row(S, ncols, ja, jb, a->scale);
             else
-            for (int64_t c = 0; c < ncols; c++) {
-                float s = FIA_NEG_INF;
-                if (c >= ja && c < jb) {
-                    const int64_t jj = j0 + c;
-                    if (a->pse_gen) {
-                        s = S[c] * a->scale + fia_alibi(a->pse_gen, nslope, jj + a->alibi_off - i);
-                    } else if (pse && a->pse_first) {
-                        s = (S[c] + fia_ld(pse + jj * a->ps[3] * es, (int)dt)) * a->scale;
-                    } else {
-                        s = S[c] * a->scale;
-                        if (pse)
-                            s += fia_ld(pse + jj * a->ps[3] * es, (int)dt);
+                for (int64_t c = 0; c < ncols; c++) {
+                    float s = FIA_NEG_INF;
+                    if (c >= ja && c < jb) {
+                        const int64_t jj = j0 + c;
+                        if (a->pse_gen) {
+                            s = S[c] * a->scale + fia_alibi(a->pse_gen, nslope, jj + a->alibi_off - i);
+                        } else if (pse && a->pse_first) {
+                            s = (S[c] + fia_ld(pse + jj * a->ps[3] * es, (int)dt)) * a->scale;
+                        } else {
+                            s = S[c] * a->scale;
+                            if (pse)
+                                s += fia_ld(pse + jj * a->ps[3] * es, (int)dt);
+                        }
+                        if (mk && mk[jj * a->ms[3]])
+                            s = FIA_NEG_INF;
                     }
-                    if (mk && mk[jj * a->ms[3]])
-                        s = FIA_NEG_INF;
+                    S[c] = s;
+                    mx = s > mx || s != s ? s : mx; /* a NaN score stays the max: it propagates */
                 }
-                S[c] = s;
-                mx = s > mx || s != s ? s : mx; /* a NaN score stays the max: it propagates */
-            }
             if (mx == FIA_NEG_INF)
                 continue;
             const float mnew = mx > m[r] || mx != mx ? mx : m[r];
@@ -600,8 +600,8 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
         /* acc = acc corr + P V, four rows with the same key range at a time */
         for (int64_t r = 0; r < R;) {
             if (r + 4 <= R && pv_on[r] && pv_on[r + 1] && pv_on[r + 2] && pv_on[r + 3] && pv_a[r + 1] == pv_a[r] &&
-                pv_a[r + 2] == pv_a[r] && pv_a[r + 3] == pv_a[r] && pv_b[r + 1] == pv_b[r] &&
-                pv_b[r + 2] == pv_b[r] && pv_b[r + 3] == pv_b[r]) {
+                pv_a[r + 2] == pv_a[r] && pv_a[r + 3] == pv_a[r] && pv_b[r + 1] == pv_b[r] && pv_b[r + 2] == pv_b[r] &&
+                pv_b[r + 3] == pv_b[r]) {
                 float *const ar4[4] = {acc + r * Dp, acc + (r + 1) * Dp, acc + (r + 2) * Dp, acc + (r + 3) * Dp};
                 const float *const p4[4] = {Sc + r * FIA_KB, Sc + (r + 1) * FIA_KB, Sc + (r + 2) * FIA_KB,
                                             Sc + (r + 3) * FIA_KB};
@@ -626,7 +626,7 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
     for (int64_t r = 0; r < R; r++) {
         const int64_t h = g * G + r / ni, i = i0 + r % ni;
         if (a->has_seq && i >= qlen)
-            continue; /* a row of the next sequence (TND) */
+            continue;          /* a row of the next sequence (TND) */
         float *o = Q + r * Dp; /* the row's query is no longer needed */
         if (l[r] != 0.0f) {    /* l > 0, or NaN from a NaN input */
             const vf inv = vf_set1(1.0f / l[r]);

@@ -120,6 +120,24 @@ static inline const fia_seq *fia_seqs(const fia_args *a)
     return (const fia_seq *)(const void *)(a + 1);
 }
 
+/* The entry of kernel family @p base (cannon_fia_units, cannon_fas_kv, cannon_fas_q,
+ * cannon_fas_fused) for tier @p isa (cannon_isa, of ../kernels/isa.h): the tier's copy, or the
+ * next lower compiled one. One switch for every kernel of the inference and training operators. */
+#if defined(CANNON_OPS_HAVE_AVX2)
+#define FIA_TIER_AVX2(base) base##_avx2
+#else
+#define FIA_TIER_AVX2(base) base##_scalar
+#endif
+#if defined(CANNON_OPS_HAVE_AVX512)
+#define FIA_TIER_AVX512(base) base##_avx512
+#else
+#define FIA_TIER_AVX512(base) FIA_TIER_AVX2(base)
+#endif
+#define FIA_TIER_FN(base, isa)                                                                                         \
+    ((isa) == CANNON_ISA_AVX512 ? FIA_TIER_AVX512(base)                                                                \
+     : (isa) == CANNON_ISA_AVX2 ? FIA_TIER_AVX2(base)                                                                  \
+                                : base##_scalar)
+
 /* Work items [w0, w1) (units, or (unit, chunk) pairs when split). */
 void cannon_fia_units_scalar(const fia_args *a, float *ws, int64_t w0, int64_t w1);
 void cannon_fia_units_avx2(const fia_args *a, float *ws, int64_t w0, int64_t w1);
