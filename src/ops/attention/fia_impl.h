@@ -71,6 +71,9 @@ static void fia_row_out(char *p, int64_t st, const float *src, int64_t n, int dt
 {
     int64_t i = 0;
     if (dt == FIA_F32) {
+        if (st == 1)
+            for (; i + VW <= n; i += VW)
+                vf_store_f32((float *)(void *)p + i, vf_load_f32(src + i));
         for (; i < n; i++)
             memcpy(p + i * st * 4, src + i, sizeof(float));
         return;
