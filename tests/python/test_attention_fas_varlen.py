@@ -334,3 +334,25 @@ def test_fused_gradient_same_bits_as_two_kernels(isa, dt):
     g = backward_ref(t(q), t(k), t(v), t(dy), f, 0.125, True)
     check_grad(t(golden.read_float(dq)), g["dq"], g["mag"]["dq"], dt, "dq")
     check_grad(t(golden.read_float(dk)), g["dk"], g["mag"]["dk"], dt, "dk")
+
+
+def test_varlen_empty_sequences():
+    """T = 0 (nothing to do), and query rows without any key (0 output, max -inf, sum 0, dq 0)."""
+    N, D = 2, 16
+    for cq, ck in (([0, 0], [0, 0]), ([0, 3], [0, 0]), ([2, 2], [0, 5])):
+        T, Tk = cq[-1], ck[-1]
+        f = lambda *s: golden.array(np.ones(s), "float32")
+        q, k, v = f(T, N, D), f(Tk, N, D), f(Tk, N, D)
+        o = golden.empty((T, N, D), "float32", fill=7)
+        mx, sm = golden.empty((T, N, 8), "float32", fill=7), golden.empty((T, N, 8), "float32", fill=7)
+        golden.call(VFWD, q, k, v, None, None, None, None, None, cq, ck, 0.25, 1.0, BIG, BIG, N, "TND", 0, 0, mx, sm,
+                    None, o)
+        dq = golden.empty((T, N, D), "float32", fill=7)
+        dk, dv = golden.empty((Tk, N, D), "float32", fill=7), golden.empty((Tk, N, D), "float32", fill=7)
+        golden.call(VBWD, q, k, v, q, None, None, None, None, mx, sm, None, o, None, cq, ck, 0.25, 1.0, BIG, BIG, N,
+                    "TND", 0, 0, dq, dk, dv, None)
+        if T:
+            assert np.all(golden.read_float(o) == 0) and np.all(golden.read_float(mx) == NEG_INF)
+            assert np.all(golden.read_float(sm) == 0) and np.all(golden.read_float(dq) == 0)
+        if Tk:
+            assert np.all(golden.read_float(dk) == 0) and np.all(golden.read_float(dv) == 0)
