@@ -318,7 +318,8 @@ void FAS_FUSED_FN(const fas_bwd_args *a, float *ws, int64_t w0, int64_t w1)
     for (int64_t w = w0; w < w1; w++) {
         const int64_t g = w % a->Nkv, b = w / a->Nkv;
         const fia_seq *sq = fas_seq(a, b);
-        memset(dQa, 0, (size_t)(G * a->S * Dp) * sizeof(float));
+        for (int64_t hh = 0; hh < G; hh++) /* the rows of this sequence only (TND: S is the longest) */
+            memset(dQa + hh * a->S * Dp, 0, (size_t)(sq->qlen * Dp) * sizeof(float));
         for (int64_t kb = 0; kb < a->nkb; kb++)
             fas_kv_unit(a, ws, b, g, kb, dQa);
         for (int64_t h = g * G; h < (g + 1) * G; h++)
