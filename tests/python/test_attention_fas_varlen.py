@@ -356,3 +356,30 @@ def test_varlen_empty_sequences():
             assert np.all(golden.read_float(sm) == 0) and np.all(golden.read_float(dq) == 0)
         if Tk:
             assert np.all(golden.read_float(dk) == 0) and np.all(golden.read_float(dv) == 0)
+
+
+def test_varlen_deterministic_over_worker_counts():
+    script = f"""
+import hashlib
+import numpy as np
+import golden
+rng = np.random.default_rng(5)
+cq, ck, N, Nkv, D = [37, 37, 40, 140, 141, 200, 260, 261, 300], [50, 64, 64, 190, 250, 250, 330, 400, 400], 4, 2, 64
+T, Tk = cq[-1], ck[-1]
+arr = lambda *s: golden.array(rng.standard_normal(s), "bfloat16")
+q, k, v, dy = arr(T, N, D), arr(Tk, Nkv, D), arr(Tk, Nkv, D), arr(T, N, D)
+o = golden.empty((T, N, D), "bfloat16")
+mx, sm = golden.empty((T, N, 8), "float32"), golden.empty((T, N, 8), "float32")
+m = golden.array(np.triu(np.ones((2048, 2048), dtype=bool), 1), "bool")
+golden.call("{VFWD}", q, k, v, None, None, None, m, None, cq, ck, 0.125, 1.0, {BIG}, {BIG}, N, "TND", 0, 3, mx, sm,
+            None, o)
+dq, dk, dv = golden.empty((T, N, D), "bfloat16"), golden.empty((Tk, Nkv, D), "bfloat16"), golden.empty((Tk, Nkv, D), "bfloat16")
+golden.call("{VBWD}", q, k, v, dy, None, None, None, m, mx, sm, None, o, None, cq, ck, 0.125, 1.0, {BIG}, {BIG}, N,
+            "TND", 0, 3, dq, dk, dv, None)
+h = hashlib.sha256()
+for t in (o, mx, sm, dq, dk, dv):
+    h.update(golden.read(t).tobytes())
+print(h.hexdigest())
+"""
+    outs = golden.outputs_per_thread_count(script, [1, 2, 3, 8], timeout=120)
+    assert len(set(outs)) == 1, outs
