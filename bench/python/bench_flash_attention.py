@@ -5,7 +5,7 @@ each side in fresh subprocesses.
 
     CANNON_LIB_DIR=build/lib /usr/bin/python3 bench/python/bench_flash_attention.py [--samples 5]
         [--threads N] [--seq 1024,2048,4096] [--dims 64,128] [--causal 0,1] [--dtypes bfloat16,float32]
-        [--torch-fp32] [--clock wall|cpu] [--no-memory] [--json FILE]
+        [--torch-fp32] [--clock wall|cpu] [--no-memory | --memory-only] [--json FILE]
 
 Shape B=2, H=16 (BNSD). torch computes P = softmax(Q K^T * scale (+ causal -inf mask)), O = P V and
 O.backward(dO) in the case's dtype (torch's bf16 CPU matmul is slow: --torch-fp32 runs torch in fp32
@@ -113,6 +113,7 @@ def main():
     ap.add_argument("--dtypes", default="bfloat16,float32")
     ap.add_argument("--torch-fp32", action="store_true")
     ap.add_argument("--no-memory", action="store_true")
+    ap.add_argument("--memory-only", action="store_true", help="skip the timing (the peaks only)")
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall")
     ap.add_argument("--json")
     opt = ap.parse_args()
@@ -132,12 +133,14 @@ def main():
                     ns = {}
                     exec(SETUP.format(**fmt), ns)
                     ours, theirs = ns["cannon_side"](), ns["torch_side"]()
-                    ko, kt = _k_for(ours), _k_for(theirs)
-                    to, tt = [], []
-                    for _ in range(opt.samples):
-                        to.append(_sample(ours, ko))
-                        tt.append(_sample(theirs, kt))
-                    mo, mt = statistics.median(to) * 1e3, statistics.median(tt) * 1e3
+                    mo = mt = float("nan")
+                    if not opt.memory_only:
+                        ko, kt = _k_for(ours), _k_for(theirs)
+                        to, tt = [], []
+                        for _ in range(opt.samples):
+                            to.append(_sample(ours, ko))
+                            tt.append(_sample(theirs, kt))
+                        mo, mt = statistics.median(to) * 1e3, statistics.median(tt) * 1e3
                     row = {"dtype": dt, "B": B, "H": H, "S": S, "D": D, "causal": causal, "threads": opt.threads,
                            "clock": opt.clock, "cannon_ms": mo, "torch_ms": mt, "ratio": mt / mo,
                            "torch_dtype": "float32" if (dt == "float32" or opt.torch_fp32) else dt}

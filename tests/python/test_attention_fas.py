@@ -443,7 +443,7 @@ def test_errors_forward():
     _err(_fwd_args(mask=golden.array(np.zeros((3, 4), dtype=bool), "bool")), INVALID, ["attenMaskOptional"])
     _err(_fwd_args(mask=golden.array(np.zeros((3, 5), dtype=bool), "bool"), sparse=2), INVALID,
          ["attenMaskOptional", "2048"])
-    _err(_fwd_args(mask=golden.array(np.zeros((3, 5), dtype=bool), "bool"), sparse=5), INVALID, ["sparseMode"])
+    _err(_fwd_args(mask=golden.array(np.zeros((3, 5), dtype=bool), "bool"), sparse=5), NULL, ["prefixOptional"])
     _err(_fwd_args(sparse=9), INVALID, ["sparseMode"])
     _err(_fwd_args(kp=0.0), INVALID, ["keepProb"])
     _err(_fwd_args(kp=0.5), NULL, ["dropMaskOptional"])
@@ -453,6 +453,8 @@ def test_errors_forward():
          ["preTokens"])
     a = _fwd_args(pse=golden.array(np.zeros((1, 2, 3, 5)), "float16"))
     a2 = a[:8] + [None, None] + a[8:16] + [2] + a[16:]
+    _err(a2, INVALID, ["realShiftOptional", "FLOAT"], op=FWD2)  # pseType 2 takes FLOAT slopes
+    a2 = a[:8] + [None, None] + a[8:16] + [4] + a[16:]
     _err(a2, INVALID, ["pseType"], op=FWD2)
 
 

@@ -31,13 +31,18 @@ typedef struct fas_bwd_args {
     char *dq, *dk, *dv, *dpse;                                        /* bound (dpse: NULL) */
     char *ws;                                                         /* bound: ws_floats per block */
     int32_t isa, dt;
-    int32_t has_pse, has_mask, rightdown, pse_first; /* pse_first: s = scale (q.k + pse), else scale q.k + pse */
+    int32_t has_pse, has_mask, pse_first; /* pse_first: s = scale (q.k + pse), else scale q.k + pse */
+    int32_t pse_gen;                      /* 2, 3: the pse is generated from slopes (fia_args) */
+    int32_t bf16dot;                      /* scores by vdpbf16ps (fia_args); 2 FAS_QB Dp more floats */
+    int32_t pad_;
+    int64_t alibi_off;
     int64_t B, N, S, D, Nkv, Skv, group, Dp;
     /* element strides per (b, n, s, d); pse, mask and dpse per (b, n, s, kv); smax/ssum per (b, n, s) */
     int64_t qs[4], ks[4], vs[4], ys[4], os[4], dqs[4], dks[4], dvs[4], ps[4], ms[4], dps[4], xs[3];
-    int64_t lo, hi; /* the band rule of fia_args */
+    /* B fia_seq records (fia_kernels.h) follow the struct: each batch's rows, lengths and rule */
     float scale, keep_inv;
     int64_t nkb, nqb, kunits, qunits, kper, qper, ws_floats;
+    int64_t fused_off; /* fused kernel: the dQ accumulators' offset (floats) in a block's workspace */
 } fas_bwd_args;
 
 /* Key units [w0, w1) (dK, dV) and query units [w0, w1) (dQ, dpse) of one tier. */
@@ -47,5 +52,12 @@ void cannon_fas_kv_avx512(const fas_bwd_args *a, float *ws, int64_t w0, int64_t 
 void cannon_fas_q_scalar(const fas_bwd_args *a, float *ws, int64_t w0, int64_t w1);
 void cannon_fas_q_avx2(const fas_bwd_args *a, float *ws, int64_t w0, int64_t w1);
 void cannon_fas_q_avx512(const fas_bwd_args *a, float *ws, int64_t w0, int64_t w1);
+/* The fused gradient: units [w0, w1) of (b, key/value head g), every key block of the unit in order
+ * (dK, dV as the key units) with dQ accumulated in the workspace over the blocks and written at the
+ * end: the same sums in the same order as the two kernels, without the query kernel's second
+ * computation of the scores. */
+void cannon_fas_fused_scalar(const fas_bwd_args *a, float *ws, int64_t w0, int64_t w1);
+void cannon_fas_fused_avx2(const fas_bwd_args *a, float *ws, int64_t w0, int64_t w1);
+void cannon_fas_fused_avx512(const fas_bwd_args *a, float *ws, int64_t w0, int64_t w1);
 
 #endif /* CANNON_OPS_ATTENTION_FAS_KERNELS_H_ */

@@ -71,6 +71,9 @@ static void fia_row_out(char *p, int64_t st, const float *src, int64_t n, int dt
 {
     int64_t i = 0;
     if (dt == FIA_F32) {
+        if (st == 1)
+            for (; i + VW <= n; i += VW)
+                vf_store_f32((float *)(void *)p + i, vf_load_f32(src + i));
         for (; i < n; i++)
             memcpy(p + i * st * 4, src + i, sizeof(float));
         return;
@@ -149,6 +152,85 @@ static void fia_scores_rows(const float *Q, int64_t Dp, int64_t n, const float *
         fia_scores(Q + r * Dp, Kt, D, ncols, S + r * FIA_KB);
 }
 
+#if defined(__AVX512BF16__) && defined(__AVX512F__)
+/* AVX512-BF16 scores (bf16 query and key, the training operator's avx512 tier when the CPU has
+ * vdpbf16ps): each lane adds the two products of a pair of head-dim elements, d + 1 then d (the
+ * instruction's order; the products of two bf16 values are exact in fp32, each addition rounds,
+ * subnormals flush to 0), pairs in order of d. Qp: rows of D2 = ceil(D / 2) pairs (uint32, the
+ * low half the even element) @p qst apart; Kp[d2 * FIA_KB + c]: key c's pair d2. */
+#define FIA_HAVE_BF16DOT 1
+static void fia_scores_rows_bf16(const uint32_t *Qp, int64_t qst, int64_t n, const uint32_t *Kp, int64_t D2,
+                                 int64_t ncols, float *S)
+{
+    int64_t r = 0;
+    for (; r + 4 <= n; r += 4) {
+        const uint32_t *q = Qp + r * qst;
+        float *s = S + r * FIA_KB;
+        for (int64_t c = 0; c < ncols; c += 2 * VW) {
+            __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+            const uint32_t *kt = Kp + c;
+            for (int64_t d = 0; d < D2; d++, kt += FIA_KB) {
+                const __m512bh k0 = (__m512bh)_mm512_loadu_si512((const void *)kt);
+                const __m512bh k1 = (__m512bh)_mm512_loadu_si512((const void *)(kt + VW));
+                const __m512bh q0 = (__m512bh)_mm512_set1_epi32((int)q[d]);
+                const __m512bh q1 = (__m512bh)_mm512_set1_epi32((int)q[qst + d]);
+                const __m512bh q2 = (__m512bh)_mm512_set1_epi32((int)q[2 * qst + d]);
+                const __m512bh q3 = (__m512bh)_mm512_set1_epi32((int)q[3 * qst + d]);
+                a0 = _mm512_dpbf16_ps(a0, q0, k0);
+                a1 = _mm512_dpbf16_ps(a1, q0, k1);
+                a2 = _mm512_dpbf16_ps(a2, q1, k0);
+                a3 = _mm512_dpbf16_ps(a3, q1, k1);
+                a4 = _mm512_dpbf16_ps(a4, q2, k0);
+                a5 = _mm512_dpbf16_ps(a5, q2, k1);
+                a6 = _mm512_dpbf16_ps(a6, q3, k0);
+                a7 = _mm512_dpbf16_ps(a7, q3, k1);
+            }
+            _mm512_storeu_ps(s + c, a0);
+            _mm512_storeu_ps(s + c + VW, a1);
+            _mm512_storeu_ps(s + FIA_KB + c, a2);
+            _mm512_storeu_ps(s + FIA_KB + c + VW, a3);
+            _mm512_storeu_ps(s + 2 * FIA_KB + c, a4);
+            _mm512_storeu_ps(s + 2 * FIA_KB + c + VW, a5);
+            _mm512_storeu_ps(s + 3 * FIA_KB + c, a6);
+            _mm512_storeu_ps(s + 3 * FIA_KB + c + VW, a7);
+        }
+    }
+    for (; r < n; r++) {
+        const uint32_t *q = Qp + r * qst;
+        float *s = S + r * FIA_KB;
+        for (int64_t c = 0; c < ncols; c += 2 * VW) {
+            __m512 a0 = _mm512_setzero_ps(), a1 = a0;
+            const uint32_t *kt = Kp + c;
+            for (int64_t d = 0; d < D2; d++, kt += FIA_KB) {
+                const __m512bh qd = (__m512bh)_mm512_set1_epi32((int)q[d]);
+                a0 = _mm512_dpbf16_ps(a0, qd, (__m512bh)_mm512_loadu_si512((const void *)kt));
+                a1 = _mm512_dpbf16_ps(a1, qd, (__m512bh)_mm512_loadu_si512((const void *)(kt + VW)));
+            }
+            _mm512_storeu_ps(s + c, a0);
+            _mm512_storeu_ps(s + c + VW, a1);
+        }
+    }
+}
+
+/* A bf16 row of D elements at p (element stride st) as D2 = ceil(D / 2) pairs into dst (an odd D's
+ * last pair holds a zero high half). */
+static void fia_pairs_in(uint32_t *dst, const char *p, int64_t st, int64_t D)
+{
+    const uint16_t *h = (const uint16_t *)(const void *)p;
+    int64_t d = 0;
+    if (st == 1)
+        for (; d + 1 < D; d += 2)
+            memcpy(dst + d / 2, h + d, sizeof(uint32_t));
+    for (; d < D; d += 2) {
+        uint16_t lo, hi = 0;
+        memcpy(&lo, p + d * st * 2, sizeof lo);
+        if (d + 1 < D)
+            memcpy(&hi, p + (d + 1) * st * 2, sizeof hi);
+        dst[d / 2] = (uint32_t)lo | (uint32_t)hi << 16;
+    }
+}
+#endif
+
 /* q . k over Dp values (a multiple of VW; both rows zero-padded past D): two interleaved vector
  * sums, added, then the lanes in order. */
 static float fia_dot(const float *q, const float *k, int64_t Dp)
@@ -226,6 +308,57 @@ static void fia_pv(float *ar, const float *P, const float *V, int64_t Dp, int64_
     }
 }
 
+/* Four accumulators at once: ar[k] = ar[k] corr[k] + sum_{j in [ja, jb)} P[k][j] V[j] over Dp
+ * columns, j in order for each: four fia_pv calls' arithmetic, each row of V loaded once for the
+ * four. */
+static void fia_pv4(float *const ar[4], const float *const P[4], const float *V, int64_t Dp, int64_t ja, int64_t jb,
+                    const float corr[4])
+{
+    const vf c0 = vf_set1(corr[0]), c1 = vf_set1(corr[1]), c2 = vf_set1(corr[2]), c3 = vf_set1(corr[3]);
+    int64_t d0 = 0;
+    for (; d0 + 2 * VW <= Dp; d0 += 2 * VW) {
+        vf a00 = vf_mul(vf_load_f32(ar[0] + d0), c0), a01 = vf_mul(vf_load_f32(ar[0] + d0 + VW), c0);
+        vf a10 = vf_mul(vf_load_f32(ar[1] + d0), c1), a11 = vf_mul(vf_load_f32(ar[1] + d0 + VW), c1);
+        vf a20 = vf_mul(vf_load_f32(ar[2] + d0), c2), a21 = vf_mul(vf_load_f32(ar[2] + d0 + VW), c2);
+        vf a30 = vf_mul(vf_load_f32(ar[3] + d0), c3), a31 = vf_mul(vf_load_f32(ar[3] + d0 + VW), c3);
+        for (int64_t j = ja; j < jb; j++) {
+            const vf v0 = vf_load_f32(V + j * Dp + d0), v1 = vf_load_f32(V + j * Dp + d0 + VW);
+            const vf p0 = vf_set1(P[0][j]), p1 = vf_set1(P[1][j]), p2 = vf_set1(P[2][j]), p3 = vf_set1(P[3][j]);
+            a00 = vf_fma(p0, v0, a00);
+            a01 = vf_fma(p0, v1, a01);
+            a10 = vf_fma(p1, v0, a10);
+            a11 = vf_fma(p1, v1, a11);
+            a20 = vf_fma(p2, v0, a20);
+            a21 = vf_fma(p2, v1, a21);
+            a30 = vf_fma(p3, v0, a30);
+            a31 = vf_fma(p3, v1, a31);
+        }
+        vf_store_f32(ar[0] + d0, a00);
+        vf_store_f32(ar[0] + d0 + VW, a01);
+        vf_store_f32(ar[1] + d0, a10);
+        vf_store_f32(ar[1] + d0 + VW, a11);
+        vf_store_f32(ar[2] + d0, a20);
+        vf_store_f32(ar[2] + d0 + VW, a21);
+        vf_store_f32(ar[3] + d0, a30);
+        vf_store_f32(ar[3] + d0 + VW, a31);
+    }
+    for (; d0 < Dp; d0 += VW) {
+        vf a0 = vf_mul(vf_load_f32(ar[0] + d0), c0), a1 = vf_mul(vf_load_f32(ar[1] + d0), c1);
+        vf a2 = vf_mul(vf_load_f32(ar[2] + d0), c2), a3 = vf_mul(vf_load_f32(ar[3] + d0), c3);
+        for (int64_t j = ja; j < jb; j++) {
+            const vf v = vf_load_f32(V + j * Dp + d0);
+            a0 = vf_fma(vf_set1(P[0][j]), v, a0);
+            a1 = vf_fma(vf_set1(P[1][j]), v, a1);
+            a2 = vf_fma(vf_set1(P[2][j]), v, a2);
+            a3 = vf_fma(vf_set1(P[3][j]), v, a3);
+        }
+        vf_store_f32(ar[0] + d0, a0);
+        vf_store_f32(ar[1] + d0, a1);
+        vf_store_f32(ar[2] + d0, a2);
+        vf_store_f32(ar[3] + d0, a3);
+    }
+}
+
 /* p = exp(s - mx) over n values (a multiple of VW), 0 where s is -inf; returns their sum, added in
  * lane order of fixed vector sums. */
 static float fia_exp_row(float *Sc, int64_t n, float mx)
@@ -246,6 +379,60 @@ static float fia_exp_row(float *Sc, int64_t n, float mx)
     return t;
 }
 
+/* The generated pse (pseType 2, 3) at key-minus-query position @p pos for a head whose slope
+ * negated is @p nslope: nslope |pos| (pseType 2) or nslope sqrt|pos| (3), in fp32. */
+static inline float fia_alibi(int gen, float nslope, int64_t pos)
+{
+    float p = fabsf((float)pos);
+    if (gen == 3)
+        p = sqrtf(p);
+    return p * nslope;
+}
+
+/* Batch b's sequence record: the training operator's, else built from the lengths and the band
+ * rule of the inference operator. */
+static inline void fia_seq_of(const fia_args *a, int64_t b, fia_seq *q)
+{
+    if (a->has_seq) {
+        *q = fia_seqs(a)[b];
+        return;
+    }
+    memset(q, 0, sizeof *q);
+    q->qlen = a->S, q->kvlen = a->Skv;
+    if (a->has_lens) {
+        q->qlen = fia_lens(a)[b];
+        q->kvlen = fia_lens(a)[a->B + b];
+    }
+    q->lo = a->lo, q->hi = a->hi;
+    q->shift = a->rightdown ? q->kvlen - q->qlen : 0;
+    q->drop0 = b * a->N * a->S * a->Skv, q->dS = a->S, q->dSkv = a->Skv;
+}
+
+/* The scores of a row without pse or mask: S[c] = S[c] * scale for c in [ja, jb), -inf elsewhere
+ * in [0, ncols) (a multiple of VW); returns their max, NaN when one is NaN (as the element loop
+ * of fia_unit computes them). */
+static float fia_scale_row(float *S, int64_t ncols, int64_t ja, int64_t jb, float scale)
+{
+    const vf sv = vf_set1(scale), ninf = vf_set1(FIA_NEG_INF), zero = vf_set1(0.0f);
+    for (int64_t c = 0; c < ncols; c += VW)
+        vf_store_f32(S + c, vf_mul(vf_load_f32(S + c), sv));
+    for (int64_t c = 0; c < ja; c++)
+        S[c] = FIA_NEG_INF;
+    for (int64_t c = jb; c < ncols; c++)
+        S[c] = FIA_NEG_INF;
+    vf vmx = ninf, vnan = zero;
+    for (int64_t c = 0; c < ncols; c += VW) {
+        const vf x = vf_load_f32(S + c);
+        vmx = vf_max(x, vmx);                  /* a NaN lane keeps vmx */
+        vnan = vf_blend(vf_eq(x, x), vnan, x); /* ... and lands here */
+    }
+    float lanes[VW], mx = vf_hmax(vmx);
+    vf_to_array(lanes, vnan);
+    for (int k = 0; k < VW; k++)
+        mx = lanes[k] != lanes[k] ? lanes[k] : mx;
+    return mx;
+}
+
 /* Unit u over keys [kc0, kc1): into the output, or into @p part (rows of m, l, acc[Dp]). */
 static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64_t kc1, float *part)
 {
@@ -254,27 +441,50 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
     const int64_t i0 = qb * a->qblk;
     const int64_t ni = a->S - i0 < a->qblk ? a->S - i0 : a->qblk;
     const int64_t R = G * ni;
-    int64_t qlen = a->S, kvlen = a->Skv;
-    if (a->has_lens) {
-        qlen = fia_lens(a)[b];
-        kvlen = fia_lens(a)[a->B + b];
-    }
+    fia_seq sq;
+    fia_seq_of(a, b, &sq);
+    const int64_t qlen = sq.qlen;
+    /* element offsets of the batch's first row: q/out/stats rows, key/value rows */
+    const int64_t qb0 = b * a->qs[0] + sq.q0 * a->qs[2], ob0 = b * a->os[0] + sq.q0 * a->os[2];
+    const int64_t kb0 = b * a->ks[0] + sq.kv0 * a->ks[2], vb0 = b * a->vs[0] + sq.kv0 * a->vs[2];
     float *Q = ws, *acc = Q + FIA_ROWS * Dp, *Kt = acc + FIA_ROWS * Dp, *V = Kt + Dp * FIA_KB;
     float *Sc = V + FIA_KB * Dp, *m = Sc + FIA_ROWS * FIA_KB, *l = m + FIA_ROWS;
-    int64_t jlo[FIA_ROWS], jhi[FIA_ROWS];
-    const int64_t shift = a->rightdown ? kvlen - qlen : 0;
-    int64_t jmin = kvlen, jmax = 0;
+    int64_t jlo[FIA_ROWS], jhi[FIA_ROWS], pv_a[FIA_ROWS], pv_b[FIA_ROWS];
+    float pv_c[FIA_ROWS];
+    char pv_on[FIA_ROWS];
+    /* A few rows (decoding: one query position per head) take their scores key by key from the
+     * key row itself; more rows share one transposed key block. */
+    const int direct = R <= FIA_DIRECT_ROWS;
+#if defined(FIA_HAVE_BF16DOT)
+    /* bf16 pairs instead (fia_scores_rows_bf16): Qp after l (the training operator's workspace
+     * has room), the key block's pairs in Kt's place */
+    const int pairs = a->bf16dot && !direct;
+    const int64_t D2 = (D + 1) / 2;
+    uint32_t *Qp = (uint32_t *)(void *)(l + FIA_ROWS), *Kp = (uint32_t *)(void *)Kt;
+#else
+    const int pairs = 0;
+#endif
+    int64_t jmin = sq.kvlen, jmax = 0;
     for (int64_t r = 0; r < R; r++) {
         const int64_t h = g * G + r / ni, i = i0 + r % ni;
-        fia_row_in(Q + r * Dp, a->q + (b * a->qs[0] + h * a->qs[1] + i * a->qs[2]) * es, a->qs[3], D, Dp, (int)dt);
+        if (i < qlen)
+            fia_row_in(Q + r * Dp, a->q + (qb0 + h * a->qs[1] + i * a->qs[2]) * es, a->qs[3], D, Dp, (int)dt);
+        else
+            memset(Q + r * Dp, 0, (size_t)Dp * sizeof(float));
+#if defined(FIA_HAVE_BF16DOT)
+        if (pairs && i < qlen)
+            fia_pairs_in(Qp + r * D2, a->q + (qb0 + h * a->qs[1] + i * a->qs[2]) * es, a->qs[3], D);
+        else if (pairs)
+            memset(Qp + r * D2, 0, (size_t)D2 * sizeof(uint32_t));
+#endif
         memset(acc + r * Dp, 0, (size_t)Dp * sizeof(float));
         m[r] = FIA_NEG_INF;
         l[r] = 0.0f;
-        int64_t lo = i + shift + a->lo, hi = i + shift + a->hi + 1;
+        int64_t lo, hi;
+        fia_seq_keys(&sq, i, &lo, &hi);
         lo = lo < kc0 ? kc0 : lo;
-        hi = hi > kvlen ? kvlen : hi;
         hi = hi > kc1 ? kc1 : hi;
-        if (i >= qlen || lo >= hi)
+        if (lo >= hi)
             lo = hi = 0;
         jlo[r] = lo;
         jhi[r] = hi;
@@ -283,18 +493,15 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
             jmax = hi > jmax ? hi : jmax;
         }
     }
-    /* A few rows (decoding: one query position per head) take their scores key by key from the
-     * key row itself; more rows share one transposed key block. */
-    const int direct = R <= FIA_DIRECT_ROWS;
     for (int64_t j0 = jmin; j0 < jmax; j0 += FIA_KB) {
         const int64_t nk = jmax - j0 < FIA_KB ? jmax - j0 : FIA_KB;
         float *tmp = direct ? Kt : Sc; /* a key row (Sc: before the scores need it) */
         for (int64_t j = 0; j < nk; j++) {
             const int64_t jj = j0 + j;
-            const char *kr = a->k + (b * a->ks[0] + g * a->ks[1] + jj * a->ks[2]) * es;
+            const char *kr = a->k + (kb0 + g * a->ks[1] + jj * a->ks[2]) * es;
             if (jj + FIA_PF_KEYS < jmax && a->ks[3] == 1 && a->vs[3] == 1) {
                 const char *kp = kr + FIA_PF_KEYS * a->ks[2] * es;
-                const char *vp = a->v + (b * a->vs[0] + g * a->vs[1] + (jj + FIA_PF_KEYS) * a->vs[2]) * es;
+                const char *vp = a->v + (vb0 + g * a->vs[1] + (jj + FIA_PF_KEYS) * a->vs[2]) * es;
                 for (int64_t o = 0; o < D * es; o += 64) {
                     __builtin_prefetch(kp + o, 0, 3);
                     __builtin_prefetch(vp + o, 0, 3);
@@ -307,15 +514,22 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
                 fia_row_in(tmp, kr, a->ks[3], D, Dp, (int)dt);
                 for (int64_t r = 0; r < R; r++)
                     Sc[r * FIA_KB + j] = fia_dot(Q + r * Dp, tmp, Dp);
+            } else if (pairs) {
+#if defined(FIA_HAVE_BF16DOT)
+                uint32_t *pr = (uint32_t *)(void *)tmp;
+                fia_pairs_in(pr, kr, a->ks[3], D);
+                for (int64_t d = 0; d < D2; d++)
+                    Kp[d * FIA_KB + j] = pr[d];
+#endif
             } else {
                 fia_row_in(tmp, kr, a->ks[3], D, D, (int)dt);
                 for (int64_t d = 0; d < D; d++)
                     Kt[d * FIA_KB + j] = tmp[d];
             }
-            fia_row_in(V + j * Dp, a->v + (b * a->vs[0] + g * a->vs[1] + jj * a->vs[2]) * es, a->vs[3], D, Dp, (int)dt);
+            fia_row_in(V + j * Dp, a->v + (vb0 + g * a->vs[1] + jj * a->vs[2]) * es, a->vs[3], D, Dp, (int)dt);
         }
         if (nk < FIA_KB && !direct)
-            for (int64_t d = 0; d < D; d++)
+            for (int64_t d = 0; d < D; d++) /* D rows of floats cover the D2 rows of pairs too */
                 memset(Kt + d * FIA_KB + nk, 0, (size_t)(FIA_KB - nk) * sizeof(float));
         if (!direct) { /* every row's scores, four rows per pass over the block, as far as any row needs */
             int64_t ncmax = 0;
@@ -324,9 +538,15 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
                 const int64_t nc = (jb + 4 * VW - 1) / (4 * VW) * (4 * VW);
                 ncmax = jlo[r] < j0 + nk && jhi[r] > j0 && nc > ncmax ? nc : ncmax;
             }
-            fia_scores_rows(Q, Dp, R, Kt, D, ncmax, Sc);
+#if defined(FIA_HAVE_BF16DOT)
+            if (pairs)
+                fia_scores_rows_bf16(Qp, D2, R, Kp, D2, ncmax, Sc);
+            else
+#endif
+                fia_scores_rows(Q, Dp, R, Kt, D, ncmax, Sc);
         }
         for (int64_t r = 0; r < R; r++) {
+            pv_on[r] = 0;
             const int64_t ja = jlo[r] > j0 ? jlo[r] - j0 : 0;
             const int64_t jb = jhi[r] < j0 + nk ? jhi[r] - j0 : nk;
             if (ja >= jb)
@@ -334,40 +554,67 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
             const int64_t h = g * G + r / ni, i = i0 + r % ni;
             const int64_t ncols = (jb + 4 * VW - 1) / (4 * VW) * (4 * VW);
             float *S = Sc + r * FIA_KB;
-            const char *pse = a->has_pse ? a->pse + (b * a->ps[0] + h * a->ps[1] + i * a->ps[2]) * es : NULL;
+            const char *pse =
+                a->has_pse && !a->pse_gen ? a->pse + (b * a->ps[0] + h * a->ps[1] + i * a->ps[2]) * es : NULL;
             const unsigned char *mk =
                 a->has_mask ? (const unsigned char *)a->mask + b * a->ms[0] + h * a->ms[1] + i * a->ms[2] : NULL;
-            float mx = FIA_NEG_INF;
-            for (int64_t c = 0; c < ncols; c++) {
-                float s = FIA_NEG_INF;
-                if (c >= ja && c < jb) {
-                    const int64_t jj = j0 + c;
-                    if (pse && a->pse_first) {
-                        s = (S[c] + fia_ld(pse + jj * a->ps[3] * es, (int)dt)) * a->scale;
-                    } else {
-                        s = S[c] * a->scale;
-                        if (pse)
-                            s += fia_ld(pse + jj * a->ps[3] * es, (int)dt);
-                    }
-                    if (mk && mk[jj * a->ms[3]])
-                        s = FIA_NEG_INF;
-                }
-                S[c] = s;
-                mx = s > mx || s != s ? s : mx; /* a NaN score stays the max: it propagates */
+            float nslope = 0.0f;
+            if (a->pse_gen) {
+                memcpy(&nslope, a->pse + (b * a->ps[0] + h * a->ps[1]) * 4, sizeof nslope);
+                nslope = -nslope;
             }
+            float mx = FIA_NEG_INF;
+            if (!pse && !mk && !a->pse_gen)
+                mx = fia_scale_row(S, ncols, ja, jb, a->scale);
+            else
+                for (int64_t c = 0; c < ncols; c++) {
+                    float s = FIA_NEG_INF;
+                    if (c >= ja && c < jb) {
+                        const int64_t jj = j0 + c;
+                        if (a->pse_gen) {
+                            s = S[c] * a->scale + fia_alibi(a->pse_gen, nslope, jj + a->alibi_off - i);
+                        } else if (pse && a->pse_first) {
+                            s = (S[c] + fia_ld(pse + jj * a->ps[3] * es, (int)dt)) * a->scale;
+                        } else {
+                            s = S[c] * a->scale;
+                            if (pse)
+                                s += fia_ld(pse + jj * a->ps[3] * es, (int)dt);
+                        }
+                        if (mk && mk[jj * a->ms[3]])
+                            s = FIA_NEG_INF;
+                    }
+                    S[c] = s;
+                    mx = s > mx || s != s ? s : mx; /* a NaN score stays the max: it propagates */
+                }
             if (mx == FIA_NEG_INF)
                 continue;
             const float mnew = mx > m[r] || mx != mx ? mx : m[r];
             const float corr = m[r] == FIA_NEG_INF ? 0.0f : expf(m[r] - mnew);
             const float psum = fia_exp_row(S, ncols, mnew);
             if (a->drop) {
-                const int64_t f0 = ((b * a->N + h) * a->S + i) * a->Skv + j0;
+                const int64_t f0 = sq.drop0 + (h * sq.dS + i) * sq.dSkv + j0;
                 for (int64_t c = ja; c < jb; c++)
                     S[c] = fia_kept(a->drop, f0 + c) ? S[c] * a->keep_inv : 0.0f;
             }
             l[r] = l[r] * corr + psum;
             m[r] = mnew;
-            fia_pv(acc + r * Dp, S, V, Dp, ja, jb, corr);
+            pv_on[r] = 1, pv_c[r] = corr, pv_a[r] = ja, pv_b[r] = jb;
+        }
+        /* acc = acc corr + P V, four rows with the same key range at a time */
+        for (int64_t r = 0; r < R;) {
+            if (r + 4 <= R && pv_on[r] && pv_on[r + 1] && pv_on[r + 2] && pv_on[r + 3] && pv_a[r + 1] == pv_a[r] &&
+                pv_a[r + 2] == pv_a[r] && pv_a[r + 3] == pv_a[r] && pv_b[r + 1] == pv_b[r] && pv_b[r + 2] == pv_b[r] &&
+                pv_b[r + 3] == pv_b[r]) {
+                float *const ar4[4] = {acc + r * Dp, acc + (r + 1) * Dp, acc + (r + 2) * Dp, acc + (r + 3) * Dp};
+                const float *const p4[4] = {Sc + r * FIA_KB, Sc + (r + 1) * FIA_KB, Sc + (r + 2) * FIA_KB,
+                                            Sc + (r + 3) * FIA_KB};
+                fia_pv4(ar4, p4, V, Dp, pv_a[r], pv_b[r], pv_c + r);
+                r += 4;
+                continue;
+            }
+            if (pv_on[r])
+                fia_pv(acc + r * Dp, Sc + r * FIA_KB, V, Dp, pv_a[r], pv_b[r], pv_c[r]);
+            r++;
         }
     }
     if (part) {
@@ -381,6 +628,8 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
     }
     for (int64_t r = 0; r < R; r++) {
         const int64_t h = g * G + r / ni, i = i0 + r % ni;
+        if (a->has_seq && i >= qlen)
+            continue;          /* a row of the next sequence (TND) */
         float *o = Q + r * Dp; /* the row's query is no longer needed */
         if (l[r] != 0.0f) {    /* l > 0, or NaN from a NaN input */
             const vf inv = vf_set1(1.0f / l[r]);
@@ -389,14 +638,15 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
         } else {
             memset(o, 0, (size_t)Dp * sizeof(float));
         }
-        fia_row_out(a->out + (b * a->os[0] + h * a->os[1] + i * a->os[2]) * es, a->os[3], o, D, (int)dt);
+        fia_row_out(a->out + (ob0 + h * a->os[1] + i * a->os[2]) * es, a->os[3], o, D, (int)dt);
         if (a->lse) {
             const float v = l[r] != 0.0f ? (float)((double)m[r] + log((double)l[r])) : FIA_NEG_INF;
             memcpy(a->lse + (b * a->ls[0] + h * a->ls[1] + i * a->ls[2]) * 4, &v, sizeof v);
         }
         if (a->smax) {
-            float *xm = (float *)(void *)(a->smax + (b * a->xs[0] + h * a->xs[1] + i * a->xs[2]) * 4);
-            float *xl = (float *)(void *)(a->ssum + (b * a->xs[0] + h * a->xs[1] + i * a->xs[2]) * 4);
+            const int64_t xo = b * a->xs[0] + h * a->xs[1] + (sq.q0 + i) * a->xs[2];
+            float *xm = (float *)(void *)(a->smax + xo * 4);
+            float *xl = (float *)(void *)(a->ssum + xo * 4);
             for (int k = 0; k < 8; k++) {
                 xm[k] = m[r];
                 xl[k] = l[r];

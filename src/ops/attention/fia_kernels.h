@@ -42,6 +42,9 @@ typedef struct fia_args {
     int32_t has_pse, has_mask;
     int32_t rightdown; /* band offsets count from the bottom-right corner (kv_len - q_len) */
     int32_t has_lens;  /* per-batch lengths follow the struct: q_len[B], kv_len[B] */
+    int32_t has_seq;   /* training operator: B fia_seq records follow the struct (has_lens 0) */
+    int32_t pse_gen;   /* 2, 3: the pse is generated from per-head slopes (fia_alibi); 0: read */
+    int64_t alibi_off; /* the generated pse's position offset, kvStartIdx - qStartIdx */
     int64_t B, N, S, D, Nkv, Skv, group, Dp;
     /* element strides, per (b, n, s, d); pse and mask per (b, n, s, kv); lse per (b, n, s) */
     int64_t qs[4], ks[4], vs[4], os[4], ps[4], ms[4], ls[3];
@@ -65,7 +68,39 @@ typedef struct fia_args {
     int64_t xs[3];
     int32_t pse_first;
     float keep_inv;
+    /* bf16 query and key on the avx512 tier of a CPU with AVX512-BF16: scores by vdpbf16ps
+     * (fia_impl.h); needs FIA_ROWS * Dp more workspace floats */
+    int32_t bf16dot;
+    int32_t pad2_;
 } fia_args;
+
+/* One batch's sequences and visibility rule (training operator, every layout; TND packs the
+ * batches' rows one after another):
+ *   q0, kv0: the first query / key row of the batch (TND; 0 otherwise), added to the row index
+ *     before the row stride;
+ *   qlen, kvlen: its query and key lengths (rows i >= qlen are neither read nor written);
+ *   lo, hi, shift: key j is in row i's band iff lo <= j - i - shift <= hi;
+ *   prefix: keys j < prefix are visible from every row as well (sparseMode 5 and 6);
+ *   drop0, dS, dSkv: the dropout bit of (n, i, j) is drop0 + (n dS + i) dSkv + j. */
+typedef struct fia_seq {
+    int64_t q0, kv0, qlen, kvlen, lo, hi, shift, prefix, drop0, dS, dSkv;
+} fia_seq;
+
+/* Row i's visible keys [*lo, *hi) under @p s (before any mask); empty: both 0. */
+static inline void fia_seq_keys(const fia_seq *s, int64_t i, int64_t *lo, int64_t *hi)
+{
+    int64_t l = i + s->shift + s->lo, h = i + s->shift + s->hi + 1;
+    if (s->prefix > 0) { /* the band starts at -inf whenever a prefix is set: [0, max) */
+        l = 0;
+        h = h > s->prefix ? h : s->prefix;
+    }
+    l = l < 0 ? 0 : l;
+    h = h > s->kvlen ? s->kvlen : h;
+    if (i >= s->qlen || l >= h)
+        l = h = 0;
+    *lo = l;
+    *hi = h;
+}
 
 /* Whether the dropout bit of flat index f is set (kept). */
 static inline int fia_kept(const char *drop, int64_t f)
@@ -78,6 +113,30 @@ static inline const int64_t *fia_lens(const fia_args *a)
 {
     return (const int64_t *)(const void *)(a + 1);
 }
+
+/* The B fia_seq records after the struct (has_seq). */
+static inline const fia_seq *fia_seqs(const fia_args *a)
+{
+    return (const fia_seq *)(const void *)(a + 1);
+}
+
+/* The entry of kernel family @p base (cannon_fia_units, cannon_fas_kv, cannon_fas_q,
+ * cannon_fas_fused) for tier @p isa (cannon_isa, of ../kernels/isa.h): the tier's copy, or the
+ * next lower compiled one. One switch for every kernel of the inference and training operators. */
+#if defined(CANNON_OPS_HAVE_AVX2)
+#define FIA_TIER_AVX2(base) base##_avx2
+#else
+#define FIA_TIER_AVX2(base) base##_scalar
+#endif
+#if defined(CANNON_OPS_HAVE_AVX512)
+#define FIA_TIER_AVX512(base) base##_avx512
+#else
+#define FIA_TIER_AVX512(base) FIA_TIER_AVX2(base)
+#endif
+#define FIA_TIER_FN(base, isa)                                                                                         \
+    ((isa) == CANNON_ISA_AVX512 ? FIA_TIER_AVX512(base)                                                                \
+     : (isa) == CANNON_ISA_AVX2 ? FIA_TIER_AVX2(base)                                                                  \
+                                : base##_scalar)
 
 /* Work items [w0, w1) (units, or (unit, chunk) pairs when split). */
 void cannon_fia_units_scalar(const fia_args *a, float *ws, int64_t w0, int64_t w1);

@@ -57,21 +57,7 @@ static int fia_kernel(const cannon_kernel_ctx *ctx, void *args)
         return 0;
     const int64_t u1 = a->items - u0 < a->per_block ? a->items : u0 + a->per_block;
     float *ws = (float *)(void *)a->ws + (int64_t)ctx->block_idx * a->ws_floats;
-    switch (a->isa) {
-#if defined(CANNON_OPS_HAVE_AVX512)
-    case CANNON_ISA_AVX512:
-        cannon_fia_units_avx512(a, ws, u0, u1);
-        break;
-#endif
-#if defined(CANNON_OPS_HAVE_AVX2)
-    case CANNON_ISA_AVX2:
-        cannon_fia_units_avx2(a, ws, u0, u1);
-        break;
-#endif
-    default:
-        cannon_fia_units_scalar(a, ws, u0, u1);
-        break;
-    }
+    FIA_TIER_FN(cannon_fia_units, a->isa)(a, ws, u0, u1);
     return 0;
 }
 
