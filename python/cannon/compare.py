@@ -140,15 +140,15 @@ class DumpWriter:
         else:
             descr = "<u2"
         a = np.ascontiguousarray(a)
-        e = {"role": role, "pos": pos, "dtype": dtype, "shape": list(a.shape),
-             "strides": [s // a.itemsize for s in a.strides] if a.itemsize else [], "offset": 0}
+        entry = {"role": role, "pos": pos, "dtype": dtype, "shape": list(a.shape),
+                 "strides": [s // a.itemsize for s in a.strides] if a.itemsize else [], "offset": 0}
         if self.stats:
-            e["stats"] = self._stats(a, dtype)
+            entry["stats"] = self._stats(a, dtype)
         else:
             name = f"{self.index:06d}_{op}.{role}.{pos}.npy"
             np.save(os.path.join(self.dir, name), a, allow_pickle=False)
-            e.update(npy=descr, file=name)
-        entries.append(e)
+            entry.update(npy=descr, file=name)
+        entries.append(entry)
 
     def record(self, op, inputs=(), outputs=(), **extra):
         """One call of op type @op: its input and output tensors (None entries keep their position)."""
