@@ -8,7 +8,8 @@
 Submodules: ``cannon.runtime`` (init, devices, streams, events, DeviceBuffer), ``cannon.ops``
 (aclnn operators), ``cannon.hccl`` (collectives; loads libhccl on first use), ``cannon.torch``
 (PyTorch integration: ``torch.ops.cannon.*``, SyncBatchNorm, the "cannon" torch.distributed
-backend; imported explicitly, since it imports torch). See docs/python.md.
+backend; imported explicitly, since it imports torch), ``cannon.compare`` (a torch run recorded in the
+operator-dump format for cannon-compare; docs/tools.md). See docs/python.md.
 Libraries are found through $CANNON_LIB_DIR, else <repo>/build/lib, else the loader path.
 """
 from . import _lib, runtime

@@ -33,6 +33,13 @@ CANNON_ENV("CANNON_DRIVER_PATH", CANNON_ENV_CONFIG, "none", "runtime",
            "':'-separated driver modules or folders searched before the built-in places")
 CANNON_ENV("CANNON_PROFILE", CANNON_ENV_CONFIG, "none", "runtime",
            "folder for a profile of the whole run (created; aclInit fails when unwritable): cannon-prof sets it")
+CANNON_ENV("CANNON_DUMP", CANNON_ENV_CONFIG, "none (the config's dump section)", "runtime",
+           "folder for an operator dump of the whole run (created; aclInit fails when unwritable); overrides the config")
+CANNON_ENV("CANNON_DUMP_OPS", CANNON_ENV_CONFIG, "every operator", "runtime",
+           "with CANNON_DUMP: comma list of op types to dump (Add or aclnnAdd)")
+CANNON_ENV("CANNON_DUMP_MODE", CANNON_ENV_CONFIG, "all", "runtime", "with CANNON_DUMP: input, output or all")
+CANNON_ENV("CANNON_DUMP_DATA", CANNON_ENV_CONFIG, "tensor", "runtime",
+           "with CANNON_DUMP: tensor (.npy files) or stats (per-tensor statistics in the manifest only)")
 
 /* ---- CPU driver ----------------------------------------------------------------------------- */
 CANNON_ENV("CANNON_CPU_DEVICES", CANNON_ENV_CONFIG, "8", "cpu driver", "number of virtual CPU devices, 1..64")

@@ -1,6 +1,7 @@
 /* Process-wide state, the handle registry and the lifecycle (aclInit / aclFinalize). */
 #include "internal.h"
 #include "prof.h"
+#include "dump.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -407,6 +408,7 @@ static void teardown_locked(void)
     cn_device_teardown_all_locked(&leaks);
     cn_lock_wait_end();
     cn_prof_process_finish(); /* every stream is gone: the profile is complete */
+    cn_dump_process_finish();  /* and so is the dump */
     cn_vmm_release_all(&leaks.vm_reservations, &leaks.vm_handles);
     leaks.graphs = cn_capture_release_all();
     cn_host_mem_release_all(&leaks);
@@ -461,8 +463,15 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
         return cn_error(ACL_ERROR_FAILURE, "aclInit: config file \"%s\": defaultDevice.default_device %d is out of "
                         "range: %u device(s), valid ids are 0..%u", configPath, dd, count, count ? count - 1 : 0);
     }
+    rc = cn_dump_process_start(&cfg);
+    if (rc != ACL_SUCCESS) {
+        cn_config_free(&cfg);
+        cn_unlock();
+        return rc;
+    }
     rc = cn_prof_process_start(&cfg);
     if (rc != ACL_SUCCESS) {
+        cn_dump_process_finish();
         cn_config_free(&cfg);
         cn_unlock();
         return rc;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nnopbase_internal.h"
+#include "cannon/dump.h"
 #include "cannon/prof.h"
 
 #define CN_PROF_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -409,7 +410,10 @@ CANNON_API aclnnStatus cannonExecutorRun(void *workspace, uint64_t workspaceSize
                               e->slots[slot].is_output ? "output" : "input", slot);
         }
     }
+    void *dump = CN_PROF_UNLIKELY(cannonDumpActive()) ? nn_dump_begin(e, stream) : NULL;
     aclnnStatus rc = launch_all(e, workspace, stream, api);
+    if (CN_PROF_UNLIKELY(dump != NULL))
+        nn_dump_end(dump, stream, rc == ACLNN_SUCCESS);
     e->ran = true;
     /* A non-repeatable executor is consumed by its run whatever the outcome: its kernels' argument
      * blobs were copied at enqueue time, so nothing in flight refers to it. */

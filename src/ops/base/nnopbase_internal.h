@@ -167,4 +167,9 @@ size_t nn_elem_size(aclDataType dt);
 /* Gather / scatter kernels (gather.c); the executor records them with nn_record_copy. */
 aclnnStatus nn_record_copy(aclOpExecutor *e, int slot, uint64_t ws_offset, bool scatter);
 
+/* Operator dump (dump.c): describe a run to the runtime's dump before its kernels are enqueued
+ * (NULL: not dumped), and close it after them. Call only when cannonDumpActive(). */
+void *nn_dump_begin(const aclOpExecutor *e, aclrtStream stream);
+void nn_dump_end(void *handle, aclrtStream stream, bool launched);
+
 #endif /* CANNON_NNOPBASE_INTERNAL_H_ */
