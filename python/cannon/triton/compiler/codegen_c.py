@@ -128,7 +128,8 @@ static inline float cn_f32_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return
 static inline double cn_f64_bits(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
 /* fp32 exp2 and exp without branches or libm calls, so that a loop of them vectorizes (libm's
    expf does not without -ffast-math, nor do fminf/floorf): 2^x = 2^n * 2^f with n = round(x),
-   |f| <= 1/2, 2^f = e^(f ln2) by its degree-7 Taylor polynomial (truncation below 6e-9 relative);
+   |f| <= 1/2, 2^f = e^(f ln2) by its degree-7 Taylor polynomial (truncation below 6e-9 relative),
+   evaluated by Horner's rule with fused multiply-adds where the target has them;
    the scale 2^n is applied as two powers of two so that subnormal results round once. Rounding to
    an integer adds and subtracts 1.5 * 2^23 (exact without contraction). Within 2 ulp of the exact
    result; NaN gives NaN, overflow infinity, underflow 0. */
@@ -137,26 +138,55 @@ typedef int32_t cn_v16i __attribute__((vector_size(64)));
 typedef double cn_v8d __attribute__((vector_size(64)));
 typedef int64_t cn_v8l __attribute__((vector_size(64)));
 static inline float cn_clampf(float x, float lo, float hi) { x = x > lo ? x : lo; return x < hi ? x : hi; }
-static inline float cn_exp2_poly(float f, float n) {
-    float p = 1.0f + f * (1.0f + f * (0.5f + f * (1.6666667163e-1f + f * (4.1666667908e-2f + f * (8.3333337680e-3f
-              + f * (1.3888889225e-3f + f * 1.9841270114e-4f))))));
-    int32_t ni = (int32_t)n, n1 = ni / 2, n2 = ni - n1;
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA) || defined(__aarch64__)
+#define CN_HAVE_FMA 1
+#define CN_FMAF(a, b, c) __builtin_fmaf((a), (b), (c))
+#else
+#define CN_HAVE_FMA 0
+#define CN_FMAF(a, b, c) ((a) * (b) + (c))
+#endif
+/* x / y for a y shared by a tile, without a divide per lane: q = x * r with r = 1/y rounded, then
+   one correction with the exact residual e = x - q y (a fused multiply-add), q + e r rounded once:
+   the correctly rounded quotient (Markstein) when nothing over- or underflows, which cn_div_ok
+   (every lane) and the range of y guarantee; otherwise the tile divides. e == 0 keeps q (and the
+   sign of a zero quotient). */
+static inline float cn_divm(float x, float y, float r) {
+    float q = x * r;
+    float e = CN_FMAF(-q, y, x);
+    return e == 0.0f ? q : CN_FMAF(e, r, q);
+}
+static inline int cn_div_ok(float x) {
+    float ax = fabsf(x);
+    return (ax <= 0x1p40f) & ((ax >= 0x1p-40f) | (x == 0.0f));
+}
+static inline float cn_exp2_poly(float f, int32_t ni) {
+    float p = CN_FMAF(f, 1.9841270114e-4f, 1.3888889225e-3f);
+    p = CN_FMAF(p, f, 8.3333337680e-3f);
+    p = CN_FMAF(p, f, 4.1666667908e-2f);
+    p = CN_FMAF(p, f, 1.6666667163e-1f);
+    p = CN_FMAF(p, f, 0.5f);
+    p = CN_FMAF(p, f, 1.0f);
+    p = CN_FMAF(p, f, 1.0f);
+    int32_t n1 = ni >> 1, n2 = ni - n1;
     return p * cn_f32_bits((uint32_t)(n1 + 127) << 23) * cn_f32_bits((uint32_t)(n2 + 127) << 23);
 }
+/* n = round(t) as a float and as an integer (its bits after adding 1.5 * 2^23) for |t| < 2^22;
+   out of [-152, 129] (and for NaN) n is meaningless and the callers' last selects give the result */
+#define CN_ROUND_T(t, n, ni) \
+    float m_ = (t) + 12582912.0f; float n = m_ - 12582912.0f; \
+    int32_t ni = (int32_t)(cn_bits_f32(m_) - 0x4B400000u)
 static inline float cn_exp2f(float x) {
-    float t = cn_clampf(x, -152.0f, 129.0f);
-    float n = (t + 12582912.0f) - 12582912.0f;
-    float r = cn_exp2_poly((t - n) * 0.693147180559945309f, n);
+    CN_ROUND_T(x, n, ni);
+    float r = cn_exp2_poly((x - n) * 0.693147180559945309f, ni);
     r = x >= 128.0f ? INFINITY : r;
+    r = x < -152.0f ? 0.0f : r;
     return x != x ? x : r;
 }
 static inline float cn_expf(float x) {
-    float t = cn_clampf(x * 1.44269504088896341f, -152.0f, 129.0f);
-    float n = (t + 12582912.0f) - 12582912.0f;
-    float xc = cn_clampf(x, -106.0f, 90.0f);
+    CN_ROUND_T(x * 1.44269504088896341f, n, ni);
     /* x - n ln2 with ln2 in two parts: the high part times n is exact (Cody and Waite) */
-    float f = (xc - n * 0.693145751953125f) - n * 1.42860682030941723212e-6f;
-    float r = cn_exp2_poly(f, n);
+    float f = CN_FMAF(-n, 1.42860682030941723212e-6f, CN_FMAF(-n, 0.693145751953125f, x));
+    float r = cn_exp2_poly(f, ni);
     r = x > 88.72283935546875f ? INFINITY : r;
     r = x < -104.0f ? 0.0f : r;
     return x != x ? x : r;
@@ -263,6 +293,9 @@ class _Emitter:
         self.views = set()  # id() of the loads whose tile may view memory (plan_views)
         self.view_ids = set()  # ids of the values those loads produce
         self.helpers = {}   # name -> C source of static functions the kernel calls (dot kernels)
+        self.fusible = set()  # block ids whose one reader may compute them in its own loop (plan_fusion)
+        self.fused = {}     # block id -> fn(index) giving its lane as a C expression (no tile stored)
+        self.affcmp = {}    # mask id -> (a, b): a compare of two affine 1-D values, in fused
 
     # ---- storage ----
     def new_name(self, v):
@@ -293,6 +326,8 @@ class _Emitter:
             raise Unsupported(f"value %{v.id} used before definition", self.lineno) from None
 
     def at(self, v, i="i"):
+        if v.id in self.fused:
+            return f"({self.fused[v.id](i)})"
         n = self.name(v)
         return f"{n}[{i}]" if v.shape else n
 
@@ -334,7 +369,17 @@ class _Emitter:
 
     # ---- elementwise ----
     def ew(self, res, fn):
-        """res[i] = fn(i) over res's elements (fn gets the index expression, or None for scalars)."""
+        """res[i] = fn(i) over res's elements (fn gets the index expression, or None for scalars).
+        A block whose only reader is an elementwise op of the same block (plan_fusion) is not
+        stored: the reader computes fn(i) in its own loop, so a chain of elementwise ops is one
+        loop over the tile instead of one loop and one tile per op."""
+        if res.shape and res.id in self.fusible:
+            refs = self.refs
+            expr = fn("i")
+            self.refs = refs
+            if len(expr) <= 400:  # operands may repeat in an expression: bound the inlined size
+                self.fused[res.id] = fn
+                return
         n = self.new_name(res)
         self.refs = set()
         self.mat = res.id
@@ -355,6 +400,8 @@ class _Emitter:
             if v.dtype.is_ptr():
                 return f"({n} + (int64_t){i} * {stride * unit})"
             return f"({_ct(v.dtype)})({n} + (int64_t){i} * {stride})"
+        if i is not None and v.id in self.fused:
+            return f"({self.fused[v.id](i)})"
         return self.at(v, i) if (i is not None and v.shape) else self.name(v)
 
     # ---- copies ----
@@ -543,7 +590,29 @@ class _Emitter:
                 self.set_affine(r, f"({ct})({ab} * {bb})", as_ * self.const[b.id], ct)
             elif as_ == 0 and a.id in self.const:
                 self.set_affine(r, f"({ct})({ab} * {bb})", bs * self.const[a.id], ct)
+        if code in ("lt", "le", "gt", "ge") and len(r.shape) == 1 and a.id in self.affine and b.id in self.affine \
+                and ta.is_int() and not ta.is_int1() and ta.int_bitwidth <= 32 and b.dtype == ta:
+            # a lane compare of two affine values (offs < n): computed in place by its readers, and
+            # "every lane on" is a test of the end lanes (monotone when no lane wraps)
+            self.fused[r.id] = lambda i: _binary(code, self.opnd(a, i), self.opnd(b, i), ta, tr)
+            self.affcmp[r.id] = (a, b)
+            return
+        if code == "truediv" and tr.is_fp32() and ta.is_fp32() and r.shape and a.shape and b.id in self.splat \
+                and a.id not in self.fused and a.id not in self.splat and a.id not in self.affine:
+            return self.div_by_scalar(a, self.splat[b.id], r)
         self.ew(r, lambda i: _binary(code, self.opnd(a, i), self.opnd(b, i), ta, tr))
+
+    def div_by_scalar(self, a, y, r):
+        """fp32 tile / one scalar: cn_divm's reciprocal and correction (the same bits as a divide)
+        when the tile and the scalar are in its range (checked once per tile), else divides."""
+        k = self.tmp
+        self.tmp += 1
+        yn, an = self.name(y), self.name(a)
+        self.decls += [f"float rcp{k} = 0;", f"int dok{k} = 0;"]
+        self.w(f"rcp{k} = 1.0f / {yn}; dok{k} = CN_HAVE_FMA && fabsf({yn}) >= 0x1p-40f && fabsf({yn}) <= 0x1p40f;")
+        self.w(f"if (dok{k}) for (int i = 0; i < {_numel(a.shape)}; i++) dok{k} &= cn_div_ok({an}[i]);")
+        self.ew(r, lambda i: f"(dok{k} ? cn_divm({self.opnd(a, i)}, {self.name(y)}, rcp{k}) : "
+                             f"{self.opnd(a, i)} / {self.name(y)})")
 
     def op_where(self, op):
         c, x, y = op.operands
@@ -665,6 +734,19 @@ class _Emitter:
         self.all_cache[m.id] = a
         self.tmp += 1
         self.decls.append(f"int {a} = 0;")
+        if m.id in self.affcmp:
+            conds = []
+            for v in self.affcmp[m.id]:
+                first, stride = self.affine[v.id][:2]
+                t = v.dtype
+                bits = t.int_bitwidth
+                lo, hi = (0, (1 << bits) - 1) if t.is_int_unsigned() else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+                last = f"((int64_t){first} + (int64_t){(n - 1) * stride})"
+                conds.append(f"{last} >= {lo}LL && {last} <= {hi}LL")
+            conds.append(self.at(m, "0"))
+            conds.append(self.at(m, str(n - 1)))
+            self.w(f"{a} = " + " && ".join(f"({c})" for c in conds) + ";")
+            return a
         self.w(f"{a} = 1; for (int i = 0; i < {n}; i++) {a} &= {self.at(m)};")
         return a
 
@@ -699,6 +781,43 @@ class _Emitter:
                 end = last.get(op.result.id, k)
                 if not any(k < w <= end for w in writes):
                     self.views.add(id(op))
+
+    def plan_fusion(self, body):
+        """The blocks an elementwise op produces whose only reader is one elementwise op or store
+        of the same block, of the same shape, with no write, atomic or region between them (so
+        that the reader computing the value later reads the same memory and operands)."""
+        every = []
+        ir._walk(body, every)
+        uses = {}
+        for o in every:
+            for v in o.operands:
+                uses.setdefault(v.id, []).append(o)  # a region's yield is a reader too
+
+        def visit(blk):
+            ops = blk.ops
+            pos = {id(o): k for k, o in enumerate(ops)}
+            for k, o in enumerate(ops):
+                for r in o.regions:
+                    visit(r)
+                if len(o.results) != 1 or not o.result.shape or o.regions:
+                    continue
+                u = uses.get(o.result.id, [])
+                if len(u) != 1 or id(u[0]) not in pos:
+                    continue
+                c = u[0]
+                if c.opcode not in _FUSE_READERS:
+                    continue
+                shape = tuple(o.result.shape)
+                if c.opcode == "store":
+                    if tuple(c.operands[0].shape) != shape:
+                        continue
+                elif len(c.results) != 1 or tuple(c.result.shape) != shape:
+                    continue
+                if any(b.regions or b.opcode in _WRITES or b.opcode.startswith("atomic_")
+                       for b in ops[k + 1:pos[id(c)]]):
+                    continue
+                self.fusible.add(o.result.id)
+        visit(body)
 
     def contiguous_load(self, op, p, m, other, t):
         r = op.result
@@ -755,7 +874,7 @@ class _Emitter:
         step = 1 if t.is_int1() else t.itemsize
         vi = self.at(v) if v.shape else self.name(v)
         st = _store(t, f"({base} + (size_t)i * {step})", vi)
-        same = not (_is16(t) or t.is_int1()) and v.shape
+        same = not (_is16(t) or t.is_int1()) and v.shape and v.id not in self.fused
         vid = v.id
         while vid in self.alias:
             vid = self.alias[vid]
@@ -859,7 +978,21 @@ class _Emitter:
         self.w(f"    {vf} " + ", ".join(f"p{a}" for a in range(A)) + f", e; {acc_t} q[{L}];")
         self.w("    " + " ".join(f"memcpy(&p{a}, xr + {a * L}, sizeof p{a});" for a in range(A)))
         steps = " ".join(f"memcpy(&e, xr + rj + {a * L}, sizeof e); {vop(f'p{a}', 'e')}" for a in range(A))
-        self.w(f"    for (int rj = {A * L}; rj < {n}; rj += {A * L}) {{ {steps} }}")
+        if kind != "sum":
+            # first without NaNs in mind (one compare and a blend per vector, NaN lanes noted
+            # aside); only a row holding a NaN runs again with the NaN-aware step
+            fast = " ".join(f"memcpy(&e, xr + rj + {a * L}, sizeof e); {{ {vi} b = e {cmp} p{a}; "
+                            f"p{a} = ({vf})((({vi})e & b) | (({vi})p{a} & ~b)); nn |= e != e; }}"
+                            for a in range(A))
+            self.w(f"    {vi} nn = " + " | ".join(f"(p{a} != p{a})" for a in range(A)) + ";")
+            self.w(f"    for (int rj = {A * L}; rj < {n}; rj += {A * L}) {{ {fast} }}")
+            self.w(f"    int any_nan = 0; for (int l = 0; l < {L}; l++) any_nan |= nn[l] != 0;")
+            self.w("    if (any_nan) {")
+            self.w("    " + " ".join(f"memcpy(&p{a}, xr + {a * L}, sizeof p{a});" for a in range(A)))
+            self.w(f"    for (int rj = {A * L}; rj < {n}; rj += {A * L}) {{ {steps} }}")
+            self.w("    }")
+        else:
+            self.w(f"    for (int rj = {A * L}; rj < {n}; rj += {A * L}) {{ {steps} }}")
         if A == 4:
             self.w(f"    {vop('p0', 'p2')} {vop('p1', 'p3')}")
         if A >= 2:
@@ -1417,6 +1550,9 @@ class _Emitter:
 
 _BIN = ("add", "sub", "mul", "truediv", "floordiv", "mod", "lt", "le", "gt", "ge", "eq", "ne", "and", "or", "xor",
         "lshift", "rshift")
+_WRITES = ("store", "store_block", "desc_store", "print", "device_assert")
+_FUSE_READERS = frozenset(_BIN + ("where", "cast", "bitcast", "neg", "maximum", "minimum", "abs", "fma", "store",
+                                  "rsqrt", "erf") + tuple(_MATH))
 _CMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 
 
@@ -1616,6 +1752,7 @@ def emit(func):
         unpack.append(_unpack(a, slot))
         e.names[a.id] = f"v{a.id}"
     e.plan_views(func.body)
+    e.plan_fusion(func.body)
     e.block(func.body)
     arena = max(e.arena, 64)
     head = "#define _POSIX_C_SOURCE 200809L\n#include <stdio.h>\n" if e.uses_stdio else ""
