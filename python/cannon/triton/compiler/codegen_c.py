@@ -296,6 +296,8 @@ class _Emitter:
         self.fusible = set()  # block ids whose one reader may compute them in its own loop (plan_fusion)
         self.fused = {}     # block id -> fn(index) giving its lane as a C expression (no tile stored)
         self.affcmp = {}    # mask id -> (a, b): a compare of two affine 1-D values, in fused
+        self.prefix = {}    # affcmp mask id -> "lt"/"le" when its lanes on are a prefix (offs < n)
+        self.prefix_cache = {}  # mask id -> the C int64 holding its prefix's length, -1 if unknown
 
     # ---- storage ----
     def new_name(self, v):
@@ -596,6 +598,8 @@ class _Emitter:
             # "every lane on" is a test of the end lanes (monotone when no lane wraps)
             self.fused[r.id] = lambda i: _binary(code, self.opnd(a, i), self.opnd(b, i), ta, tr)
             self.affcmp[r.id] = (a, b)
+            if code in ("lt", "le") and self.affine[a.id][1] == 1 and self.affine[b.id][1] == 0:
+                self.prefix[r.id] = code  # lanes on: a prefix of the block
             return
         if code == "truediv" and tr.is_fp32() and ta.is_fp32() and r.shape and a.shape and b.id in self.splat \
                 and a.id not in self.fused and a.id not in self.splat and a.id not in self.affine:
@@ -750,6 +754,29 @@ class _Emitter:
         self.w(f"{a} = 1; for (int i = 0; i < {n}; i++) {a} &= {self.at(m)};")
         return a
 
+    def prefix_len(self, m, n):
+        """The name of a C int64: how many leading lanes of mask m are on when they are exactly a
+        prefix (offs < bound with offs = first + lane, no lane wrapping), else -1; or None when
+        the mask is not of that form."""
+        if m.id not in self.prefix:
+            return None
+        if m.id in self.prefix_cache:
+            return self.prefix_cache[m.id]
+        a, b = self.affcmp[m.id]
+        first = self.affine[a.id][0]
+        bound = self.affine[b.id][0]
+        t = a.dtype
+        bits = t.int_bitwidth
+        lo, hi = (0, (1 << bits) - 1) if t.is_int_unsigned() else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+        k = f"pre{self.tmp}"
+        self.tmp += 1
+        self.prefix_cache[m.id] = k
+        self.decls.append(f"int64_t {k} = 0;")
+        c = f"((int64_t){bound} - (int64_t){first}{' + 1' if self.prefix[m.id] == 'le' else ''})"
+        self.w(f"{k} = ((int64_t){first} + {n - 1} <= {hi}LL && (int64_t){first} >= {lo}LL) ? "
+               f"({c} < 0 ? 0 : {c} > {n} ? {n} : {c}) : -1;")
+        return k
+
     def plan_views(self, body):
         """The top-level contiguous loads whose tile may be a view of the memory itself (no copy):
         those no write (a store or atomic, at top level or inside a region) can reach between the
@@ -849,7 +876,11 @@ class _Emitter:
             a = self.all_of(m, n)
             o = self.opnd(other, "i") if other is not None and other.shape else (
                 self.name(other) if other is not None else _lit(0, t))
+            pre = self.prefix_len(m, n)
             self.w(f"if ({a}) {{ {full} }} else {{ {rn} = {buf};")
+            if pre is not None:
+                self.w(f"    if ({pre} >= 0) {{ memcpy({buf}, {base}, (size_t){pre} * {step}); "
+                       f"for (int64_t i = {pre}; i < {n}; i++) {buf}[i] = {o}; }} else")
             self.w(f"    for (int i = 0; i < {n}; i++) {buf}[i] = {self.at(m)} ? {ld} : {o};")
             self.w("}")
             return
@@ -864,7 +895,11 @@ class _Emitter:
         a = self.all_of(m, n)
         o = self.opnd(other, "i") if other is not None and other.shape else (self.name(other) if other is not None
                                                                              else _lit(0, t))
+        pre = self.prefix_len(m, n)
         self.w(f"if ({a}) {{ {full} }} else {{")
+        if pre is not None:
+            self.w(f"    if ({pre} >= 0) {{ for (int64_t i = 0; i < {pre}; i++) {rn}[i] = {ld}; "
+                   f"for (int64_t i = {pre}; i < {n}; i++) {rn}[i] = {o}; }} else")
         self.w(f"    for (int i = 0; i < {n}; i++) {rn}[i] = {self.at(m)} ? {ld} : {o};")
         self.w("}")
 
@@ -888,7 +923,10 @@ class _Emitter:
             self.w(f"if ({self.name(m)}) {{ {full} }}")
             return
         a = self.all_of(m, n)
+        pre = self.prefix_len(m, n)
         self.w(f"if ({a}) {{ {full} }} else {{")
+        if pre is not None:
+            self.w(f"    if ({pre} >= 0) {{ for (int64_t i = 0; i < {pre}; i++) {{ {st} }} }} else")
         self.w(f"    for (int i = 0; i < {n}; i++) if ({self.at(m)}) {{ {st} }}")
         self.w("}")
 
@@ -1499,10 +1537,12 @@ class _Emitter:
         if not ops or ops[-1].opcode != "yield":
             raise Unsupported("a region without a yield", self.lineno)
         saved = dict(self.all_cache)
+        saved_pre = dict(self.prefix_cache)
         for o in ops[:-1]:
             self.op(o)
         self.assign_yields(targets, ops[-1].operands)
         self.all_cache = saved
+        self.prefix_cache = saved_pre
 
     def op_if(self, op):
         c = op.operands[0]
@@ -1532,6 +1572,7 @@ class _Emitter:
         self.w("for (;;) {")
         self.depth += 1
         saved = dict(self.all_cache)
+        saved_pre = dict(self.prefix_cache)
         cops = cond_b.ops
         if not cops or cops[-1].opcode != "condition":
             raise Unsupported("a while condition region without a condition", op.lineno)
@@ -1544,6 +1585,7 @@ class _Emitter:
         self.w(f"if (!{self.name(cond.operands[0])}) break;")
         self.region(body, carried)
         self.all_cache = saved
+        self.prefix_cache = saved_pre
         self.depth -= 1
         self.w("}")
 

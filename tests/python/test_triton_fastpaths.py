@@ -1,0 +1,205 @@
+"""cannon.triton's compiled fast paths against float64 and numpy: the polynomial exp/exp2 (within
+2 ulp over the whole fp32 range, specials exact), fp32 division of a tile by one scalar (the
+reciprocal-and-correction path gives numpy's bits, in and out of its range), max/min reductions
+(NaN wins, first of ties), masks computed from affine lanes (full, partial and wrapping tiles) and
+chains of elementwise ops fused into one loop (the same bits as the interpreter)."""
+import numpy as np
+import pytest
+import torch
+
+import cannon.triton as triton
+import cannon.triton.language as tl
+from cannon.triton.compiler import build
+
+pytestmark = pytest.mark.skipif(build.compiler() is None, reason="no C compiler")
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "triton-cache"))
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+
+
+def _ulps(got, want64):
+    """|got - want| in units of the last place of fp32 at want (subnormal spacing below)."""
+    want = want64.astype(np.float64)
+    spacing = np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
+    return np.abs(got.astype(np.float64) - want) / spacing
+
+
+@triton.jit
+def _unary(x_ptr, y_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0.0)
+    if OP == 0:
+        y = tl.exp(x)
+    else:
+        y = tl.exp2(x)
+    tl.store(y_ptr + offs, y, mask=m)
+
+
+@pytest.mark.parametrize("op", [0, 1])
+def test_exp_within_2_ulp(op):
+    rng = np.random.default_rng(1)
+    lo, hi = (-104.0, 88.7) if op == 0 else (-150.0, 127.99)
+    x = np.concatenate([rng.uniform(lo, hi, 200_000), rng.uniform(-1, 1, 50_000),
+                        np.linspace(lo, hi, 50_001)]).astype(np.float32)
+    y = torch.empty(len(x))
+    _unary[(triton.cdiv(len(x), 1024),)](torch.from_numpy(x), y, len(x), OP=op, BLOCK=1024)
+    assert _unary.last_mode == "compiled"
+    x64 = x.astype(np.float64)
+    want = np.exp(x64) if op == 0 else np.exp2(x64)
+    assert _ulps(y.numpy(), want).max() <= 2.0
+
+
+@pytest.mark.parametrize("op", [0, 1])
+def test_exp_specials(op):
+    x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 89.0, 128.5, -200.0, 1e30, -1e30, 88.72, -103.9, -87.5,
+                  -149.5, 1e-30], np.float32)
+    y = torch.empty(len(x))
+    _unary[(1,)](torch.from_numpy(x), y, len(x), OP=op, BLOCK=16)
+    with np.errstate(over="ignore", under="ignore"):
+        want = np.exp(x.astype(np.float64)) if op == 0 else np.exp2(x.astype(np.float64))
+    got = y.numpy()
+    assert np.isnan(got[0])
+    fin = ~np.isnan(want)
+    with np.errstate(over="ignore"):
+        w32 = want[fin].astype(np.float32)
+    # infinities and zeros exact, the rest within 2 ulp (subnormal results within 2 of their spacing)
+    assert np.all(np.isinf(got[fin]) == np.isinf(w32))
+    ok = ~np.isinf(w32)
+    assert _ulps(got[fin][ok], want[fin][ok]).max() <= 2.0
+
+
+@triton.jit
+def _div_row(x_ptr, y_ptr, s_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    m = cols < n
+    x = tl.load(x_ptr + row * n + cols, mask=m, other=1.0)
+    s = tl.load(s_ptr + row)
+    tl.store(y_ptr + row * n + cols, x / s, mask=m)
+
+
+def test_division_by_scalar_is_exact():
+    rng = np.random.default_rng(2)
+    rows, n = 512, 1000
+    x = (rng.standard_normal((rows, n)) * np.exp2(rng.integers(-30, 30, (rows, 1)))).astype(np.float32)
+    s = (rng.standard_normal(rows) * np.exp2(rng.integers(-30, 30, rows))).astype(np.float32)
+    # rows out of the fast path's range: tiny, huge and special divisors and dividends
+    s[:8] = [0.0, -0.0, np.inf, np.nan, 1e-39, 3e38, 1e-20, 1e20]
+    x[8, :5] = [0.0, -0.0, np.inf, np.nan, 1e-40]
+    x[9, 0] = 3e38
+    x[10, :] = 0.0
+    x[10, 1::2] = -0.0
+    y = torch.empty(rows, n)
+    _div_row[(rows,)](torch.from_numpy(x), y, torch.from_numpy(s), n, BLOCK=1024)
+    assert _div_row.last_mode == "compiled"
+    with np.errstate(all="ignore"):
+        want = x / s[:, None]
+    got = y.numpy()
+    assert np.array_equal(got.view(np.uint32)[~np.isnan(want)], want.view(np.uint32)[~np.isnan(want)])
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+
+
+@triton.jit
+def _rowmax(x_ptr, y_ptr, n, MAX: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n + cols, mask=cols < n, other=float("-inf") if MAX else float("inf"))
+    if MAX:
+        r = tl.max(x, axis=0)
+    else:
+        r = tl.min(x, axis=0)
+    tl.store(y_ptr + row, r)
+
+
+@pytest.mark.parametrize("is_max", [True, False])
+def test_max_min_nan_and_zeros(is_max):
+    rng = np.random.default_rng(3)
+    rows, n = 16, 300
+    x = rng.standard_normal((rows, n)).astype(np.float32)
+    x[1, 17] = np.nan
+    x[2, 299] = np.nan
+    x[3, 0] = np.nan
+    x[4, :] = 0.0
+    x[4, 5] = -0.0
+    x[5, :] = np.inf if is_max else -np.inf
+    y = torch.empty(rows)
+    _rowmax[(rows,)](torch.from_numpy(x), y, n, MAX=is_max, BLOCK=512)
+    want = x.max(axis=1) if is_max else x.min(axis=1)
+    got = y.numpy()
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    ok = ~np.isnan(want)
+    assert np.array_equal(got[ok], want[ok])
+
+
+@triton.jit
+def _axpy(x_ptr, y_ptr, o_ptr, a, n, start, BLOCK: tl.constexpr):
+    offs = start + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    y = tl.load(y_ptr + offs, mask=m)
+    tl.store(o_ptr + offs, tl.exp(x * a + y) - y / a, mask=m)
+
+
+@pytest.mark.parametrize("n", [4096, 5000, 100, 1])
+def test_fused_chain_and_affine_masks(n):
+    rng = np.random.default_rng(4)
+    x = torch.from_numpy(rng.standard_normal(n).astype(np.float32))
+    y = torch.from_numpy(rng.standard_normal(n).astype(np.float32))
+    out = torch.full((n + 64,), 7.0)
+    _axpy[(triton.cdiv(n, 1024),)](x, y, out, 0.75, n, 0, BLOCK=1024)
+    assert _axpy.last_mode == "compiled"
+    x64, y64 = x.double().numpy(), y.double().numpy()
+    want = np.exp((x.numpy() * np.float32(0.75) + y.numpy()).astype(np.float64)) - (y.numpy() / np.float32(0.75))
+    assert np.allclose(out[:n].numpy(), want, rtol=3e-7, atol=1e-6)
+    assert torch.all(out[n:] == 7.0)  # masked lanes never written
+    del x64, y64
+
+
+@triton.jit
+def _wrapmask(x_ptr, o_ptr, start, n, BLOCK: tl.constexpr):
+    lanes = tl.arange(0, BLOCK)
+    m = start + lanes < n
+    x = tl.load(x_ptr + lanes, mask=m, other=-1.0)
+    tl.store(o_ptr + lanes, x)
+
+
+def test_mask_with_wrapping_offsets():
+    # start + lane wraps past INT32_MAX inside the block: both end lanes are on but lane 7 (== n)
+    # is off, so "every lane on" must not be concluded from the end lanes
+    x = torch.arange(16, dtype=torch.float32)
+    out = torch.empty(16)
+    _wrapmask[(1,)](x, out, 2**31 - 8, 2**31 - 1, BLOCK=16)
+    want = x.clone()
+    want[7] = -1.0
+    assert torch.equal(out, want)
+    _wrapmask[(1,)](x, out, 0, 16, BLOCK=16)
+    assert torch.equal(out, x)
+    _wrapmask[(1,)](x, out, 0, 9, BLOCK=16)
+    assert torch.equal(out[:9], x[:9]) and torch.all(out[9:] == -1.0)
+
+
+@triton.jit
+def _chain(x_ptr, y_ptr, o_ptr, a, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    y = tl.load(y_ptr + offs, mask=m)
+    tl.store(o_ptr + offs, tl.where(x > 0, (x * a + y) * x - y / a, -x), mask=m)
+
+
+def test_fused_chain_matches_interpreter(monkeypatch):
+    rng = np.random.default_rng(5)
+    n = 3000
+    x = torch.from_numpy(rng.standard_normal(n).astype(np.float32))
+    y = torch.from_numpy(rng.standard_normal(n).astype(np.float32))
+    a = torch.empty(n)
+    _chain[(triton.cdiv(n, 512),)](x, y, a, 1.5, n, BLOCK=512)
+    assert _chain.last_mode == "compiled"
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    b = torch.empty(n)
+    _chain[(triton.cdiv(n, 512),)](x, y, b, 1.5, n, BLOCK=512)
+    assert torch.equal(a, b)  # IEEE operations only: the same bits
