@@ -203,3 +203,41 @@ def test_fused_chain_matches_interpreter(monkeypatch):
     b = torch.empty(n)
     _chain[(triton.cdiv(n, 512),)](x, y, b, 1.5, n, BLOCK=512)
     assert torch.equal(a, b)  # IEEE operations only: the same bits
+
+
+@triton.jit
+def _mm(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k0 in range(0, K, BK):
+        rk = k0 + tl.arange(0, BK)
+        x = tl.load(a + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & (rk[None, :] < K), other=0)
+        y = tl.load(b + rk[:, None] * N + rn[None, :], mask=(rk[:, None] < K) & (rn[None, :] < N), other=0)
+        acc = tl.dot(x, y, acc)
+    tl.store(c + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@pytest.mark.parametrize("isa", ["", "avx2", "scalar"])
+@pytest.mark.parametrize("bm", [32, 4])
+def test_bf16_dot_tiers_against_float64(isa, bm, monkeypatch):
+    """bf16 tiles through the bf16 dot-product instruction (where the CPU has it: pairs of exact
+    products, fp32 sums) and through the widening fp32 kernel of the lower tiers: both close to
+    float64, specials (inf, NaN) propagated."""
+    if isa:
+        monkeypatch.setenv("CANNON_ISA", isa)
+    g = torch.Generator().manual_seed(7)
+    M, N, K = 70, 96, 200
+    a = torch.randn(M, K, generator=g).bfloat16()
+    b = torch.randn(K, N, generator=g).bfloat16()
+    a[3, 5] = float("inf")
+    b[9, 40] = float("nan")
+    c = torch.empty(M, N)
+    _mm[(triton.cdiv(M, bm), triton.cdiv(N, 32))](a, b, c, M, N, K, BM=bm, BN=32, BK=32)
+    assert _mm.last_mode == "compiled", _mm.fallback_reason
+    ref = a.double() @ b.double()
+    assert torch.equal(torch.isnan(c), torch.isnan(ref)) and torch.equal(torch.isinf(c), torch.isinf(ref))
+    fin = torch.isfinite(ref)
+    err = (c.double() - ref).abs()[fin]
+    bound = (a.double().abs() @ b.double().abs())[fin] * 2.0 ** -22 * K
+    assert torch.all(err <= bound)

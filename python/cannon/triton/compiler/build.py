@@ -1,7 +1,8 @@
 """Compiling generated C into a shared object, with an on-disk cache.
 
 The compiler is ``$CC`` or the first of ``cc``, ``gcc``, ``clang`` on PATH, run as
-``CC -O3 -march=native -std=c11 -ffp-contract=off -fno-math-errno -shared -fPIC``: no fast-math and
+``CC -O3 -march=native -std=c11 -ffp-contract=off -fno-math-errno -shared -fPIC`` (``-march`` of the
+``CANNON_ISA`` tier when that caps it: ``scalar``, ``avx2``): no fast-math and
 no contraction into fused multiply-adds, so fp32 arithmetic rounds exactly as the interpreter's.
 ``-fno-math-errno`` only lets ``sqrt`` vectorize (errno is never read).
 
@@ -21,6 +22,19 @@ import subprocess
 import tempfile
 
 FLAGS = ("-O3", "-march=native", "-std=c11", "-ffp-contract=off", "-fno-math-errno", "-shared", "-fPIC")
+
+# CANNON_ISA caps the instruction set as for cannon's own kernels (scalar, avx2, avx512): on x86-64
+# the object is then built for that tier instead of the CPU's full set (its key changes with it)
+_TIER_MARCH = {"scalar": "-march=x86-64", "avx2": "-march=x86-64-v3"}
+
+
+def flags():
+    """The compiler flags for this process: FLAGS with -march for the CANNON_ISA tier."""
+    import platform
+    tier = os.environ.get("CANNON_ISA", "")
+    if tier in _TIER_MARCH and platform.machine() in ("x86_64", "AMD64"):
+        return tuple(_TIER_MARCH[tier] if f == "-march=native" else f for f in FLAGS)
+    return FLAGS
 
 stats = {"compiles": 0, "disk_hits": 0}
 
@@ -104,7 +118,7 @@ def _is_clang():
 
 def cache_key(source, extra=()):
     h = hashlib.sha256()
-    for part in (source, " ".join(FLAGS + tuple(extra)), compiler() or "", compiler_version(), cpu_id()):
+    for part in (source, " ".join(flags() + tuple(extra)), compiler() or "", compiler_version(), cpu_id()):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
@@ -132,12 +146,12 @@ def build(source):
     os.close(fd)
     try:
         env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}  # no sanitizer runtime in the compiler
-        flags = list(FLAGS)
+        fl = list(flags())
         if report and not _is_clang():
-            flags.append(f"-fopt-info-vec-missed={rep}")
+            fl.append(f"-fopt-info-vec-missed={rep}")
         elif report:
-            flags.extend(extra)
-        r = subprocess.run([compiler(), *flags, "-o", tmp, src], capture_output=True, text=True, env=env)
+            fl.extend(extra)
+        r = subprocess.run([compiler(), *fl, "-o", tmp, src], capture_output=True, text=True, env=env)
         if r.returncode != 0:
             raise BuildError(f"{compiler()} failed on {src}:\n{r.stderr}")
         if report and _is_clang():
