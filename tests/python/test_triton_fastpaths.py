@@ -241,3 +241,37 @@ def test_bf16_dot_tiers_against_float64(isa, bm, monkeypatch):
     err = (c.double() - ref).abs()[fin]
     bound = (a.double().abs() @ b.double().abs())[fin] * 2.0 ** -22 * K
     assert torch.all(err <= bound)
+
+
+@triton.jit
+def _mm16(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k0 in range(0, K, BK):
+        rk = k0 + tl.arange(0, BK)
+        x = tl.load(a + rm[:, None] * K + rk[None, :], mask=rk[None, :] < K, other=0.0)
+        y = tl.load(b + rk[:, None] * N + rn[None, :], mask=rk[:, None] < K, other=0.0)
+        acc = tl.dot(x, y, acc)
+    tl.store(c + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
+
+
+@pytest.mark.parametrize("bm,bn", [(32, 64), (16, 16)])
+def test_fp16_dot_accumulates_in_k_order(bm, bn):
+    """fp16 tiles into an fp32 accumulator: every product (exact in fp32) is added in k order to
+    the accumulator itself across the K blocks, then rounded once to fp16; the same bits as the
+    k-order fp32 sum and as `python -m cannon.triton`'s fp16 torch.matmul stand-in."""
+    from cannon.triton.__main__ import _half_matmul_fp32
+    g = torch.Generator().manual_seed(8)
+    M, N, K = 64, 64, 200
+    a = torch.randn(M, K, generator=g).half()
+    b = torch.randn(K, N, generator=g).half()
+    c = torch.empty(M, N, dtype=torch.float16)
+    _mm16[(M // bm, N // bn)](a, b, c, M, N, K, BM=bm, BN=bn, BK=32)
+    assert _mm16.last_mode == "compiled", _mm16.fallback_reason
+    acc = np.zeros((M, N), np.float32)
+    A, B = a.float().numpy(), b.float().numpy()
+    for k in range(K):
+        acc += np.outer(A[:, k], B[k, :]).astype(np.float32)
+    assert torch.equal(c, torch.from_numpy(acc).half())
+    assert torch.equal(c, _half_matmul_fp32(torch, torch.matmul, a, b).half())

@@ -1069,6 +1069,15 @@ class _Emitter:
                    f"(uint32_t)(x * (int32_t){bn}[k * {N} + n]));")
         else:
             upd = f"{d}[m * {N} + n] += x * ({ct}){bn}[k * {N} + n];"
+        # an accumulator of the compute type is where the products are summed, in k order after
+        # its value (as a GPU's matrix instructions take it); others are added to the result
+        fold = acc is not None and tuple(acc.shape) == tuple(r.shape) and _ct(acc.dtype) == ct and \
+            (acc.dtype.is_floating() or acc.dtype.is_int_signed())
+        total = M * N * batch
+        if fold:
+            self.w(f"for (int i = 0; i < {total}; i++) {d}[i] = {self.opnd(acc, 'i')};")
+        else:
+            self.w(f"memset({d}, 0, sizeof({d}[0]) * {total});")
         if batch > 1:  # a 3-D dot: one 2-D product per batch entry, on offset views of a, b and d
             self.w(f"for (int bt = 0; bt < {batch}; bt++) {{")
             self.w(f"    {ct} *restrict {d}_ = {d} + bt * {M * N};")
@@ -1092,7 +1101,6 @@ class _Emitter:
             self.w(f"{fn}({d_at}, {a_at}, {bn + '_' if batch > 1 else bn});")
         else:
             self.w(f"for (int m = 0; m < {M}; m++) {{")
-            self.w(f"    for (int n = 0; n < {N}; n++) {d_at}[m * {N} + n] = 0;")
             self.w(f"    for (int k = 0; k < {K}; k++) {{")
             self.w(f"        {ct} x = ({ct}){a_at}[m * {K} + k];")
             self.w(f"        for (int n = 0; n < {N}; n++) {upd}")
@@ -1103,7 +1111,7 @@ class _Emitter:
             self.w("}")
         M = M * batch
         t = r.dtype
-        if acc is None:
+        if acc is None or fold:
             res = lambda i: _round(t, f"({_ct(t)}){d}[{i}]") if t.is_floating() else f"{d}[{i}]"  # noqa: E731
         elif t.is_int():
             res = lambda i: f"(int32_t)((uint32_t){d}[{i}] + (uint32_t){self.at(acc, i)})"  # noqa: E731
@@ -1121,12 +1129,15 @@ class _Emitter:
             return name
         v = "cn_v16f" if ct == "float" else "cn_v8d"
         L = lanes
-        acc = ", ".join(f"c{i}{j} = {{0}}" for i in range(4) for j in range(2))
+        acc = ", ".join(f"c{i}{j}" for i in range(4) for j in range(2))
+        load = " ".join(f"memcpy(&c{i}{j}, d + (size_t)(m + {i}) * {N} + n + {j * L}, sizeof c{i}{j});"
+                        for i in range(4) for j in range(2))
         body = ["__attribute__((optimize(\"fp-contract=fast\")))",
                 f"static void {name}({ct} *restrict d, const {ct} *restrict a, const {ct} *restrict b) {{",
                 f"    for (int m = 0; m < {M}; m += 4)",
                 f"        for (int n = 0; n < {N}; n += {2 * L}) {{",
                 f"            {v} {acc};",
+                f"            {load}",
                 f"            for (int k = 0; k < {K}; k++) {{",
                 f"                {v} b0, b1;",
                 f"                memcpy(&b0, b + (size_t)k * {N} + n, sizeof b0);",
@@ -1154,7 +1165,8 @@ class _Emitter:
             return name
         R = 8 if M % 8 == 0 else 4
         K2 = K // 2
-        acc = ", ".join(f"c{i}{j} = _mm512_setzero_ps()" for i in range(R) for j in range(2))
+        acc = ", ".join(f"c{i}{j} = _mm512_loadu_ps(d + (m + {i}) * {N} + n + {16 * j})"
+                        for i in range(R) for j in range(2))
         body = ["#if defined(__AVX512BF16__) && defined(__AVX512F__)",
                 "#include <immintrin.h>",
                 f"static void {name}(float *restrict d, const float *restrict a, const float *restrict b, "
