@@ -275,3 +275,45 @@ def test_fp16_dot_accumulates_in_k_order(bm, bn):
         acc += np.outer(A[:, k], B[k, :]).astype(np.float32)
     assert torch.equal(c, torch.from_numpy(acc).half())
     assert torch.equal(c, _half_matmul_fp32(torch, torch.matmul, a, b).half())
+
+
+@triton.jit
+def _as_desc(d, shape, strides, block_shape):
+    if isinstance(d, tl.tensor_descriptor):
+        return d
+    else:
+        return tl.make_tensor_descriptor(d, shape, strides, block_shape)
+
+
+@triton.jit
+def _desc_axpb(xd, yd, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    xd = _as_desc(xd, [M, N], [N, 1], [BM, BN])
+    yd = _as_desc(yd, [M, N], [N, 1], [BM, BN])
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    yd.store([pm * BM, pn * BN], xd.load([pm * BM, pn * BN]) * 2.0 + 1.0)
+
+
+@pytest.mark.parametrize("interpret", [False, True])
+@pytest.mark.parametrize("host", [True, False])
+def test_host_tensor_descriptor(interpret, host, monkeypatch):
+    """triton.tools.tensor_descriptor.TensorDescriptor made on the host is a tl.tensor_descriptor
+    in the kernel (compiled: its base, shape and strides travel as arguments); edge blocks read
+    zeros and write nothing outside."""
+    from cannon.triton.tools.tensor_descriptor import TensorDescriptor
+    if interpret:
+        monkeypatch.setenv("TRITON_INTERPRET", "1")
+    M, N = 50, 70
+    x = torch.randn(M, N)
+    big = torch.full((M + 2, N), -5.0)
+    y = big[1:M + 1]
+    if host:
+        a, b = TensorDescriptor.from_tensor(x, [16, 32]), TensorDescriptor(y, [M, N], [N, 1], [16, 32])
+    else:
+        a, b = x, y
+    _desc_axpb[(triton.cdiv(M, 16), triton.cdiv(N, 32))](a, b, M, N, BM=16, BN=32)
+    assert _desc_axpb.last_mode == ("interpreter" if interpret else "compiled"), _desc_axpb.fallback_reason
+    assert torch.equal(y, x * 2 + 1)
+    assert torch.all(big[0] == -5.0) and torch.all(big[-1] == -5.0)
+    with pytest.raises(ValueError):
+        TensorDescriptor(x, [M, N], [1, M], [16, 32])

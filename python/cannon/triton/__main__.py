@@ -19,7 +19,7 @@ import sys
 
 SUBMODULES = ("language", "language.core", "language.math", "language.standard", "semantics", "errors",
               "interpreter", "runtime", "runtime.jit", "runtime.autotuner", "runtime.driver", "runtime.errors",
-              "testing")
+              "testing", "tools", "tools.tensor_descriptor")
 
 
 def install_alias(name="triton"):

@@ -230,6 +230,10 @@ class JITFunction(KernelInterface):
             return tensor(interpreter.np_dtype(t).type(value), t)
         if isinstance(value, float):
             return tensor(np.float32(value), sem.float32)
+        if _is_host_desc(value):
+            from ..language.core import tensor_descriptor
+            base = self._convert(name, value.base, launch)
+            return tensor_descriptor(base, list(value.shape), list(value.strides), list(value.block_shape))
         elt = self._pointer_elt(name, value)
         if elt is not None:
             launch.register(value, name)
@@ -337,6 +341,18 @@ class JITFunction(KernelInterface):
                 slots.append(v & 0xFFFFFFFFFFFFFFFF)
                 sig[p.name] = sem.int32
                 key.append((p.name, "i32"))
+                continue
+            if _is_host_desc(v):
+                # a host tensor descriptor: base address, shape and strides as slots; element type,
+                # rank and block shape in the specialization
+                elt = self._pointer_elt(p.name, v.base)
+                if elt is None:
+                    return None
+                t = HostDescSpec(elt, tuple(v.block_shape))
+                slots.append(interpreter.pointer_address(v.base) & 0xFFFFFFFFFFFFFFFF)
+                slots.extend(int(x) & 0xFFFFFFFFFFFFFFFF for x in list(v.shape) + list(v.strides))
+                sig[p.name] = t
+                key.append((p.name, "desc", elt.name, t.block_shape))
                 continue
             elt = self._pointer_elt(p.name, v)
             if isinstance(v, (np.integer, np.floating, np.bool_)):
@@ -510,6 +526,21 @@ def _unravel(flat, shape):
         out.append(flat % d)
         flat //= d
     return tuple(reversed(out))
+
+
+class HostDescSpec:
+    """The specialization of a host TensorDescriptor argument: its element type and block shape
+    (the rank is the block shape's); compile_ir expands the parameter into a base pointer and
+    int64 shape and strides and builds the descriptor at the kernel's entry."""
+    __slots__ = ("element_ty", "block_shape")
+
+    def __init__(self, element_ty, block_shape):
+        self.element_ty, self.block_shape = element_ty, tuple(block_shape)
+
+
+def _is_host_desc(v):
+    from ..tools.tensor_descriptor import TensorDescriptor
+    return isinstance(v, TensorDescriptor)
 
 
 _tensor_t = None
