@@ -13,7 +13,8 @@ skips the benchmarking: ``$TRITON_CACHE_DIR/autotune/<sha256>.json`` (the same d
 compiled objects, see compiler/build.py), keyed by the kernel's source, the key values, the list of
 configs, the worker thread count and the CPU (what the timings depend on). It holds the index of
 the chosen config and the timings. ``CANNON_TRITON_AUTOTUNE_CACHE=0`` turns it off (read at each
-launch); ``cache_results``/``TRITON_CACHE_AUTOTUNING`` are accepted (it is on anyway).
+launch); interpreted launches never use it (their timings say nothing of compiled code), as in
+Triton's interpreter; ``cache_results``/``TRITON_CACHE_AUTOTUNING`` are accepted (it is on anyway).
 """
 import builtins
 import hashlib
@@ -214,7 +215,8 @@ class Autotuner(KernelInterface):
         if len(self.configs) > 1:
             key = self._key(named)
             if key not in self.cache:
-                path = self._disk_path(key, kwargs) if _disk_cache_on() else None
+                interp = getattr(self.base_fn, "_interpret_mode", lambda: False)()
+                path = self._disk_path(key, kwargs) if _disk_cache_on() and not interp else None
                 hit = self._disk_load(path) if path else None
                 if hit is not None:
                     self.cache[key] = hit
