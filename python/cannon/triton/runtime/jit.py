@@ -538,9 +538,15 @@ class HostDescSpec:
         self.element_ty, self.block_shape = element_ty, tuple(block_shape)
 
 
+_host_desc_t = None
+
+
 def _is_host_desc(v):
-    from ..tools.tensor_descriptor import TensorDescriptor
-    return isinstance(v, TensorDescriptor)
+    global _host_desc_t
+    if _host_desc_t is None:
+        from ..tools.tensor_descriptor import TensorDescriptor
+        _host_desc_t = TensorDescriptor
+    return type(v) is _host_desc_t or isinstance(v, _host_desc_t)
 
 
 _tensor_t = None
