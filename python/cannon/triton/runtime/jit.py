@@ -655,6 +655,9 @@ def _launch_stream(prog, slots, grid, total, n, handle, sync, name):
         raise _lib.AclError(rc, msg, "cannonLaunchKernel")
 
 
+_BLOCKS_PER_WORKER = 4
+
+
 def _launch(prog, slots, grid, num_threads, stream=None, name="triton"):
     """Runs every program instance of grid through prog's runner, the instances split into
     contiguous ranges: blocks of cannon's kernel-launch interface on a stream when the process uses
@@ -667,7 +670,10 @@ def _launch(prog, slots, grid, num_threads, stream=None, name="triton"):
         raise ValueError(f"grid {grid} is too large")
     rs = _runtime_stream(stream)
     if rs is not None:
-        n = _workers() if not num_threads else int(num_threads)
+        # the pool's workers take blocks as they free up: four per worker keep them all busy when
+        # one is slowed (other processes on its core, uneven programs); an explicit thread count is
+        # that many blocks, so at most that many run at once
+        n = _BLOCKS_PER_WORKER * _workers() if not num_threads else int(num_threads)
         return _launch_stream(prog, slots, grid, total, max(min(n, total), 1), rs[0], rs[1], name)
     args = (ctypes.c_uint64 * max(len(slots), 1))(*slots)
     g = (ctypes.c_int32 * 3)(*grid)
