@@ -2,7 +2,8 @@
 
 The compiler is ``$CC`` or the first of ``cc``, ``gcc``, ``clang`` on PATH, run as
 ``CC -O3 -march=native -std=c11 -ffp-contract=off -fno-math-errno -shared -fPIC`` (``-march`` of the
-``CANNON_ISA`` tier when that caps it: ``scalar``, ``avx2``): no fast-math and
+``CANNON_ISA`` tier when that caps it: ``scalar``, ``avx2``; ``CANNON_CPU_ISA`` masks likewise): no
+fast-math and
 no contraction into fused multiply-adds, so fp32 arithmetic rounds exactly as the interpreter's.
 ``-fno-math-errno`` only lets ``sqrt`` vectorize (errno is never read).
 
@@ -28,13 +29,32 @@ FLAGS = ("-O3", "-march=native", "-std=c11", "-ffp-contract=off", "-fno-math-err
 _TIER_MARCH = {"scalar": "-march=x86-64", "avx2": "-march=x86-64-v3"}
 
 
+# CANNON_CPU_ISA, the mask of include/cannon/cpu.h's CANNON_CPU_ISA_* bits that cannon's kernels
+# honour, caps it too: without AVX512F the avx2 tier (scalar without AVX2 as well), without
+# AVX512BF16 no bf16 dot-product instructions
+_ISA_AVX2, _ISA_AVX512F, _ISA_AVX512BF16 = 1 << 0, 1 << 3, 1 << 6
+
+
 def flags():
-    """The compiler flags for this process: FLAGS with -march for the CANNON_ISA tier."""
+    """The compiler flags for this process: FLAGS with -march for the CANNON_ISA tier and the
+    CANNON_CPU_ISA mask (x86-64 only)."""
     import platform
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return FLAGS
     tier = os.environ.get("CANNON_ISA", "")
-    if tier in _TIER_MARCH and platform.machine() in ("x86_64", "AMD64"):
+    extra = ()
+    try:
+        mask = int(os.environ.get("CANNON_CPU_ISA", "") or "-1", 0)
+    except ValueError:
+        mask = -1
+    if mask >= 0:
+        if not mask & _ISA_AVX512F:
+            tier = "avx2" if mask & _ISA_AVX2 and tier != "scalar" else "scalar"
+        elif not mask & _ISA_AVX512BF16:
+            extra = ("-mno-avx512bf16",)
+    if tier in _TIER_MARCH:
         return tuple(_TIER_MARCH[tier] if f == "-march=native" else f for f in FLAGS)
-    return FLAGS
+    return FLAGS + extra
 
 stats = {"compiles": 0, "disk_hits": 0}
 

@@ -385,8 +385,8 @@ class JITFunction(KernelInterface):
         """The loaded library of a specialization, or the reason it has none (a string)."""
         if _env_on("CANNON_TRITON_VECREPORT"):  # a build with the report, loaded once
             key = (key, "vecreport")
-        if os.environ.get("CANNON_ISA"):  # an object per instruction-set tier (compiler/build.py)
-            key = (key, "isa", os.environ["CANNON_ISA"])
+        if os.environ.get("CANNON_ISA") or os.environ.get("CANNON_CPU_ISA"):  # an object per tier (build.py)
+            key = (key, "isa", os.environ.get("CANNON_ISA"), os.environ.get("CANNON_CPU_ISA"))
         prog = self._programs.get(key)
         if prog is not None:
             return prog
