@@ -319,3 +319,24 @@ def test_host_tensor_descriptor(interpret, host, monkeypatch):
     assert torch.all(big[0] == -5.0) and torch.all(big[-1] == -5.0)
     with pytest.raises(ValueError):
         TensorDescriptor(x, [M, N], [1, M], [16, 32])
+
+
+@triton.jit
+def _shift_store(p, n, SHIFT: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(p + offs, mask=offs < n)
+    tl.store(p + SHIFT + offs, x * 2.0 + 1.0, mask=offs < n)
+
+
+@pytest.mark.parametrize("shift", [1, -3, 0, 4096])
+@pytest.mark.parametrize("n", [1024, 1000])
+def test_fused_store_over_its_own_input(shift, n):
+    """A store whose fused value reads memory it overwrites (an in-place shifted update) sees the
+    values loaded before it, as the program order says."""
+    buf = torch.arange(8000, dtype=torch.float32)
+    base = 2000
+    want = buf.clone()
+    want[base + shift:base + shift + n] = buf[base:base + n] * 2.0 + 1.0
+    _shift_store[(1,)](buf[base:], n, SHIFT=shift, BLOCK=1024)
+    assert _shift_store.last_mode == "compiled", _shift_store.fallback_reason
+    assert torch.equal(buf, want)

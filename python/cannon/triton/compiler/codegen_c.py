@@ -292,6 +292,7 @@ class _Emitter:
         self.splat = {}     # block id -> the scalar Value it is a splat of
         self.views = set()  # id() of the loads whose tile may view memory (plan_views)
         self.view_ids = set()  # ids of the values those loads produce
+        self.view_bytes = {}  # view id -> the bytes of memory it reads
         self.helpers = {}   # name -> C source of static functions the kernel calls (dot kernels)
         self.fusible = set()  # block ids whose one reader may compute them in its own loop (plan_fusion)
         self.fused = {}     # block id -> fn(index) giving its lane as a C expression (no tile stored)
@@ -705,7 +706,12 @@ class _Emitter:
         m = op.operands[2] if len(op.operands) > 2 else None
         t = v.dtype
         shape = p.shape
-        if p.id in self.affine and self.affine[p.id][1] == 1 and len(p.shape) == 1:
+        contiguous = p.id in self.affine and self.affine[p.id][1] == 1 and len(p.shape) == 1
+        if v.shape and v.id in self.fused:
+            step = 1 if t.is_int1() else t.itemsize
+            self.guard_views(v, _numel(shape), (self.affine[p.id][0], _numel(shape) * step, step)
+                             if contiguous else None)
+        if contiguous:
             return self.contiguous_store(p, v, m, t)
 
         def st(i):
@@ -715,6 +721,42 @@ class _Emitter:
             self.w(f"for (int i = 0; i < {_numel(shape)}; i++) {{ {st('i')} }}")
         else:
             self.w(f"{{ {st(None)} }}")
+
+    def guard_views(self, v, n, span):
+        """A store computing fused value v lane by lane reads, through it, loads that view the
+        memory itself; when the stored span (base, bytes, element size; None: a scatter, anywhere)
+        may overlap one of them other than lane for lane in place, the store must see the values
+        loaded before it writes: v is then computed into a tile first (a run-time test picks)."""
+        refs = self.refs
+        self.refs = set()
+        expr = self.at(v)
+        read = self.refs
+        self.refs = refs | read
+        views = sorted(vid for vid in read if vid in self.view_ids)
+        if not views:
+            return
+        k = self.tmp
+        self.tmp += 1
+        conds = []
+        for vid in views:
+            vn, nb = self.names[vid], self.view_bytes[vid]
+            if span is None:
+                conds.append("0")
+                continue
+            base, bytes_, step = span
+            es = nb // n
+            conds.append(f"((uintptr_t){vn} + {nb} <= (uintptr_t)({base}) || (uintptr_t)({base}) + {bytes_} <= "
+                         f"(uintptr_t){vn}" + (f" || (uintptr_t){vn} == (uintptr_t)({base})" if es == step else "")
+                         + ")")
+        ct = _ct(v.dtype)
+        off = self.arena
+        self.arena += (n * 8 + 63) // 64 * 64
+        self.decls.append(f"int vok{k} = 0;")
+        self.decls.append(f"{ct} *tv{k} = ({ct} *)(arena + {off});")
+        self.w(f"vok{k} = " + " && ".join(conds) + ";")
+        self.w(f"if (!vok{k}) for (int i = 0; i < {n}; i++) tv{k}[i] = {expr};")
+        inner = self.fused[v.id]
+        self.fused[v.id] = lambda i: f"(vok{k} ? {inner(i)} : tv{k}[{i}])"
 
     # ---- affine 1-D values: first element + stride, for contiguous loads and stores ----
     def set_affine(self, v, base_expr, stride, ctype="int64_t", unit=1):
@@ -863,6 +905,7 @@ class _Emitter:
             self.decls.append(f"const {ct} *{rn} = {buf};")
             self.names[r.id] = rn
             self.view_ids.add(r.id)
+            self.view_bytes[r.id] = n * step
             full = f"{rn} = (const {ct} *)(const void *)({base});"
             o = None
             if m is None:
