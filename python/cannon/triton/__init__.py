@@ -21,6 +21,7 @@ from .errors import CompilationError, CompileTimeAssertionFailure, InterpreterEr
 from . import runtime  # noqa: F401
 from .runtime import Config, JITFunction, KernelInterface, autotune, heuristics, jit  # noqa: F401
 from . import testing  # noqa: F401
+from . import tools  # noqa: F401
 from .torch_op import torch_op  # noqa: F401
 
 __version__ = "3.2.0"

@@ -8,7 +8,9 @@ for the CPU device that is ``torch.cpu``, which older torch releases leave witho
 missing (work on the CPU is synchronous: they do nothing). GPU tutorials check their fp16 kernels
 against torch's fp16 ``layer_norm`` and ``matmul``, which torch 1.13 lacks on the CPU; where they
 are missing, ``torch.nn.functional.layer_norm`` and ``torch.matmul`` on fp16 CPU inputs compute in
-fp32 and round the result (differentiable, as the originals)."""
+fp32 and round the result (differentiable, as the originals); the matmul sums the exact products in
+k order as a GPU's fp16 matrix instructions do, so a Triton kernel accumulating in fp32 gets the same
+bits."""
 import importlib
 import importlib.util
 import os
@@ -17,7 +19,7 @@ import sys
 
 SUBMODULES = ("language", "language.core", "language.math", "language.standard", "semantics", "errors",
               "interpreter", "runtime", "runtime.jit", "runtime.autotuner", "runtime.driver", "runtime.errors",
-              "testing")
+              "testing", "tools", "tools.tensor_descriptor")
 
 
 def install_alias(name="triton"):
@@ -80,9 +82,24 @@ def _install_half_matmul(torch):
     def matmul(a, b, *, out=None):
         if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and torch.float16 in (a.dtype, b.dtype) \
                 and a.device.type == "cpu" and out is None:
-            return orig(a.float(), b.float()).to(torch.promote_types(a.dtype, b.dtype))
+            return _half_matmul_fp32(torch, orig, a, b).to(torch.promote_types(a.dtype, b.dtype))
         return orig(a, b) if out is None else orig(a, b, out=out)
     torch.matmul = matmul
+
+
+def _half_matmul_fp32(torch, orig, a, b):
+    """a @ b of 16-bit matrices in fp32: each product is exact in fp32 and the products are summed
+    in k order, as a GPU's fp16 matrix instructions with an fp32 accumulator (and tl.dot into an
+    fp32 accumulator) do, so that the one rounding to fp16 afterwards is the same; sgemm (whose
+    summation order is its own) for batches, gradients and products over 2^30 multiply-adds."""
+    af, bf = a.float(), b.float()
+    if af.dim() != 2 or bf.dim() != 2 or af.requires_grad or bf.requires_grad or \
+            af.shape[0] * af.shape[1] * bf.shape[1] > (1 << 30) or af.shape[1] != bf.shape[0]:
+        return orig(af, bf)
+    acc = torch.zeros(af.shape[0], bf.shape[1], dtype=torch.float32)
+    for k in range(af.shape[1]):
+        acc.addr_(af[:, k], bf[k, :])
+    return acc
 
 
 def _install_half_layer_norm(torch):

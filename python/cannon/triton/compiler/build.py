@@ -1,7 +1,9 @@
 """Compiling generated C into a shared object, with an on-disk cache.
 
 The compiler is ``$CC`` or the first of ``cc``, ``gcc``, ``clang`` on PATH, run as
-``CC -O3 -march=native -std=c11 -ffp-contract=off -fno-math-errno -shared -fPIC``: no fast-math and
+``CC -O3 -march=native -std=c11 -ffp-contract=off -fno-math-errno -shared -fPIC`` (``-march`` of the
+``CANNON_ISA`` tier when that caps it: ``scalar``, ``avx2``; ``CANNON_CPU_ISA`` masks likewise): no
+fast-math and
 no contraction into fused multiply-adds, so fp32 arithmetic rounds exactly as the interpreter's.
 ``-fno-math-errno`` only lets ``sqrt`` vectorize (errno is never read).
 
@@ -21,6 +23,38 @@ import subprocess
 import tempfile
 
 FLAGS = ("-O3", "-march=native", "-std=c11", "-ffp-contract=off", "-fno-math-errno", "-shared", "-fPIC")
+
+# CANNON_ISA caps the instruction set as for cannon's own kernels (scalar, avx2, avx512): on x86-64
+# the object is then built for that tier instead of the CPU's full set (its key changes with it)
+_TIER_MARCH = {"scalar": "-march=x86-64", "avx2": "-march=x86-64-v3"}
+
+
+# CANNON_CPU_ISA, the mask of include/cannon/cpu.h's CANNON_CPU_ISA_* bits that cannon's kernels
+# honour, caps it too: without AVX512F the avx2 tier (scalar without AVX2 as well), without
+# AVX512BF16 no bf16 dot-product instructions
+_ISA_AVX2, _ISA_AVX512F, _ISA_AVX512BF16 = 1 << 0, 1 << 3, 1 << 6
+
+
+def flags():
+    """The compiler flags for this process: FLAGS with -march for the CANNON_ISA tier and the
+    CANNON_CPU_ISA mask (x86-64 only)."""
+    import platform
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return FLAGS
+    tier = os.environ.get("CANNON_ISA", "")
+    extra = ()
+    try:
+        mask = int(os.environ.get("CANNON_CPU_ISA", "") or "-1", 0)
+    except ValueError:
+        mask = -1
+    if mask >= 0:
+        if not mask & _ISA_AVX512F:
+            tier = "avx2" if mask & _ISA_AVX2 and tier != "scalar" else "scalar"
+        elif not mask & _ISA_AVX512BF16:
+            extra = ("-mno-avx512bf16",)
+    if tier in _TIER_MARCH:
+        return tuple(_TIER_MARCH[tier] if f == "-march=native" else f for f in FLAGS)
+    return FLAGS + extra
 
 stats = {"compiles": 0, "disk_hits": 0}
 
@@ -104,7 +138,7 @@ def _is_clang():
 
 def cache_key(source, extra=()):
     h = hashlib.sha256()
-    for part in (source, " ".join(FLAGS + tuple(extra)), compiler() or "", compiler_version(), cpu_id()):
+    for part in (source, " ".join(flags() + tuple(extra)), compiler() or "", compiler_version(), cpu_id()):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
@@ -132,12 +166,12 @@ def build(source):
     os.close(fd)
     try:
         env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}  # no sanitizer runtime in the compiler
-        flags = list(FLAGS)
+        fl = list(flags())
         if report and not _is_clang():
-            flags.append(f"-fopt-info-vec-missed={rep}")
+            fl.append(f"-fopt-info-vec-missed={rep}")
         elif report:
-            flags.extend(extra)
-        r = subprocess.run([compiler(), *flags, "-o", tmp, src], capture_output=True, text=True, env=env)
+            fl.extend(extra)
+        r = subprocess.run([compiler(), *fl, "-o", tmp, src], capture_output=True, text=True, env=env)
         if r.returncode != 0:
             raise BuildError(f"{compiler()} failed on {src}:\n{r.stderr}")
         if report and _is_clang():

@@ -128,7 +128,8 @@ static inline float cn_f32_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return
 static inline double cn_f64_bits(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
 /* fp32 exp2 and exp without branches or libm calls, so that a loop of them vectorizes (libm's
    expf does not without -ffast-math, nor do fminf/floorf): 2^x = 2^n * 2^f with n = round(x),
-   |f| <= 1/2, 2^f = e^(f ln2) by its degree-7 Taylor polynomial (truncation below 6e-9 relative);
+   |f| <= 1/2, 2^f = e^(f ln2) by its degree-7 Taylor polynomial (truncation below 6e-9 relative),
+   evaluated by Horner's rule with fused multiply-adds where the target has them;
    the scale 2^n is applied as two powers of two so that subnormal results round once. Rounding to
    an integer adds and subtracts 1.5 * 2^23 (exact without contraction). Within 2 ulp of the exact
    result; NaN gives NaN, overflow infinity, underflow 0. */
@@ -137,26 +138,55 @@ typedef int32_t cn_v16i __attribute__((vector_size(64)));
 typedef double cn_v8d __attribute__((vector_size(64)));
 typedef int64_t cn_v8l __attribute__((vector_size(64)));
 static inline float cn_clampf(float x, float lo, float hi) { x = x > lo ? x : lo; return x < hi ? x : hi; }
-static inline float cn_exp2_poly(float f, float n) {
-    float p = 1.0f + f * (1.0f + f * (0.5f + f * (1.6666667163e-1f + f * (4.1666667908e-2f + f * (8.3333337680e-3f
-              + f * (1.3888889225e-3f + f * 1.9841270114e-4f))))));
-    int32_t ni = (int32_t)n, n1 = ni / 2, n2 = ni - n1;
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA) || defined(__aarch64__)
+#define CN_HAVE_FMA 1
+#define CN_FMAF(a, b, c) __builtin_fmaf((a), (b), (c))
+#else
+#define CN_HAVE_FMA 0
+#define CN_FMAF(a, b, c) ((a) * (b) + (c))
+#endif
+/* x / y for a y shared by a tile, without a divide per lane: q = x * r with r = 1/y rounded, then
+   one correction with the exact residual e = x - q y (a fused multiply-add), q + e r rounded once:
+   the correctly rounded quotient (Markstein) when nothing over- or underflows, which cn_div_ok
+   (every lane) and the range of y guarantee; otherwise the tile divides. e == 0 keeps q (and the
+   sign of a zero quotient). */
+static inline float cn_divm(float x, float y, float r) {
+    float q = x * r;
+    float e = CN_FMAF(-q, y, x);
+    return e == 0.0f ? q : CN_FMAF(e, r, q);
+}
+static inline int cn_div_ok(float x) {
+    float ax = fabsf(x);
+    return (ax <= 0x1p40f) & ((ax >= 0x1p-40f) | (x == 0.0f));
+}
+static inline float cn_exp2_poly(float f, int32_t ni) {
+    float p = CN_FMAF(f, 1.9841270114e-4f, 1.3888889225e-3f);
+    p = CN_FMAF(p, f, 8.3333337680e-3f);
+    p = CN_FMAF(p, f, 4.1666667908e-2f);
+    p = CN_FMAF(p, f, 1.6666667163e-1f);
+    p = CN_FMAF(p, f, 0.5f);
+    p = CN_FMAF(p, f, 1.0f);
+    p = CN_FMAF(p, f, 1.0f);
+    int32_t n1 = ni >> 1, n2 = ni - n1;
     return p * cn_f32_bits((uint32_t)(n1 + 127) << 23) * cn_f32_bits((uint32_t)(n2 + 127) << 23);
 }
+/* n = round(t) as a float and as an integer (its bits after adding 1.5 * 2^23) for |t| < 2^22;
+   out of [-152, 129] (and for NaN) n is meaningless and the callers' last selects give the result */
+#define CN_ROUND_T(t, n, ni) \
+    float m_ = (t) + 12582912.0f; float n = m_ - 12582912.0f; \
+    int32_t ni = (int32_t)(cn_bits_f32(m_) - 0x4B400000u)
 static inline float cn_exp2f(float x) {
-    float t = cn_clampf(x, -152.0f, 129.0f);
-    float n = (t + 12582912.0f) - 12582912.0f;
-    float r = cn_exp2_poly((t - n) * 0.693147180559945309f, n);
+    CN_ROUND_T(x, n, ni);
+    float r = cn_exp2_poly((x - n) * 0.693147180559945309f, ni);
     r = x >= 128.0f ? INFINITY : r;
+    r = x < -152.0f ? 0.0f : r;
     return x != x ? x : r;
 }
 static inline float cn_expf(float x) {
-    float t = cn_clampf(x * 1.44269504088896341f, -152.0f, 129.0f);
-    float n = (t + 12582912.0f) - 12582912.0f;
-    float xc = cn_clampf(x, -106.0f, 90.0f);
+    CN_ROUND_T(x * 1.44269504088896341f, n, ni);
     /* x - n ln2 with ln2 in two parts: the high part times n is exact (Cody and Waite) */
-    float f = (xc - n * 0.693145751953125f) - n * 1.42860682030941723212e-6f;
-    float r = cn_exp2_poly(f, n);
+    float f = CN_FMAF(-n, 1.42860682030941723212e-6f, CN_FMAF(-n, 0.693145751953125f, x));
+    float r = cn_exp2_poly(f, ni);
     r = x > 88.72283935546875f ? INFINITY : r;
     r = x < -104.0f ? 0.0f : r;
     return x != x ? x : r;
@@ -262,7 +292,13 @@ class _Emitter:
         self.splat = {}     # block id -> the scalar Value it is a splat of
         self.views = set()  # id() of the loads whose tile may view memory (plan_views)
         self.view_ids = set()  # ids of the values those loads produce
+        self.view_bytes = {}  # view id -> the bytes of memory it reads
         self.helpers = {}   # name -> C source of static functions the kernel calls (dot kernels)
+        self.fusible = set()  # block ids whose one reader may compute them in its own loop (plan_fusion)
+        self.fused = {}     # block id -> fn(index) giving its lane as a C expression (no tile stored)
+        self.affcmp = {}    # mask id -> (a, b): a compare of two affine 1-D values, in fused
+        self.prefix = {}    # affcmp mask id -> "lt"/"le" when its lanes on are a prefix (offs < n)
+        self.prefix_cache = {}  # mask id -> the C int64 holding its prefix's length, -1 if unknown
 
     # ---- storage ----
     def new_name(self, v):
@@ -293,6 +329,8 @@ class _Emitter:
             raise Unsupported(f"value %{v.id} used before definition", self.lineno) from None
 
     def at(self, v, i="i"):
+        if v.id in self.fused:
+            return f"({self.fused[v.id](i)})"
         n = self.name(v)
         return f"{n}[{i}]" if v.shape else n
 
@@ -334,7 +372,17 @@ class _Emitter:
 
     # ---- elementwise ----
     def ew(self, res, fn):
-        """res[i] = fn(i) over res's elements (fn gets the index expression, or None for scalars)."""
+        """res[i] = fn(i) over res's elements (fn gets the index expression, or None for scalars).
+        A block whose only reader is an elementwise op of the same block (plan_fusion) is not
+        stored: the reader computes fn(i) in its own loop, so a chain of elementwise ops is one
+        loop over the tile instead of one loop and one tile per op."""
+        if res.shape and res.id in self.fusible:
+            refs = self.refs
+            expr = fn("i")
+            self.refs = refs
+            if len(expr) <= 400:  # operands may repeat in an expression: bound the inlined size
+                self.fused[res.id] = fn
+                return
         n = self.new_name(res)
         self.refs = set()
         self.mat = res.id
@@ -355,6 +403,8 @@ class _Emitter:
             if v.dtype.is_ptr():
                 return f"({n} + (int64_t){i} * {stride * unit})"
             return f"({_ct(v.dtype)})({n} + (int64_t){i} * {stride})"
+        if i is not None and v.id in self.fused:
+            return f"({self.fused[v.id](i)})"
         return self.at(v, i) if (i is not None and v.shape) else self.name(v)
 
     # ---- copies ----
@@ -543,7 +593,31 @@ class _Emitter:
                 self.set_affine(r, f"({ct})({ab} * {bb})", as_ * self.const[b.id], ct)
             elif as_ == 0 and a.id in self.const:
                 self.set_affine(r, f"({ct})({ab} * {bb})", bs * self.const[a.id], ct)
+        if code in ("lt", "le", "gt", "ge") and len(r.shape) == 1 and a.id in self.affine and b.id in self.affine \
+                and ta.is_int() and not ta.is_int1() and ta.int_bitwidth <= 32 and b.dtype == ta:
+            # a lane compare of two affine values (offs < n): computed in place by its readers, and
+            # "every lane on" is a test of the end lanes (monotone when no lane wraps)
+            self.fused[r.id] = lambda i: _binary(code, self.opnd(a, i), self.opnd(b, i), ta, tr)
+            self.affcmp[r.id] = (a, b)
+            if code in ("lt", "le") and self.affine[a.id][1] == 1 and self.affine[b.id][1] == 0:
+                self.prefix[r.id] = code  # lanes on: a prefix of the block
+            return
+        if code == "truediv" and tr.is_fp32() and ta.is_fp32() and r.shape and a.shape and b.id in self.splat \
+                and a.id not in self.fused and a.id not in self.splat and a.id not in self.affine:
+            return self.div_by_scalar(a, self.splat[b.id], r)
         self.ew(r, lambda i: _binary(code, self.opnd(a, i), self.opnd(b, i), ta, tr))
+
+    def div_by_scalar(self, a, y, r):
+        """fp32 tile / one scalar: cn_divm's reciprocal and correction (the same bits as a divide)
+        when the tile and the scalar are in its range (checked once per tile), else divides."""
+        k = self.tmp
+        self.tmp += 1
+        yn, an = self.name(y), self.name(a)
+        self.decls += [f"float rcp{k} = 0;", f"int dok{k} = 0;"]
+        self.w(f"rcp{k} = 1.0f / {yn}; dok{k} = CN_HAVE_FMA && fabsf({yn}) >= 0x1p-40f && fabsf({yn}) <= 0x1p40f;")
+        self.w(f"if (dok{k}) for (int i = 0; i < {_numel(a.shape)}; i++) dok{k} &= cn_div_ok({an}[i]);")
+        self.ew(r, lambda i: f"(dok{k} ? cn_divm({self.opnd(a, i)}, {self.name(y)}, rcp{k}) : "
+                             f"{self.opnd(a, i)} / {self.name(y)})")
 
     def op_where(self, op):
         c, x, y = op.operands
@@ -632,7 +706,12 @@ class _Emitter:
         m = op.operands[2] if len(op.operands) > 2 else None
         t = v.dtype
         shape = p.shape
-        if p.id in self.affine and self.affine[p.id][1] == 1 and len(p.shape) == 1:
+        contiguous = p.id in self.affine and self.affine[p.id][1] == 1 and len(p.shape) == 1
+        if v.shape and v.id in self.fused:
+            step = 1 if t.is_int1() else t.itemsize
+            self.guard_views(v, _numel(shape), (self.affine[p.id][0], _numel(shape) * step, step)
+                             if contiguous else None)
+        if contiguous:
             return self.contiguous_store(p, v, m, t)
 
         def st(i):
@@ -642,6 +721,42 @@ class _Emitter:
             self.w(f"for (int i = 0; i < {_numel(shape)}; i++) {{ {st('i')} }}")
         else:
             self.w(f"{{ {st(None)} }}")
+
+    def guard_views(self, v, n, span):
+        """A store computing fused value v lane by lane reads, through it, loads that view the
+        memory itself; when the stored span (base, bytes, element size; None: a scatter, anywhere)
+        may overlap one of them other than lane for lane in place, the store must see the values
+        loaded before it writes: v is then computed into a tile first (a run-time test picks)."""
+        refs = self.refs
+        self.refs = set()
+        expr = self.at(v)
+        read = self.refs
+        self.refs = refs | read
+        views = sorted(vid for vid in read if vid in self.view_ids)
+        if not views:
+            return
+        k = self.tmp
+        self.tmp += 1
+        conds = []
+        for vid in views:
+            vn, nb = self.names[vid], self.view_bytes[vid]
+            if span is None:
+                conds.append("0")
+                continue
+            base, bytes_, step = span
+            es = nb // n
+            conds.append(f"((uintptr_t){vn} + {nb} <= (uintptr_t)({base}) || (uintptr_t)({base}) + {bytes_} <= "
+                         f"(uintptr_t){vn}" + (f" || (uintptr_t){vn} == (uintptr_t)({base})" if es == step else "")
+                         + ")")
+        ct = _ct(v.dtype)
+        off = self.arena
+        self.arena += (n * 8 + 63) // 64 * 64
+        self.decls.append(f"int vok{k} = 0;")
+        self.decls.append(f"{ct} *tv{k} = ({ct} *)(arena + {off});")
+        self.w(f"vok{k} = " + " && ".join(conds) + ";")
+        self.w(f"if (!vok{k}) for (int i = 0; i < {n}; i++) tv{k}[i] = {expr};")
+        inner = self.fused[v.id]
+        self.fused[v.id] = lambda i: f"(vok{k} ? {inner(i)} : tv{k}[{i}])"
 
     # ---- affine 1-D values: first element + stride, for contiguous loads and stores ----
     def set_affine(self, v, base_expr, stride, ctype="int64_t", unit=1):
@@ -665,8 +780,44 @@ class _Emitter:
         self.all_cache[m.id] = a
         self.tmp += 1
         self.decls.append(f"int {a} = 0;")
+        if m.id in self.affcmp:
+            conds = []
+            for v in self.affcmp[m.id]:
+                first, stride = self.affine[v.id][:2]
+                t = v.dtype
+                bits = t.int_bitwidth
+                lo, hi = (0, (1 << bits) - 1) if t.is_int_unsigned() else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+                last = f"((int64_t){first} + (int64_t){(n - 1) * stride})"
+                conds.append(f"{last} >= {lo}LL && {last} <= {hi}LL")
+            conds.append(self.at(m, "0"))
+            conds.append(self.at(m, str(n - 1)))
+            self.w(f"{a} = " + " && ".join(f"({c})" for c in conds) + ";")
+            return a
         self.w(f"{a} = 1; for (int i = 0; i < {n}; i++) {a} &= {self.at(m)};")
         return a
+
+    def prefix_len(self, m, n):
+        """The name of a C int64: how many leading lanes of mask m are on when they are exactly a
+        prefix (offs < bound with offs = first + lane, no lane wrapping), else -1; or None when
+        the mask is not of that form."""
+        if m.id not in self.prefix:
+            return None
+        if m.id in self.prefix_cache:
+            return self.prefix_cache[m.id]
+        a, b = self.affcmp[m.id]
+        first = self.affine[a.id][0]
+        bound = self.affine[b.id][0]
+        t = a.dtype
+        bits = t.int_bitwidth
+        lo, hi = (0, (1 << bits) - 1) if t.is_int_unsigned() else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+        k = f"pre{self.tmp}"
+        self.tmp += 1
+        self.prefix_cache[m.id] = k
+        self.decls.append(f"int64_t {k} = 0;")
+        c = f"((int64_t){bound} - (int64_t){first}{' + 1' if self.prefix[m.id] == 'le' else ''})"
+        self.w(f"{k} = ((int64_t){first} + {n - 1} <= {hi}LL && (int64_t){first} >= {lo}LL) ? "
+               f"({c} < 0 ? 0 : {c} > {n} ? {n} : {c}) : -1;")
+        return k
 
     def plan_views(self, body):
         """The top-level contiguous loads whose tile may be a view of the memory itself (no copy):
@@ -700,6 +851,43 @@ class _Emitter:
                 if not any(k < w <= end for w in writes):
                     self.views.add(id(op))
 
+    def plan_fusion(self, body):
+        """The blocks an elementwise op produces whose only reader is one elementwise op or store
+        of the same block, of the same shape, with no write, atomic or region between them (so
+        that the reader computing the value later reads the same memory and operands)."""
+        every = []
+        ir._walk(body, every)
+        uses = {}
+        for o in every:
+            for v in o.operands:
+                uses.setdefault(v.id, []).append(o)  # a region's yield is a reader too
+
+        def visit(blk):
+            ops = blk.ops
+            pos = {id(o): k for k, o in enumerate(ops)}
+            for k, o in enumerate(ops):
+                for r in o.regions:
+                    visit(r)
+                if len(o.results) != 1 or not o.result.shape or o.regions:
+                    continue
+                u = uses.get(o.result.id, [])
+                if len(u) != 1 or id(u[0]) not in pos:
+                    continue
+                c = u[0]
+                if c.opcode not in _FUSE_READERS:
+                    continue
+                shape = tuple(o.result.shape)
+                if c.opcode == "store":
+                    if tuple(c.operands[0].shape) != shape:
+                        continue
+                elif len(c.results) != 1 or tuple(c.result.shape) != shape:
+                    continue
+                if any(b.regions or b.opcode in _WRITES or b.opcode.startswith("atomic_")
+                       for b in ops[k + 1:pos[id(c)]]):
+                    continue
+                self.fusible.add(o.result.id)
+        visit(body)
+
     def contiguous_load(self, op, p, m, other, t):
         r = op.result
         n = _numel(r.shape)
@@ -717,6 +905,7 @@ class _Emitter:
             self.decls.append(f"const {ct} *{rn} = {buf};")
             self.names[r.id] = rn
             self.view_ids.add(r.id)
+            self.view_bytes[r.id] = n * step
             full = f"{rn} = (const {ct} *)(const void *)({base});"
             o = None
             if m is None:
@@ -730,7 +919,11 @@ class _Emitter:
             a = self.all_of(m, n)
             o = self.opnd(other, "i") if other is not None and other.shape else (
                 self.name(other) if other is not None else _lit(0, t))
+            pre = self.prefix_len(m, n)
             self.w(f"if ({a}) {{ {full} }} else {{ {rn} = {buf};")
+            if pre is not None:
+                self.w(f"    if ({pre} >= 0) {{ memcpy({buf}, {base}, (size_t){pre} * {step}); "
+                       f"for (int64_t i = {pre}; i < {n}; i++) {buf}[i] = {o}; }} else")
             self.w(f"    for (int i = 0; i < {n}; i++) {buf}[i] = {self.at(m)} ? {ld} : {o};")
             self.w("}")
             return
@@ -745,7 +938,11 @@ class _Emitter:
         a = self.all_of(m, n)
         o = self.opnd(other, "i") if other is not None and other.shape else (self.name(other) if other is not None
                                                                              else _lit(0, t))
+        pre = self.prefix_len(m, n)
         self.w(f"if ({a}) {{ {full} }} else {{")
+        if pre is not None:
+            self.w(f"    if ({pre} >= 0) {{ for (int64_t i = 0; i < {pre}; i++) {rn}[i] = {ld}; "
+                   f"for (int64_t i = {pre}; i < {n}; i++) {rn}[i] = {o}; }} else")
         self.w(f"    for (int i = 0; i < {n}; i++) {rn}[i] = {self.at(m)} ? {ld} : {o};")
         self.w("}")
 
@@ -755,7 +952,7 @@ class _Emitter:
         step = 1 if t.is_int1() else t.itemsize
         vi = self.at(v) if v.shape else self.name(v)
         st = _store(t, f"({base} + (size_t)i * {step})", vi)
-        same = not (_is16(t) or t.is_int1()) and v.shape
+        same = not (_is16(t) or t.is_int1()) and v.shape and v.id not in self.fused
         vid = v.id
         while vid in self.alias:
             vid = self.alias[vid]
@@ -769,7 +966,10 @@ class _Emitter:
             self.w(f"if ({self.name(m)}) {{ {full} }}")
             return
         a = self.all_of(m, n)
+        pre = self.prefix_len(m, n)
         self.w(f"if ({a}) {{ {full} }} else {{")
+        if pre is not None:
+            self.w(f"    if ({pre} >= 0) {{ for (int64_t i = 0; i < {pre}; i++) {{ {st} }} }} else")
         self.w(f"    for (int i = 0; i < {n}; i++) if ({self.at(m)}) {{ {st} }}")
         self.w("}")
 
@@ -859,7 +1059,21 @@ class _Emitter:
         self.w(f"    {vf} " + ", ".join(f"p{a}" for a in range(A)) + f", e; {acc_t} q[{L}];")
         self.w("    " + " ".join(f"memcpy(&p{a}, xr + {a * L}, sizeof p{a});" for a in range(A)))
         steps = " ".join(f"memcpy(&e, xr + rj + {a * L}, sizeof e); {vop(f'p{a}', 'e')}" for a in range(A))
-        self.w(f"    for (int rj = {A * L}; rj < {n}; rj += {A * L}) {{ {steps} }}")
+        if kind != "sum":
+            # first without NaNs in mind (one compare and a blend per vector, NaN lanes noted
+            # aside); only a row holding a NaN runs again with the NaN-aware step
+            fast = " ".join(f"memcpy(&e, xr + rj + {a * L}, sizeof e); {{ {vi} b = e {cmp} p{a}; "
+                            f"p{a} = ({vf})((({vi})e & b) | (({vi})p{a} & ~b)); nn |= e != e; }}"
+                            for a in range(A))
+            self.w(f"    {vi} nn = " + " | ".join(f"(p{a} != p{a})" for a in range(A)) + ";")
+            self.w(f"    for (int rj = {A * L}; rj < {n}; rj += {A * L}) {{ {fast} }}")
+            self.w(f"    int any_nan = 0; for (int l = 0; l < {L}; l++) any_nan |= nn[l] != 0;")
+            self.w("    if (any_nan) {")
+            self.w("    " + " ".join(f"memcpy(&p{a}, xr + {a * L}, sizeof p{a});" for a in range(A)))
+            self.w(f"    for (int rj = {A * L}; rj < {n}; rj += {A * L}) {{ {steps} }}")
+            self.w("    }")
+        else:
+            self.w(f"    for (int rj = {A * L}; rj < {n}; rj += {A * L}) {{ {steps} }}")
         if A == 4:
             self.w(f"    {vop('p0', 'p2')} {vop('p1', 'p3')}")
         if A >= 2:
@@ -898,6 +1112,15 @@ class _Emitter:
                    f"(uint32_t)(x * (int32_t){bn}[k * {N} + n]));")
         else:
             upd = f"{d}[m * {N} + n] += x * ({ct}){bn}[k * {N} + n];"
+        # an accumulator of the compute type is where the products are summed, in k order after
+        # its value (as a GPU's matrix instructions take it); others are added to the result
+        fold = acc is not None and tuple(acc.shape) == tuple(r.shape) and _ct(acc.dtype) == ct and \
+            (acc.dtype.is_floating() or acc.dtype.is_int_signed())
+        total = M * N * batch
+        if fold:
+            self.w(f"for (int i = 0; i < {total}; i++) {d}[i] = {self.opnd(acc, 'i')};")
+        else:
+            self.w(f"memset({d}, 0, sizeof({d}[0]) * {total});")
         if batch > 1:  # a 3-D dot: one 2-D product per batch entry, on offset views of a, b and d
             self.w(f"for (int bt = 0; bt < {batch}; bt++) {{")
             self.w(f"    {ct} *restrict {d}_ = {d} + bt * {M * N};")
@@ -909,12 +1132,18 @@ class _Emitter:
         else:
             a_at, d_at = an, d
         lanes = {"float": 16, "double": 8}.get(ct)
-        if lanes and M % 4 == 0 and N % (2 * lanes) == 0:
+        if a.dtype.is_bf16() and b.dtype.is_bf16() and M % 4 == 0 and N % 32 == 0 and K % 2 == 0:
+            # bf16 pairs through the CPU's bf16 dot-product instruction where it has one
+            stage = self.arena
+            self.arena += (2 * (M * K + K * N) + 63) // 64 * 64
+            fn = self.dot_kernel(ct, lanes, M, N, K)
+            fb = self.dot_bf16_kernel(M, N, K, fn)
+            self.w(f"{fb}({d_at}, {a_at}, {bn + '_' if batch > 1 else bn}, (uint32_t *)(arena + {stage}));")
+        elif lanes and M % 4 == 0 and N % (2 * lanes) == 0:
             fn = self.dot_kernel(ct, lanes, M, N, K)
             self.w(f"{fn}({d_at}, {a_at}, {bn + '_' if batch > 1 else bn});")
         else:
             self.w(f"for (int m = 0; m < {M}; m++) {{")
-            self.w(f"    for (int n = 0; n < {N}; n++) {d_at}[m * {N} + n] = 0;")
             self.w(f"    for (int k = 0; k < {K}; k++) {{")
             self.w(f"        {ct} x = ({ct}){a_at}[m * {K} + k];")
             self.w(f"        for (int n = 0; n < {N}; n++) {upd}")
@@ -925,7 +1154,7 @@ class _Emitter:
             self.w("}")
         M = M * batch
         t = r.dtype
-        if acc is None:
+        if acc is None or fold:
             res = lambda i: _round(t, f"({_ct(t)}){d}[{i}]") if t.is_floating() else f"{d}[{i}]"  # noqa: E731
         elif t.is_int():
             res = lambda i: f"(int32_t)((uint32_t){d}[{i}] + (uint32_t){self.at(acc, i)})"  # noqa: E731
@@ -943,12 +1172,15 @@ class _Emitter:
             return name
         v = "cn_v16f" if ct == "float" else "cn_v8d"
         L = lanes
-        acc = ", ".join(f"c{i}{j} = {{0}}" for i in range(4) for j in range(2))
+        acc = ", ".join(f"c{i}{j}" for i in range(4) for j in range(2))
+        load = " ".join(f"memcpy(&c{i}{j}, d + (size_t)(m + {i}) * {N} + n + {j * L}, sizeof c{i}{j});"
+                        for i in range(4) for j in range(2))
         body = ["__attribute__((optimize(\"fp-contract=fast\")))",
                 f"static void {name}({ct} *restrict d, const {ct} *restrict a, const {ct} *restrict b) {{",
                 f"    for (int m = 0; m < {M}; m += 4)",
                 f"        for (int n = 0; n < {N}; n += {2 * L}) {{",
                 f"            {v} {acc};",
+                f"            {load}",
                 f"            for (int k = 0; k < {K}; k++) {{",
                 f"                {v} b0, b1;",
                 f"                memcpy(&b0, b + (size_t)k * {N} + n, sizeof b0);",
@@ -961,6 +1193,51 @@ class _Emitter:
             body.append(f"            memcpy(d + (size_t)(m + {i}) * {N} + n, &c{i}0, sizeof c{i}0); "
                         f"memcpy(d + (size_t)(m + {i}) * {N} + n + {L}, &c{i}1, sizeof c{i}1);")
         body += ["        }", "}"]
+        self.helpers[name] = "\n".join(body)
+        return name
+
+    def dot_bf16_kernel(self, M, N, K, fallback):
+        """The name of a static function d = a @ b for [M, K] x [K, N] tiles holding bf16 values
+        (in floats): with AVX512-BF16 (the object is built for the CPU it runs on) the tiles are
+        staged as pairs of bf16 along k (a row-wise, b column-wise) and each vdpbf16ps adds two
+        products per lane, rows of 4 (8 when M allows) by 2 vectors of the result in registers;
+        otherwise the fp32 kernel ``fallback``. The products are exact; each pair is added to the
+        running sum as the instruction does (k + 1 first, one rounding each, subnormals flushed)."""
+        name = f"cn_dot_bf16_{M}_{N}_{K}"
+        if name in self.helpers:
+            return name
+        R = 8 if M % 8 == 0 else 4
+        K2 = K // 2
+        acc = ", ".join(f"c{i}{j} = _mm512_loadu_ps(d + (m + {i}) * {N} + n + {16 * j})"
+                        for i in range(R) for j in range(2))
+        body = ["#if defined(__AVX512BF16__) && defined(__AVX512F__)",
+                "#include <immintrin.h>",
+                f"static void {name}(float *restrict d, const float *restrict a, const float *restrict b, "
+                "uint32_t *restrict st) {",
+                f"    uint32_t *restrict ap = st, *restrict bp = st + {M * K2};",
+                f"    for (int m = 0; m < {M}; m++) for (int k = 0; k < {K2}; k++)",
+                f"        ap[m * {K2} + k] = (cn_bits_f32(a[m * {K} + 2 * k]) >> 16) | "
+                f"(cn_bits_f32(a[m * {K} + 2 * k + 1]) & 0xffff0000u);",
+                f"    for (int k = 0; k < {K2}; k++) for (int n = 0; n < {N}; n++)",
+                f"        bp[k * {N} + n] = (cn_bits_f32(b[(2 * k) * {N} + n]) >> 16) | "
+                f"(cn_bits_f32(b[(2 * k + 1) * {N} + n]) & 0xffff0000u);",
+                f"    for (int m = 0; m < {M}; m += {R})",
+                f"        for (int n = 0; n < {N}; n += 32) {{",
+                f"            __m512 {acc};",
+                f"            for (int k = 0; k < {K2}; k++) {{",
+                f"                __m512bh b0 = (__m512bh)_mm512_loadu_si512(bp + k * {N} + n);",
+                f"                __m512bh b1 = (__m512bh)_mm512_loadu_si512(bp + k * {N} + n + 16);"]
+        for i in range(R):
+            body.append(f"                {{ __m512bh x = (__m512bh)_mm512_set1_epi32((int)ap[(m + {i}) * {K2} + k]); "
+                        f"c{i}0 = _mm512_dpbf16_ps(c{i}0, x, b0); c{i}1 = _mm512_dpbf16_ps(c{i}1, x, b1); }}")
+        body.append("            }")
+        for i in range(R):
+            body.append(f"            _mm512_storeu_ps(d + (m + {i}) * {N} + n, c{i}0); "
+                        f"_mm512_storeu_ps(d + (m + {i}) * {N} + n + 16, c{i}1);")
+        body += ["        }", "}", "#else",
+                 f"static void {name}(float *restrict d, const float *restrict a, const float *restrict b, "
+                 "uint32_t *restrict st) {",
+                 f"    (void)st; {fallback}(d, a, b);", "}", "#endif"]
         self.helpers[name] = "\n".join(body)
         return name
 
@@ -1366,10 +1643,12 @@ class _Emitter:
         if not ops or ops[-1].opcode != "yield":
             raise Unsupported("a region without a yield", self.lineno)
         saved = dict(self.all_cache)
+        saved_pre = dict(self.prefix_cache)
         for o in ops[:-1]:
             self.op(o)
         self.assign_yields(targets, ops[-1].operands)
         self.all_cache = saved
+        self.prefix_cache = saved_pre
 
     def op_if(self, op):
         c = op.operands[0]
@@ -1399,6 +1678,7 @@ class _Emitter:
         self.w("for (;;) {")
         self.depth += 1
         saved = dict(self.all_cache)
+        saved_pre = dict(self.prefix_cache)
         cops = cond_b.ops
         if not cops or cops[-1].opcode != "condition":
             raise Unsupported("a while condition region without a condition", op.lineno)
@@ -1411,12 +1691,16 @@ class _Emitter:
         self.w(f"if (!{self.name(cond.operands[0])}) break;")
         self.region(body, carried)
         self.all_cache = saved
+        self.prefix_cache = saved_pre
         self.depth -= 1
         self.w("}")
 
 
 _BIN = ("add", "sub", "mul", "truediv", "floordiv", "mod", "lt", "le", "gt", "ge", "eq", "ne", "and", "or", "xor",
         "lshift", "rshift")
+_WRITES = ("store", "store_block", "desc_store", "print", "device_assert")
+_FUSE_READERS = frozenset(_BIN + ("where", "cast", "bitcast", "neg", "maximum", "minimum", "abs", "fma", "store",
+                                  "rsqrt", "erf") + tuple(_MATH))
 _CMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 
 
@@ -1616,6 +1900,7 @@ def emit(func):
         unpack.append(_unpack(a, slot))
         e.names[a.id] = f"v{a.id}"
     e.plan_views(func.body)
+    e.plan_fusion(func.body)
     e.block(func.body)
     arena = max(e.arena, 64)
     head = "#define _POSIX_C_SOURCE 200809L\n#include <stdio.h>\n" if e.uses_stdio else ""

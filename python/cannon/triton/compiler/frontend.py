@@ -572,6 +572,13 @@ class CodeGenerator(ast.NodeVisitor):
             return fn(*[_unwrap(a) for a in args], **kwargs)
         if fn is builtins.print:
             return self.call_builtin("device_print", [""] + list(args), {})
+        if fn is builtins.isinstance and args and _is_value(args[0]):
+            # a value's class: tl.tensor_descriptor for descriptors, tl.tensor for the others
+            classes = _unwrap(args[1])
+            classes = classes if isinstance(classes, tuple) else (classes,)
+            is_desc = isinstance(args[0].type, TensorDescType)
+            return any((c is core.tensor_descriptor and is_desc) or (c is core.tensor and not is_desc)
+                       for c in classes)
         if fn in (builtins.len, builtins.int, builtins.float, builtins.isinstance, builtins.getattr,
                   builtins.hasattr, builtins.list, builtins.tuple, builtins.bool, builtins.abs):
             if any(_is_value(a) for a in args):
@@ -1060,7 +1067,7 @@ def compile_ir(kernel, signature, constexprs=None):
     runtime parameter to its type (a dtype, or ``pointer_type(dtype)``; strings like ``'*fp32'`` and
     ``'i32'`` are accepted), ``constexprs`` maps the constexpr parameters to their values."""
     constexprs = dict(constexprs or {})
-    args, scope = [], {}
+    args, scope, descs = [], {}, []
     func = ir.Function(kernel.__name__, [], constexprs)
     for p in kernel.params:
         if p.is_constexpr or p.name in constexprs:
@@ -1073,6 +1080,16 @@ def compile_ir(kernel, signature, constexprs=None):
             continue
         if p.name not in signature:
             raise CompilationError(f"{kernel.__name__}: no type given for parameter {p.name!r}")
+        spec = signature[p.name]
+        if hasattr(spec, "block_shape") and hasattr(spec, "element_ty"):  # a host tensor descriptor
+            rank = len(spec.block_shape)
+            parts = [ir.Value(len(args), sem.pointer_type(spec.element_ty), p.name)]
+            args.append(parts[0])
+            for k in range(2 * rank):
+                parts.append(ir.Value(len(args), sem.int64, f"{p.name}.{'shape' if k < rank else 'stride'}"))
+                args.append(parts[-1])
+            descs.append((p.name, parts, spec.block_shape))
+            continue
         t = _sig_type(signature[p.name])
         v = ir.Value(len(args), t, p.name)
         args.append(v)
@@ -1082,6 +1099,9 @@ def compile_ir(kernel, signature, constexprs=None):
     func._next = len(args)
     tree, first, lines, filename = _parse(kernel)
     g = CodeGenerator(func, kernel, scope, filename, first, lines)
+    for name, parts, bs in descs:
+        rank = len(bs)
+        scope[name] = g.b_make_tensor_descriptor(parts[0], parts[1:1 + rank], parts[1 + rank:], list(bs))
     try:
         g.visit(tree)
     except _Return:

@@ -7,8 +7,18 @@ config whose launch raises OutOfResources or CompilationError scores inf. ``rese
 are zeroed before each benchmarked run, ``restore_value`` arguments are saved before benchmarking and
 restored after each run, ``pre_hook``/``post_hook`` run around each benchmarked launch.
 ``TRITON_PRINT_AUTOTUNING=1`` prints the chosen config and the time it took to find it.
+
+The choice also persists on disk, so another process launching the same kernel with the same key
+skips the benchmarking: ``$TRITON_CACHE_DIR/autotune/<sha256>.json`` (the same directory as the
+compiled objects, see compiler/build.py), keyed by the kernel's source, the key values, the list of
+configs, the worker thread count and the CPU (what the timings depend on). It holds the index of
+the chosen config and the timings. ``CANNON_TRITON_AUTOTUNE_CACHE=0`` turns it off (read at each
+launch); interpreted launches never use it (their timings say nothing of compiled code), as in
+Triton's interpreter; ``cache_results``/``TRITON_CACHE_AUTOTUNING`` are accepted (it is on anyway).
 """
 import builtins
+import hashlib
+import json
 import os
 import time
 
@@ -47,6 +57,10 @@ def _print_autotuning():
     return os.environ.get("TRITON_PRINT_AUTOTUNING", "0") not in ("", "0", "false", "no")
 
 
+def _disk_cache_on():
+    return os.environ.get("CANNON_TRITON_AUTOTUNE_CACHE", "1") not in ("", "0", "false", "False", "no")
+
+
 class Autotuner(KernelInterface):
     def __init__(self, fn, arg_names, configs, key, reset_to_zero=None, restore_value=None, pre_hook=None,
                  post_hook=None, prune_configs_by=None, warmup=None, rep=None, use_cuda_graph=False, do_bench=None,
@@ -78,6 +92,7 @@ class Autotuner(KernelInterface):
         self.configs_timings = None
         self.best_config = None
         self.bench_time = 0.0
+        self.from_disk = False  # whether the last launch's config came from the disk cache
         self.nargs = None
         self.__name__ = getattr(self.base_fn, "__name__", "kernel")
         self.__doc__ = getattr(self.base_fn, "__doc__", None)
@@ -153,21 +168,69 @@ class Autotuner(KernelInterface):
             for n, v in saved.items():
                 named[n].copy_(v)
 
+    # ---- the disk cache ----
+    def _disk_path(self, key, kwargs):
+        """The file of this kernel, key and config list in the autotune disk cache."""
+        from ..compiler import build
+        h = hashlib.sha256()
+        threads = os.environ.get("CANNON_CPU_THREADS", "") or str(len(os.sched_getaffinity(0))
+                                                                if hasattr(os, "sched_getaffinity") else
+                                                                os.cpu_count())
+        extra = sorted((k, repr(v)) for k, v in kwargs.items() if not hasattr(v, "data_ptr"))
+        for part in (getattr(self.base_fn, "src", None) or self.__name__, repr(key), repr(extra),
+                     repr([str(c) for c in self.configs]), threads, build.cpu_id()):
+            h.update(str(part).encode())
+            h.update(b"\0")
+        return os.path.join(build.cache_dir(), "autotune", h.hexdigest() + ".json")
+
+    def _disk_load(self, path):
+        try:
+            with open(path) as f:
+                rec = json.load(f)
+            i = int(rec["config"])
+            if 0 <= i < len(self.configs) and rec.get("config_str") == str(self.configs[i]):
+                return self.configs[i]
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        return None
+
+    def _disk_store(self, path, config, timings):
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            rec = {"kernel": self.__name__, "config": self.configs.index(config), "config_str": str(config),
+                   "timings_ms": {str(c): list(t) for c, t in timings.items()}}
+            tmp = f"{path}.tmp{os.getpid()}"
+            with open(tmp, "w") as f:
+                json.dump(rec, f)
+            os.replace(tmp, path)
+        except (OSError, ValueError):
+            pass  # a cache that cannot be written only costs the next process a benchmark
+
     # ---- launch ----
     def run(self, *args, grid, warmup=False, **kwargs):
         named = self._named(args, kwargs)
         self.nargs = named
         used_cached = True
+        self.from_disk = False
         if len(self.configs) > 1:
             key = self._key(named)
             if key not in self.cache:
-                used_cached = False
-                configs = self.prune_configs(named, kwargs)
-                t0 = time.perf_counter()
-                timings = {c: self._bench(args, kwargs, named, c, grid) for c in configs}
-                self.bench_time = time.perf_counter() - t0
-                self.cache[key] = builtins.min(timings, key=lambda c: timings[c][0])
-                self.configs_timings = timings
+                interp = getattr(self.base_fn, "_interpret_mode", lambda: False)()
+                path = self._disk_path(key, kwargs) if _disk_cache_on() and not interp else None
+                hit = self._disk_load(path) if path else None
+                if hit is not None:
+                    self.cache[key] = hit
+                    self.from_disk = True
+                else:
+                    used_cached = False
+                    configs = self.prune_configs(named, kwargs)
+                    t0 = time.perf_counter()
+                    timings = {c: self._bench(args, kwargs, named, c, grid) for c in configs}
+                    self.bench_time = time.perf_counter() - t0
+                    self.cache[key] = builtins.min(timings, key=lambda c: timings[c][0])
+                    self.configs_timings = timings
+                    if path and self.cache[key].__class__ is Config:
+                        self._disk_store(path, self.cache[key], timings)
             config = self.cache[key]
         else:
             config = self.configs[0]

@@ -230,6 +230,10 @@ class JITFunction(KernelInterface):
             return tensor(interpreter.np_dtype(t).type(value), t)
         if isinstance(value, float):
             return tensor(np.float32(value), sem.float32)
+        if _is_host_desc(value):
+            from ..language.core import tensor_descriptor
+            base = self._convert(name, value.base, launch)
+            return tensor_descriptor(base, list(value.shape), list(value.strides), list(value.block_shape))
         elt = self._pointer_elt(name, value)
         if elt is not None:
             launch.register(value, name)
@@ -338,6 +342,18 @@ class JITFunction(KernelInterface):
                 sig[p.name] = sem.int32
                 key.append((p.name, "i32"))
                 continue
+            if _is_host_desc(v):
+                # a host tensor descriptor: base address, shape and strides as slots; element type,
+                # rank and block shape in the specialization
+                elt = self._pointer_elt(p.name, v.base)
+                if elt is None:
+                    return None
+                t = HostDescSpec(elt, tuple(v.block_shape))
+                slots.append(interpreter.pointer_address(v.base) & 0xFFFFFFFFFFFFFFFF)
+                slots.extend(int(x) & 0xFFFFFFFFFFFFFFFF for x in list(v.shape) + list(v.strides))
+                sig[p.name] = t
+                key.append((p.name, "desc", elt.name, t.block_shape))
+                continue
             elt = self._pointer_elt(p.name, v)
             if isinstance(v, (np.integer, np.floating, np.bool_)):
                 v = v.item()
@@ -369,6 +385,8 @@ class JITFunction(KernelInterface):
         """The loaded library of a specialization, or the reason it has none (a string)."""
         if _env_on("CANNON_TRITON_VECREPORT"):  # a build with the report, loaded once
             key = (key, "vecreport")
+        if os.environ.get("CANNON_ISA") or os.environ.get("CANNON_CPU_ISA"):  # an object per tier (build.py)
+            key = (key, "isa", os.environ.get("CANNON_ISA"), os.environ.get("CANNON_CPU_ISA"))
         prog = self._programs.get(key)
         if prog is not None:
             return prog
@@ -510,6 +528,27 @@ def _unravel(flat, shape):
     return tuple(reversed(out))
 
 
+class HostDescSpec:
+    """The specialization of a host TensorDescriptor argument: its element type and block shape
+    (the rank is the block shape's); compile_ir expands the parameter into a base pointer and
+    int64 shape and strides and builds the descriptor at the kernel's entry."""
+    __slots__ = ("element_ty", "block_shape")
+
+    def __init__(self, element_ty, block_shape):
+        self.element_ty, self.block_shape = element_ty, tuple(block_shape)
+
+
+_host_desc_t = None
+
+
+def _is_host_desc(v):
+    global _host_desc_t
+    if _host_desc_t is None:
+        from ..tools.tensor_descriptor import TensorDescriptor
+        _host_desc_t = TensorDescriptor
+    return type(v) is _host_desc_t or isinstance(v, _host_desc_t)
+
+
 _tensor_t = None
 _TORCH_PTR = {}  # torch dtype -> the pointer type of a tensor argument
 
@@ -616,6 +655,9 @@ def _launch_stream(prog, slots, grid, total, n, handle, sync, name):
         raise _lib.AclError(rc, msg, "cannonLaunchKernel")
 
 
+_BLOCKS_PER_WORKER = 4
+
+
 def _launch(prog, slots, grid, num_threads, stream=None, name="triton"):
     """Runs every program instance of grid through prog's runner, the instances split into
     contiguous ranges: blocks of cannon's kernel-launch interface on a stream when the process uses
@@ -628,7 +670,10 @@ def _launch(prog, slots, grid, num_threads, stream=None, name="triton"):
         raise ValueError(f"grid {grid} is too large")
     rs = _runtime_stream(stream)
     if rs is not None:
-        n = _workers() if not num_threads else int(num_threads)
+        # the pool's workers take blocks as they free up: four per worker keep them all busy when
+        # one is slowed (other processes on its core, uneven programs); an explicit thread count is
+        # that many blocks, so at most that many run at once
+        n = _BLOCKS_PER_WORKER * _workers() if not num_threads else int(num_threads)
         return _launch_stream(prog, slots, grid, total, max(min(n, total), 1), rs[0], rs[1], name)
     args = (ctypes.c_uint64 * max(len(slots), 1))(*slots)
     g = (ctypes.c_int32 * 3)(*grid)
