@@ -132,6 +132,15 @@ class Scalar:
         self.value, self.dtype = value, dtype
 
 
+class TensorList:
+    """An aclTensorList of @tensors (torch tensors). Its descriptors are made for the call and
+    destroyed with the list after it (not pooled: a list owns its tensors)."""
+    __slots__ = ("tensors",)
+
+    def __init__(self, tensors):
+        self.tensors = list(tensors)
+
+
 class Fmt:
     """A tensor argument with an explicit aclFormat (and optionally another shape/strides view)."""
     __slots__ = ("t", "fmt", "shape", "strides")
@@ -158,9 +167,36 @@ def _convert(a, th, owned):
         return ctypes.c_double(a)
     if isinstance(a, (IntArray, BoolArray, Scalar)):
         return _vp(th.value_handle(a))
+    if isinstance(a, TensorList):
+        return _vp(_tensor_list(a, owned))
     if isinstance(a, (ctypes._SimpleCData, ctypes._Pointer)):
         return a
     raise TypeError(f"cannot pass {type(a).__name__} to an aclnn function")
+
+
+def _tensor_list(a, owned):
+    """A new aclTensorList for @a; appended to @owned with key None (destroyed after the call)."""
+    lib = _nnop()[2]
+    hs = []
+    try:
+        for t in a.tensors:
+            hs.append(_tensor_handle(t))
+    except BaseException:
+        for h in hs:
+            _nn[1](h)
+        raise
+    buf = (_vp * max(len(hs), 1))(*hs)
+    h = lib.aclCreateTensorList(buf, ctypes.c_uint64(len(hs)))
+    if not h:
+        for t in hs:
+            _nn[1](t)
+        raise AclError(ACLNN_ERR_PARAM_INVALID, _lib.recent_error(), "aclCreateTensorList")
+    owned.append((None, h))
+    return h
+
+
+def _destroy_list(h):
+    _nnop()[2].aclDestroyTensorList(_vp(h))
 
 
 def _make_value_handle(a):
@@ -235,6 +271,9 @@ class _Thread:
 
     def give_back(self, owned):
         for key, h in owned:
+            if key is None:  # a tensor list: destroyed with its tensors, never pooled
+                _destroy_list(h)
+                continue
             free = self.free.get(key)
             if free is None:
                 self.free[key] = [h]
@@ -311,7 +350,7 @@ def _fn2(name):
 
 def call(name, *args):
     """Run aclnn operator @name synchronously on this thread's stream with @args (torch tensors,
-    None, bool, int, float, IntArray, BoolArray, Scalar, Fmt, ctypes values)."""
+    None, bool, int, float, IntArray, BoolArray, Scalar, TensorList, Fmt, ctypes values)."""
     f1, f2 = _fn2(name)
     call_fns(f1, f2, name, *args)
 
@@ -344,9 +383,12 @@ def call_fns(f1, f2, name, *args):
             # phase 2 may not have run, or failed: its executor could still hold the
             # descriptors, so they are not reused
             destroy = _nn[1]
-            for _, h in owned:
-                destroy(h)
-            th.count -= len(owned)
+            for key, h in owned:
+                if key is None:
+                    _destroy_list(h)
+                else:
+                    destroy(h)
+                    th.count -= 1
             if th.count > _POOL_MAX:
                 th.trim()
 

@@ -160,3 +160,83 @@ class SyncBatchNorm(_BatchNorm):
         for name, child in module.named_children():
             out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
         return out
+
+
+# ---- model building blocks on cannon's ops ------------------------------------------------------
+# Drop-ins for the torch.nn modules of a transformer (same constructor arguments, parameters and
+# state_dict keys), computed by cannon.torch.functional: fp32 parameters are the master weights,
+# cast for the compute under cannon.torch.amp.autocast.
+
+from . import functional as _F  # noqa: E402
+
+
+class Linear(torch.nn.Linear):
+    """torch.nn.Linear on aclnnMatmul (+ aclnnAdd for the bias); under autocast the matmul runs in
+    the autocast dtype and the output has that dtype."""
+
+    def forward(self, input):
+        return _F.linear(input, self.weight, self.bias)
+
+
+class LayerNorm(torch.nn.LayerNorm):
+    """torch.nn.LayerNorm on aclnnLayerNorm / aclnnLayerNormBackward."""
+
+    def forward(self, input):
+        return _F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+
+class RMSNorm(torch.nn.Module):
+    """y = x / sqrt(mean(x², last dims) + eps) · weight (aclnnRmsNorm / aclnnRmsNormGrad).
+    normalized_shape: int or tuple (the trailing dims); parameter ``weight`` initialised to ones."""
+
+    def __init__(self, normalized_shape, eps=1e-6, device=None, dtype=None):
+        super().__init__()
+        ns = (int(normalized_shape),) if isinstance(normalized_shape, int) else tuple(int(s) for s in normalized_shape)
+        self.normalized_shape, self.eps = ns, float(eps)
+        self.weight = torch.nn.Parameter(torch.ones(ns, device=device, dtype=dtype))
+
+    def forward(self, input):
+        return _F.rms_norm(input, self.weight, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}"
+
+
+class GELU(torch.nn.GELU):
+    """torch.nn.GELU on aclnnGeluV2 (erf) or aclnnGelu (approximate='tanh')."""
+
+    def forward(self, input):
+        return _F.gelu(input, self.approximate)
+
+
+class SiLU(torch.nn.SiLU):
+    def forward(self, input):
+        return _F.silu(input)
+
+
+class SwiGLU(torch.nn.Module):
+    """The SwiGLU feed-forward block: w2(silu(a) · b) with [a, b] = w1(x) (one fused projection to
+    2 · hidden_features, gate first; aclnnSwiGlu). Parameters ``w1`` (Linear in -> 2·hidden) and
+    ``w2`` (Linear hidden -> out, out defaulting to in)."""
+
+    def __init__(self, in_features, hidden_features, out_features=None, bias=False, device=None, dtype=None):
+        super().__init__()
+        out_features = in_features if out_features is None else out_features
+        self.w1 = Linear(in_features, 2 * hidden_features, bias=bias, device=device, dtype=dtype)
+        self.w2 = Linear(hidden_features, out_features, bias=bias, device=device, dtype=dtype)
+
+    def forward(self, x):
+        return self.w2(_F.swiglu(self.w1(x), -1))
+
+
+class Embedding(torch.nn.Embedding):
+    """torch.nn.Embedding on aclnnEmbedding / aclnnEmbeddingDenseBackward (dense gradients; max_norm
+    and sparse are not supported)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.max_norm is not None or self.sparse:
+            raise ValueError("cannon: Embedding supports neither max_norm nor sparse gradients")
+
+    def forward(self, input):
+        return _F.embedding(input, self.weight, self.padding_idx)
