@@ -141,7 +141,17 @@ def _first_steps(mode, steps=3, slots=()):
     for step, idx in enumerate(train.batches(len(imgs), a.batch, steps, a.seed)):
         train.set_lr(opt, train.lr_at(step, a.steps, a.lr, a.warmup))
         losses.append(train.train_step(model, opt, scaler, ctx, imgs[idx], caps[idx]))
-    return losses, init, [p.detach().clone() for p in model.parameters()], scaler
+    return losses, init, [_drop_key_bias(n, p.detach().clone()) for n, p in model.named_parameters()], scaler
+
+
+def _drop_key_bias(name, p):
+    """The key third of a qkv bias has no gradient but rounding noise (softmax ignores a shift of the
+    scores that is the same for every key), which AdamW turns into full-size steps of random sign:
+    left out of the comparisons."""
+    if name.endswith("qkv.bias"):
+        n = p.numel() // 3
+        return torch.cat([p[:n], p[2 * n:]])
+    return p
 
 
 def test_cannon_slots_filled_with_torch_equal_torch_bitwise():
@@ -159,13 +169,15 @@ def test_cannon_slots_filled_with_torch_equal_torch_bitwise():
 def test_first_steps_cannon_bf16_match_torch_fp32():
     ref, init, pref, _ = _first_steps("fp32")
     got, _, pgot, scaler = _first_steps("cannon")
+    init = [i if i.numel() == r.numel() else torch.cat([i[:r.numel() // 2], i[-(r.numel() // 2):]])
+            for i, r in zip(init, pref)]
     assert scaler.skipped == 0 and scaler.get_scale() == 2.0 ** 16
     for a, r in zip(got, ref):
-        assert np.isfinite(a) and abs(a - r) <= 2e-2 * abs(r), (got, ref)
-    # the weight updates of the three steps agree (bf16 rounding moves few elements of an AdamW step)
+        assert np.isfinite(a) and abs(a - r) <= 1e-2 * abs(r), (got, ref)
+    # the weight updates of the three steps agree (measured: 3% of the update norm)
     num = sum(float((a - r).double().pow(2).sum()) for a, r in zip(pgot, pref))
     den = sum(float((r - i).double().pow(2).sum()) for r, i in zip(pref, init))
-    assert num <= 0.2 ** 2 * den, (num / den) ** 0.5
+    assert num <= 0.1 ** 2 * den, (num / den) ** 0.5
 
 
 def test_loss_scaler_skips_an_overflowing_step():
@@ -183,7 +195,7 @@ def test_loss_scaler_skips_an_overflowing_step():
 
 def test_quick_run_gives_finite_loss(tmp_path):
     out = tmp_path / "res.json"
-    r = subprocess.run([sys.executable, os.path.join(EX, "train.py"), "--quick", "--steps", "12", "--modes", "cannon",
+    r = subprocess.run([sys.executable, os.path.join(EX, "train.py"), "--quick", "--steps", "6", "--modes", "cannon",
                         "--no-profile", "--no-compare", "--json", str(out)], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
