@@ -267,7 +267,9 @@ def profile(args, data_path, tmp):
     if not os.path.exists(prof):
         print("\n(tools/cannon-prof not found: no profile)")
         return
-    out = os.path.join(tmp, "prof")
+    out = os.path.abspath(args.prof_dir)
+    import shutil
+    shutil.rmtree(os.path.join(out, "raw"), ignore_errors=True)  # raw files of an earlier run
     steps = min(args.steps, 20)
     cmd = [sys.executable, prof, "run", "-o", out, "--quiet", "--"] + child_cmd(args, "cannon", data_path,
                                                                                   os.path.join(tmp, "p.json"))
@@ -306,6 +308,7 @@ def main():
     ap.add_argument("--no-profile", action="store_true")
     ap.add_argument("--top", type=int, default=12)
     ap.add_argument("--progress", type=int, default=0, help="print the loss every N steps")
+    ap.add_argument("--prof-dir", default="vl_train-prof", help="cannon-prof's output folder (default ./vl_train-prof)")
     ap.add_argument("--json", help="write the per-mode results here")
     # internal: one mode in this process
     ap.add_argument("--run-mode", choices=MODES, help=argparse.SUPPRESS)
