@@ -308,7 +308,8 @@ def main():
     ap.add_argument("--no-profile", action="store_true")
     ap.add_argument("--top", type=int, default=12)
     ap.add_argument("--progress", type=int, default=0, help="print the loss every N steps")
-    ap.add_argument("--prof-dir", default="vl_train-prof", help="cannon-prof's output folder (default ./vl_train-prof)")
+    ap.add_argument("--prof-dir", default=os.path.join(tempfile.gettempdir(), "vl_train-prof"),
+                    help="cannon-prof's output folder (default: vl_train-prof in the temporary folder)")
     ap.add_argument("--json", help="write the per-mode results here")
     # internal: one mode in this process
     ap.add_argument("--run-mode", choices=MODES, help=argparse.SUPPRESS)
