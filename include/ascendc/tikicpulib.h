@@ -88,9 +88,12 @@ inline int RunKernelFunctionOnCpu(void (*fn)(A...), const char *name, uint32_t b
 /** "Global memory" for CPU-debug runs: 64-byte aligned, zeroed. */
 inline void *GmAlloc(size_t size)
 {
-    void *p = std::aligned_alloc(64, (size + 63) & ~static_cast<size_t>(63));
+    /* Whole pages, as CANN's (a mapped file): kernels that read a little past a small buffer,
+     * such as a tiling struct longer than the bytes the host wrote, stay inside the allocation. */
+    const size_t bytes = (size + 4095) & ~static_cast<size_t>(4095);
+    void *p = std::aligned_alloc(4096, bytes ? bytes : 4096);
     if (p)
-        std::memset(p, 0, size);
+        std::memset(p, 0, bytes ? bytes : 4096);
     return p;
 }
 inline void GmFree(void *ptr) { std::free(ptr); }

@@ -22,7 +22,8 @@
 #                          without it: the fast mode.
 #   SOC_VERSION, RUN_MODE  accepted (CANN's projects set them); every SoC runs the same code here.
 # Targets defined:
-#   host_intf_pub          CANN's host interface target: <prefix>/include on the include path,
+#   host_intf_pub          CANN's host interface target: <prefix>/include and <prefix>/include/ascendc
+#                          on the include path,
 #                          <prefix>/lib64 on the link path (so `ascendcl` links by name).
 include_guard(GLOBAL)
 if(CMAKE_VERSION VERSION_LESS 3.16)
@@ -51,7 +52,10 @@ if(NOT TARGET host_intf_pub)
   else()
     set(_cannon_ascendc_libdir "${_cannon_ascendc_prefix}/${CMAKE_INSTALL_LIBDIR}")
   endif()
-  target_include_directories(host_intf_pub INTERFACE "${_cannon_ascendc_prefix}/include")
+  # include/ascendc after include: the host tiling headers (tiling/tiling_api.h,
+  # tiling/platform/platform_ascendc.h, register/...) live there, as in CANN's include folder.
+  target_include_directories(host_intf_pub INTERFACE "${_cannon_ascendc_prefix}/include"
+                                                     "${_cannon_ascendc_prefix}/include/ascendc")
   target_link_directories(host_intf_pub INTERFACE "${_cannon_ascendc_libdir}")
   target_compile_definitions(host_intf_pub INTERFACE _GLIBCXX_USE_CXX11_ABI=0)
   target_compile_options(host_intf_pub INTERFACE -fPIC)
