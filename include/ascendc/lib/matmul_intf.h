@@ -22,6 +22,11 @@
 
 #include "cannon_ascendc/tcube_tiling.h"
 
+/* A kernel that uses the Matmul API is a MIX (cube + vector) kernel: see cannon_ascendc::SubBlocks
+ * (launch.h) and ICPU_RUN_KF. */
+#undef CANNON_ASCENDC_MIX_KERNEL_V
+#define CANNON_ASCENDC_MIX_KERNEL_V 1
+
 namespace AscendC {
 
 enum class CubeFormat : uint8_t { ND = 0, NZ, ZN, ZZ, NN, ND_ALIGN, SCALAR, VECTOR };
