@@ -67,7 +67,9 @@ endif()
 # The __NPU_ARCH__ of a SoC name (the series tikicpulib maps), empty for an unknown one.
 function(_cannon_ascendc_npu_arch soc out)
   set(arch "")
-  if(soc MATCHES "^[Aa]scend910(B|b|_93)")
+  # As tikicpulib's list: Ascend910B<n>…, ascend910b/B1 and Ascend910_93… are the 910B series
+  # (plain "Ascend910B" is an Ascend910A product).
+  if(soc MATCHES "^(Ascend910B[0-9]|ascend910[bB]|Ascend910_93)")
     set(arch 2201)
   elseif(soc MATCHES "^[Aa]scend310[Pp]")
     set(arch 2002)
