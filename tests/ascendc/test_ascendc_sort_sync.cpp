@@ -385,6 +385,8 @@ void TestHostTiling()
     EXPECT(p310.InitSoc("ascend310p3"));
     EXPECT(platform_ascendc::PlatformAscendC(&p310).GetSocVersion() == platform_ascendc::SocVersion::ASCEND310P);
     EXPECT(!b4.InitSoc("NotAChip"));
+    fe::PlatFormInfos a910;
+    EXPECT(a910.InitSoc("Ascend910B") && a910.socVersion == 0 && a910.aicNum == 32);
 }
 
 /* ---- matmul base blocks through the UB with LeakyRelu (the MatmulLeakyRelu pattern) ---- */

@@ -27,8 +27,8 @@ public:
                            64ull << 30, 1ull << 10, 2ull << 10};
     uint32_t libApiWorkspace = 16u << 20;
 
-    /** The description of a SoC by name (Ascend910A/B…, Ascend910B1–B4, Ascend910_93…, Ascend310P…,
-     *  Ascend310B…, case-insensitive); false, leaving the 910B description, for other names. */
+    /** The description of a SoC by name (Ascend910A…, Ascend910B1–B4, Ascend910_93…, Ascend310P…,
+     *  Ascend310B…, case-insensitive); false, leaving the description as it was, for other names. */
     bool InitSoc(const char *name)
     {
         if (name == nullptr)
@@ -37,7 +37,8 @@ public:
         for (size_t i = 0; i < sizeof up - 1 && name[i]; i++)
             up[i] = static_cast<char>(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
         auto starts = [&](const char *p) { return std::strncmp(up, p, std::strlen(p)) == 0; };
-        if (starts("ASCEND910B") || starts("ASCEND910_93")) {
+        /* Ascend910B<n>… and Ascend910_93… are the 910B series; a plain "Ascend910B" is a 910A part. */
+        if ((starts("ASCEND910B") && up[10] >= '0' && up[10] <= '9') || starts("ASCEND910_93")) {
             socVersion = 1;
             /* The B1/B2 parts have 24 cube cores, the B3/B4 parts 20. */
             const bool small = up[10] == '3' || up[10] == '4';
