@@ -17,6 +17,7 @@
 #include "cannon_ascendc/core.h"
 #include "cannon_ascendc/data_copy.h"
 #include "cannon_ascendc/vec.h"
+#include "cannon_ascendc/sort.h"
 #include "cannon_ascendc/tiling.h"
 #include "cannon_ascendc/kernel_debug.h"
 

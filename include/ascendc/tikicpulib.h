@@ -23,6 +23,13 @@
 #include <utility>
 
 #include "kernel_operator.h"
+/* CANN's CPU-debug header brings the secure C functions (memcpy_s ...) with it, and CPU-mode
+ * host programs call them without including securec.h (libc_sec, linked by the samples). */
+#if defined(__has_include)
+#if __has_include("securec.h")
+#include "securec.h"
+#endif
+#endif
 
 namespace AscendC {
 
@@ -48,7 +55,8 @@ inline To Arg(From &&v)
         return static_cast<To>(std::forward<From>(v));
 }
 
-/** Runs blocks [0, blockDim) of @p fn; returns 0 or the first block's error. */
+/** Runs blocks [0, blockDim) of @p fn (twice as many for MIX mode on a split-core SoC); returns 0
+ *  or the first block's error. */
 template <class... A, class... P>
 inline int RunKernelFunctionOnCpu(void (*fn)(A...), const char *name, uint32_t blockDim, P &&...args)
 {
@@ -59,12 +67,19 @@ inline int RunKernelFunctionOnCpu(void (*fn)(A...), const char *name, uint32_t b
                      fn == nullptr ? "NULL kernel" : blockDim == 0 ? "blockDim is 0" : "out of memory");
         return CANNON_ASCENDC_ERROR;
     }
-    for (uint32_t i = 0; i < blockDim; i++) {
+    /* MIX mode (the default) on a split-core SoC (__NPU_ARCH__ 2201): each AI core's two vector
+     * cores run the kernel, as CANN's CPU debug runs a MIX kernel's AIV processes. */
+#if defined(__NPU_ARCH__) && __NPU_ARCH__ == 2201
+    const uint32_t blocks = Mode() == KernelMode::MIX_MODE ? 2u * blockDim : blockDim;
+#else
+    const uint32_t blocks = blockDim;
+#endif
+    for (uint32_t i = 0; i < blocks; i++) {
         cannon_ascendc_block b;
         std::memset(&b, 0, sizeof b);
         b.kernel = name;
         b.block_idx = i;
-        b.block_num = blockDim;
+        b.block_num = blocks;
         b.ub = ub;
         b.ub_size = CANNON_ASCENDC_UB_SIZE;
         b.tiling_key = TilingKey();
@@ -88,9 +103,12 @@ inline int RunKernelFunctionOnCpu(void (*fn)(A...), const char *name, uint32_t b
 /** "Global memory" for CPU-debug runs: 64-byte aligned, zeroed. */
 inline void *GmAlloc(size_t size)
 {
-    void *p = std::aligned_alloc(64, (size + 63) & ~static_cast<size_t>(63));
+    /* Whole pages, as CANN's (a mapped file): kernels that read a little past a small buffer,
+     * such as a tiling struct longer than the bytes the host wrote, stay inside the allocation. */
+    const size_t bytes = (size + 4095) & ~static_cast<size_t>(4095);
+    void *p = std::aligned_alloc(4096, bytes ? bytes : 4096);
     if (p)
-        std::memset(p, 0, size);
+        std::memset(p, 0, bytes ? bytes : 4096);
     return p;
 }
 inline void GmFree(void *ptr) { std::free(ptr); }

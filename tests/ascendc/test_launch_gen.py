@@ -59,7 +59,8 @@ class Parse(unittest.TestCase):
 
     def test_rewrite(self):
         out = gen.rewrite_chevrons(SOURCE)
-        self.assertIn('::cannon_ascendc::ChevronLaunch("first", first, 8, nullptr, stream)(x, x', out)
+        self.assertIn('::cannon_ascendc::ChevronLaunch<::cannon_ascendc::SubBlocks<CANNON_ASCENDC_MIX_KERNEL_V>()>'
+                      '("first", first, 8, nullptr, stream)(x, x', out)
         self.assertIn("k<<<1, 0, 0>>>(x)", out)  # in a string
         self.assertIn("// first<<<not, a, call>>>", out)  # in a comment
         self.assertEqual(out.count("\n"), SOURCE.count("\n"))
@@ -83,7 +84,8 @@ class Command(unittest.TestCase):
                 stub = f.read()
             self.assertIn('#line 1 "%s"' % src, stub)
             self.assertIn("if (t == nullptr)", stub)
-            self.assertIn('LaunchKernel("first", first, blockDim, stream, x, y, *t, n, *p, arg5)', stub)
+            self.assertIn('LaunchKernel("first", first, blockDim * ::cannon_ascendc::SubBlocks<CANNON_ASCENDC_MIX_KERNEL_V>(), '
+                      'stream, x, y, *t, n, *p, arg5)', stub)
             # Unchanged content is not rewritten.
             before = os.stat(os.path.join(d, "stub.cpp")).st_mtime_ns
             os.utime(os.path.join(d, "stub.cpp"), ns=(1, 1))

@@ -20,9 +20,13 @@
 # Variables read:
 #   CANNON_ASCENDC_CHECK   1 compiles the kernels with the checker (docs/ascendc.md), 0 (default)
 #                          without it: the fast mode.
-#   SOC_VERSION, RUN_MODE  accepted (CANN's projects set them); every SoC runs the same code here.
+#   SOC_VERSION            sets the kernels' __NPU_ARCH__ (2201 for the Ascend910B/910_93 series,
+#                          2002 Ascend310P, 3002 Ascend310B, 1001 Ascend910A); with 2201 a MIX kernel
+#                          (Matmul API) runs two vector blocks per AI core of blockDim.
+#   RUN_MODE               accepted (CANN's projects set it).
 # Targets defined:
-#   host_intf_pub          CANN's host interface target: <prefix>/include on the include path,
+#   host_intf_pub          CANN's host interface target: <prefix>/include and <prefix>/include/ascendc
+#                          on the include path,
 #                          <prefix>/lib64 on the link path (so `ascendcl` links by name).
 include_guard(GLOBAL)
 if(CMAKE_VERSION VERSION_LESS 3.16)
@@ -51,11 +55,31 @@ if(NOT TARGET host_intf_pub)
   else()
     set(_cannon_ascendc_libdir "${_cannon_ascendc_prefix}/${CMAKE_INSTALL_LIBDIR}")
   endif()
-  target_include_directories(host_intf_pub INTERFACE "${_cannon_ascendc_prefix}/include")
+  # include/ascendc after include: the host tiling headers (tiling/tiling_api.h,
+  # tiling/platform/platform_ascendc.h, register/...) live there, as in CANN's include folder.
+  target_include_directories(host_intf_pub INTERFACE "${_cannon_ascendc_prefix}/include"
+                                                     "${_cannon_ascendc_prefix}/include/ascendc")
   target_link_directories(host_intf_pub INTERFACE "${_cannon_ascendc_libdir}")
   target_compile_definitions(host_intf_pub INTERFACE _GLIBCXX_USE_CXX11_ABI=0)
   target_compile_options(host_intf_pub INTERFACE -fPIC)
 endif()
+
+# The __NPU_ARCH__ of a SoC name (the series tikicpulib maps), empty for an unknown one.
+function(_cannon_ascendc_npu_arch soc out)
+  set(arch "")
+  # As tikicpulib's list: Ascend910B<n>…, ascend910b/B1 and Ascend910_93… are the 910B series
+  # (plain "Ascend910B" is an Ascend910A product).
+  if(soc MATCHES "^(Ascend910B[0-9]|ascend910[bB]|Ascend910_93)")
+    set(arch 2201)
+  elseif(soc MATCHES "^[Aa]scend310[Pp]")
+    set(arch 2002)
+  elseif(soc MATCHES "^[Aa]scend310B")
+    set(arch 3002)
+  elseif(soc MATCHES "^[Aa]scend910")
+    set(arch 1001)
+  endif()
+  set(${out} "${arch}" PARENT_SCOPE)
+endfunction()
 
 # ascendc_library(<target> <SHARED|STATIC|OBJECT> <kernel sources>...)
 function(ascendc_library target kind)
@@ -99,6 +123,12 @@ function(ascendc_library target kind)
   target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${incdir}>
                              $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/${target}>)
   target_compile_definitions(${target} PRIVATE CANNON_ASCENDC_CHECK=${CANNON_ASCENDC_CHECK})
+  # The SoC's __NPU_ARCH__, as the device compiler defines it, when SOC_VERSION names one: a MIX
+  # kernel (one using the Matmul API) on a split-core SoC runs two vector blocks per AI core.
+  _cannon_ascendc_npu_arch("${SOC_VERSION}" arch)
+  if(arch)
+    target_compile_definitions(${target} PRIVATE __NPU_ARCH__=${arch})
+  endif()
   # Kernels are compiled optimized whatever the build type.
   target_compile_options(${target} PRIVATE -O2)
   target_link_libraries(${target} PUBLIC cannon::ascendc)

@@ -164,7 +164,8 @@ def rewrite_chevrons(text):
         config = text[m.start(2):m.end(2)]
         out.append(text[last:m.start()])
         # Same number of newlines as the original, so that #line stays right.
-        out.append("::cannon_ascendc::ChevronLaunch(\"%s\", %s, %s)" % (m.group(1), m.group(1), config))
+        out.append("::cannon_ascendc::ChevronLaunch<::cannon_ascendc::SubBlocks<CANNON_ASCENDC_MIX_KERNEL_V>()>"
+                   "(\"%s\", %s, %s)" % (m.group(1), m.group(1), config))
         last = m.end()
     out.append(text[last:])
     return "".join(out)
@@ -206,7 +207,9 @@ def stub_text(source_path, source_text, entries):
                 tail.append("    if (%s == nullptr)" % p.name)
                 tail.append("        return static_cast<uint32_t>(cannonReportError(ACL_ERROR_INVALID_PARAM, "
                             "\"aclrtlaunch_%s: %s is NULL\"));" % (e.name, p.name))
-        args = ", ".join(["\"%s\"" % e.name, e.name, "blockDim", "stream"] + [p.arg for p in e.params])
+        args = ", ".join(["\"%s\"" % e.name, e.name,
+                          "blockDim * ::cannon_ascendc::SubBlocks<CANNON_ASCENDC_MIX_KERNEL_V>()", "stream"] +
+                         [p.arg for p in e.params])
         tail.append("    return static_cast<uint32_t>(::cannon_ascendc::LaunchKernel(%s));" % args)
         tail.append("}")
     return "\n".join(lines) + "\n" + body + "\n".join(tail) + "\n"

@@ -22,6 +22,7 @@
 #include <type_traits>
 
 #include "cannon_ascendc/block.h"
+#include "cannon_ascendc/positions.h"
 #include "cannon_ascendc/types.h"
 
 /* The checker switch: CANNON_ASCENDC_CHECK=1 turns it on, =0 off; by default it is on where a
@@ -87,37 +88,38 @@ enum class KernelMode { MIX_MODE = 0, AIC_MODE, AIV_MODE };
 
 namespace AscendC {
 
+/** Where a tensor lives (the list is shared with matmul_tiling::TPosition: positions.h). */
 enum class TPosition : uint8_t {
-    GM,
-    A1,
-    A2,
-    B1,
-    B2,
-    C1,
-    C2,
-    CO1,
-    CO2,
-    VECIN,
-    VECOUT,
-    VECCALC,
-    LCM = VECCALC,
-    SPM,
-    SHM = SPM,
-    TSCM,
+    CANNON_ASCENDC_TPOSITIONS(CANNON_ASCENDC_POS_ENUM, CANNON_ASCENDC_POS_ALIAS)
     C2PIPE2GM,
     C2PIPE2LOCAL,
     MAX,
 };
 using QuePosition = TPosition;
 
-/** Pipes and events: the pipeline is sequential on a CPU, so synchronisation calls are no-ops. */
+/* The pipes and event ids are the device compiler's builtin types, in the global namespace
+ * (kernels call set_flag(PIPE_V, PIPE_S, id) unqualified); AscendC re-exports them. */
+}  // namespace AscendC
 enum pipe_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_MTE4, PIPE_MTE5,
               PIPE_V2, PIPE_FIX };
+enum event_t { EVENT_ID0 = 0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
+/** The synchronisation intrinsics. The pipeline is sequential on a CPU: each pipe's work is done
+ *  when its call returns, so flags and barriers have nothing to wait for. */
+inline void set_flag(pipe_t, pipe_t, event_t) {}
+inline void wait_flag(pipe_t, pipe_t, event_t) {}
+inline void set_flag(pipe_t, pipe_t, int32_t) {}
+inline void wait_flag(pipe_t, pipe_t, int32_t) {}
+inline void pipe_barrier(pipe_t) {}
+namespace AscendC {
+using ::event_t;
+using ::pipe_t;
+
 enum class HardEvent : uint8_t {
     MTE2_MTE1 = 0, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V, MTE3_MTE1, MTE1_MTE3,
     MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2, MTE2_MTE3, S_V, V_S, S_MTE2, MTE2_S, S_MTE3, MTE3_S,
     MTE2_FIX, FIX_MTE2, FIX_S, M_S, FIX_MTE3, MTE1_FIX, FIX_MTE1, FIX_FIX, MAX
 };
+/** The Ascend C forms of the same synchronisation: no-ops on a CPU (see set_flag). */
 template <pipe_t pipe>
 inline void PipeBarrier() {}
 template <HardEvent event>
@@ -264,6 +266,14 @@ public:
     }
     T &operator()(uint32_t index) const { return addr_[index]; }
 
+    /** `dst = a + b` (and -, *, /): the instruction into this tensor's buffer (vec.h). */
+    template <class E, typename = typename E::CannonSymbolExpr>
+    LocalTensor &operator=(const E &expr)
+    {
+        expr.Eval(*this);
+        return *this;
+    }
+
     template <typename U>
     LocalTensor<U> ReinterpretCast() const
     {
@@ -308,6 +318,12 @@ private:
 };
 
 namespace cannon_detail {
+/** The pipe GetTPipePtr() returns: the last TPipe constructed on this thread that is still alive. */
+inline TPipe *&CurrentPipe()
+{
+    static thread_local TPipe *pipe = nullptr;
+    return pipe;
+}
 /** The block's unified buffer: the launcher's arena, or the thread's own outside a launch. */
 inline cannon_ascendc_block *UB(cannon_ascendc_block &local)
 {
@@ -336,8 +352,15 @@ public:
             own_used_ = 0;
             used_ = &own_used_;
         }
+        prev_ = cannon_detail::CurrentPipe();
+        cannon_detail::CurrentPipe() = this;
     }
-    ~TPipe() { *used_ = start_; }
+    ~TPipe()
+    {
+        *used_ = start_;
+        if (cannon_detail::CurrentPipe() == this)
+            cannon_detail::CurrentPipe() = prev_;
+    }
     TPipe(const TPipe &) = delete;
     TPipe &operator=(const TPipe &) = delete;
 
@@ -409,7 +432,14 @@ private:
     uint32_t start_ = 0;
     uint32_t own_used_ = 0;
     uint32_t *used_ = nullptr;
+    TPipe *prev_ = nullptr;
 };
+
+/** The kernel's pipe (the innermost live TPipe of the block), for code that has no reference to it. */
+inline TPipe *GetTPipePtr()
+{
+    return cannon_detail::CurrentPipe();
+}
 
 /**
  * A queue of @p depth entries at position @p pos over the buffers InitBuffer gives it.

@@ -169,6 +169,24 @@ inline aclError LaunchKernel(const char *name, void (*fn)(A...), uint32_t blockD
     return LaunchKernelWithKey(name, fn, 0, blockDim, stream, std::forward<P>(args)...);
 }
 
+/* Kernels that use the cube (lib/matmul_intf.h redefines this to 1) are MIX kernels. */
+#ifndef CANNON_ASCENDC_MIX_KERNEL_V
+#define CANNON_ASCENDC_MIX_KERNEL_V 0
+#endif
+
+/** The blocks a launch of blockDim runs: on a split-core SoC (__NPU_ARCH__ 2201, the Ascend 910B
+ *  and 910_93 series) a MIX kernel's blockDim counts AI cores, each with two vector cores that run
+ *  the kernel's vector code, so it runs 2 x blockDim blocks; every other launch runs blockDim. */
+template <int Mix>
+constexpr uint32_t SubBlocks()
+{
+#if defined(__NPU_ARCH__) && __NPU_ARCH__ == 2201
+    return Mix ? 2u : 1u;
+#else
+    return 1u;
+#endif
+}
+
 /** A kernel call written `k<<<blockDim, l2ctrl, stream>>>(args...)`: ascendc_launch_gen.py turns it
  * into `ChevronLaunch("k", k, blockDim, l2ctrl, stream)(args...)`, which launches k on the stream
  * and returns LaunchKernel's result (l2ctrl is accepted and ignored, as is a dynamic UB size). */
@@ -185,16 +203,16 @@ struct ChevronCall {
     }
 };
 
-template <class... A>
+template <uint32_t Sub = 1, class... A>
 inline ChevronCall<A...> ChevronLaunch(const char *name, void (*fn)(A...), uint32_t blockDim)
 {
-    return ChevronCall<A...>{name, fn, blockDim, nullptr};
+    return ChevronCall<A...>{name, fn, blockDim * Sub, nullptr};
 }
 
-template <class... A, class L>
+template <uint32_t Sub = 1, class... A, class L>
 inline ChevronCall<A...> ChevronLaunch(const char *name, void (*fn)(A...), uint32_t blockDim, L &&, void *stream)
 {
-    return ChevronCall<A...>{name, fn, blockDim, stream};
+    return ChevronCall<A...>{name, fn, blockDim * Sub, stream};
 }
 
 }  // namespace cannon_ascendc

@@ -526,6 +526,45 @@ CANNON_ASCENDC_BINARY(Max, OpMax)
 CANNON_ASCENDC_BINARY(Min, OpMin)
 #undef CANNON_ASCENDC_BINARY
 
+/* The symbol overloads: `dst = src0 + src1` runs Add(dst, src0, src1, src0.GetSize()) (likewise
+ * -, *, /); the checker requires dst and src1 to hold that many elements. */
+namespace cannon_detail {
+template <typename T, class Op>
+struct SymbolExpr {
+    using CannonSymbolExpr = void;
+    LocalTensor<T> a, b;
+    void Eval(const LocalTensor<T> &dst) const
+    {
+        const int32_t count = static_cast<int32_t>(a.GetSize());
+        const cannon_ascendc::SrcLoc loc_ = cannon_ascendc::SrcLoc();
+        (void)loc_;
+        CheckCount(dst, count, loc_);
+        CheckCount(b, count, loc_);
+        BinaryCount(dst, a, b, count, Op());
+    }
+};
+}  // namespace cannon_detail
+template <typename T>
+inline cannon_detail::SymbolExpr<T, cannon_detail::OpAdd> operator+(const LocalTensor<T> &a, const LocalTensor<T> &b)
+{
+    return {a, b};
+}
+template <typename T>
+inline cannon_detail::SymbolExpr<T, cannon_detail::OpSub> operator-(const LocalTensor<T> &a, const LocalTensor<T> &b)
+{
+    return {a, b};
+}
+template <typename T>
+inline cannon_detail::SymbolExpr<T, cannon_detail::OpMul> operator*(const LocalTensor<T> &a, const LocalTensor<T> &b)
+{
+    return {a, b};
+}
+template <typename T>
+inline cannon_detail::SymbolExpr<T, cannon_detail::OpDiv> operator/(const LocalTensor<T> &a, const LocalTensor<T> &b)
+{
+    return {a, b};
+}
+
 /* Unary instructions. */
 #define CANNON_ASCENDC_UNARY(Name, OpT)                                                                               \
     template <typename T, bool isSetMask = true>                                                                     \

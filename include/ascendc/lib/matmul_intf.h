@@ -20,59 +20,12 @@
 #include "kernel_operator.h"
 #include "cannon_ascendc/vec_kernels.h"
 
-/** The kernel-side matmul tiling (CANN's field names and order). */
-struct TCubeTiling {
-    int32_t usedCoreNum;
-    int32_t M;
-    int32_t N;
-    int32_t Ka;
-    int32_t Kb;
-    int32_t singleCoreM;
-    int32_t singleCoreN;
-    int32_t singleCoreK;
-    int32_t baseM;
-    int32_t baseN;
-    int32_t baseK;
-    int32_t depthA1;
-    int32_t depthB1;
-    int32_t stepM;
-    int32_t stepN;
-    int32_t isBias;
-    int32_t transLength;
-    int32_t iterateOrder;
-    int32_t shareMode;
-    int32_t shareL1Size;
-    int32_t shareL0CSize;
-    int32_t shareUbSize;
-    int32_t batchM;
-    int32_t batchN;
-    int32_t singleBatchM;
-    int32_t singleBatchN;
-    int32_t stepKa;
-    int32_t stepKb;
-    int32_t depthAL1CacheUB;
-    int32_t depthBL1CacheUB;
-    int32_t dbL0A;
-    int32_t dbL0B;
-    int32_t dbL0C;
-    int32_t ALayoutInfoB;
-    int32_t ALayoutInfoS;
-    int32_t ALayoutInfoN;
-    int32_t ALayoutInfoG;
-    int32_t ALayoutInfoD;
-    int32_t BLayoutInfoB;
-    int32_t BLayoutInfoS;
-    int32_t BLayoutInfoN;
-    int32_t BLayoutInfoG;
-    int32_t BLayoutInfoD;
-    int32_t CLayoutInfoB;
-    int32_t CLayoutInfoS1;
-    int32_t CLayoutInfoN;
-    int32_t CLayoutInfoG;
-    int32_t CLayoutInfoS2;
-    int32_t BatchNum;
-    int32_t mxTypePara;
-};
+#include "cannon_ascendc/tcube_tiling.h"
+
+/* A kernel that uses the Matmul API is a MIX (cube + vector) kernel: see cannon_ascendc::SubBlocks
+ * (launch.h) and ICPU_RUN_KF. */
+#undef CANNON_ASCENDC_MIX_KERNEL_V
+#define CANNON_ASCENDC_MIX_KERNEL_V 1
 
 namespace AscendC {
 
@@ -98,14 +51,32 @@ struct MatmulConfig {
 constexpr MatmulConfig CFG_NORM{};
 constexpr MatmulConfig CFG_MDL{};
 
-/** The system workspace pointer (unused on a CPU; kernels pass it to REGIST_MATMUL_OBJ). */
+namespace cannon_detail {
+inline GM_ADDR &SysWorkspace()
+{
+    static thread_local GM_ADDR ws = nullptr;
+    return ws;
+}
+}  // namespace cannon_detail
+/** The system workspace: what the kernel last passed to SetSysWorkspace on this block's thread
+ *  (the Matmul objects need none on a CPU; kernels pass it to REGIST_MATMUL_OBJ). */
 inline GM_ADDR GetSysWorkSpacePtr()
 {
-    return nullptr;
+    return cannon_detail::SysWorkspace();
 }
 inline void SetSysWorkspace(GM_ADDR workspace)
 {
-    (void)workspace;
+    cannon_detail::SysWorkspace() = workspace;
+}
+
+/** The cube unit's 32-byte fractal row (C0) size, which samples use as the DataCopy block unit. */
+constexpr uint32_t DEFAULT_C0_SIZE = 32;
+
+/** ceil(a / b) for the tiling arithmetic of matmul kernels (0 when b is 0). */
+template <typename T, typename U>
+inline constexpr auto Ceil(T a, U b) -> decltype(a + b)
+{
+    return b == 0 ? 0 : (a + b - 1) / b;
 }
 
 namespace cannon_detail {
@@ -245,6 +216,15 @@ class Matmul {
     {
         iter_ = 0;
     }
+    /** The UB scratch a 310P-class SoC's matmul needs for format conversion: unused here. */
+    void SetLocalWorkspace(const LocalTensor<uint8_t> &tmpBuffer)
+    {
+        (void)tmpBuffer;
+    }
+    void SetWorkspace(GM_ADDR addr, int size)
+    {
+        (void)addr, (void)size;
+    }
 
   private:
     int BaseM() const
@@ -317,6 +297,11 @@ template <class MM, class... Rest> inline void RegistMatmul(TPipe *pipe, GM_ADDR
 } // namespace cannon_detail
 
 } // namespace AscendC
+
+/* The Matmul API's older namespace (`using namespace matmul;`): the same classes. */
+namespace matmul {
+using namespace AscendC;
+}
 
 /** REGIST_MATMUL_OBJ(&pipe, workspace, mm1, &tiling1 [, mm2, &tiling2 ...]): Init each object with
  *  its tiling (an object without a tiling is initialised later by its own Init). */

@@ -2,7 +2,9 @@
  * @file lib/matmul_tiling.h
  * The host side of the Matmul API (CANN's `matmul_tiling` names): MatmulApiTiling for one core
  * and MultiCoreMatmulTiling for a split over SetDim() cores fill the TCubeTiling a kernel's
- * Matmul object is initialised with (lib/matmul_intf.h). Types and positions are recorded; the
+ * Matmul object is initialised with (lib/matmul_intf.h), either the plain struct or the host's
+ * tiling-data class optiling::TCubeTiling (SaveToBuffer gives the bytes the kernel reads).
+ * Host-only: it does not include the kernel headers (`tiling/tiling_api.h` includes it). Types and positions are recorded; the
  * split is along M (then N) into blocks of whole 16-row / 16-column units, and the base block
  * (Iterate's step) is at most 128 x 256.
  */
@@ -12,27 +14,27 @@
 #include <cstdint>
 #include <cstring>
 
-#include "lib/matmul_intf.h"
+#include "cannon_ascendc/positions.h"
+#include "cannon_ascendc/tcube_tiling.h"
+#include "cannon_ascendc/tiling.h"
+#include "tiling/platform/platform_ascendc.h"
+
+namespace optiling {
+/** The host's tiling-data class of the matmul tiling: set_<field>/get_<field>, SaveToBuffer and
+ *  GetDataSize over the same fields, in the same layout, as the kernel's TCubeTiling. */
+#define CANNON_ASCENDC_TCUBE_FIELD(name) TILING_DATA_FIELD_DEF(int32_t, name);
+BEGIN_TILING_DATA_DEF(TCubeTiling)
+CANNON_ASCENDC_TCUBE_TILING_FIELDS(CANNON_ASCENDC_TCUBE_FIELD)
+END_TILING_DATA_DEF;
+#undef CANNON_ASCENDC_TCUBE_FIELD
+static_assert(sizeof(TCubeTiling) == sizeof(::TCubeTiling), "optiling::TCubeTiling has the kernel's layout");
+}  // namespace optiling
 
 namespace matmul_tiling {
 
+/** The host tiling's positions: the kernel's list (positions.h), a distinct type. */
 enum class TPosition : int32_t {
-    GM,
-    A1,
-    A2,
-    B1,
-    B2,
-    C1,
-    C2,
-    CO1,
-    CO2,
-    VECIN,
-    VECOUT,
-    VECCALC,
-    LCM = VECCALC,
-    SPM,
-    SHM = SPM,
-    TSCM,
+    CANNON_ASCENDC_TPOSITIONS(CANNON_ASCENDC_POS_ENUM, CANNON_ASCENDC_POS_ALIAS)
     MAX
 };
 enum class CubeFormat : int32_t { ND = 0, NZ, ZN, ZZ, NN, ND_ALIGN, SCALAR, VECTOR };
@@ -50,9 +52,17 @@ enum class DataType : int32_t {
     DT_BF16 = 27,
 };
 
+/** The order Iterate() steps through the base blocks: M first (the M index varies fastest) or N first. */
+enum class MatrixTraverse : int32_t { NOSET = 0, FIRSTM = 1, FIRSTN = 2 };
+
 class MatmulApiTiling {
   public:
     MatmulApiTiling() = default;
+    /** The platform is accepted (the split does not depend on it). */
+    explicit MatmulApiTiling(const platform_ascendc::PlatformAscendC &ascendcPlatform)
+    {
+        (void)ascendcPlatform;
+    }
     virtual ~MatmulApiTiling() = default;
 
     int32_t SetAType(TPosition pos, CubeFormat type, DataType dataType, bool isTrans = false)
@@ -113,9 +123,9 @@ class MatmulApiTiling {
         (void)l1Size, (void)l0CSize, (void)ubSize, (void)btSize;
         return 0;
     }
-    int32_t SetTraverse(int32_t order)
+    int32_t SetTraverse(MatrixTraverse traverse)
     {
-        order_ = order;
+        order_ = traverse == MatrixTraverse::FIRSTN ? 1 : 0;
         return 0;
     }
 
@@ -124,8 +134,20 @@ class MatmulApiTiling {
     {
         return Fill(tiling, 1);
     }
+    int64_t GetTiling(optiling::TCubeTiling &tiling)
+    {
+        return FillHost(tiling, 1);
+    }
 
   protected:
+    int64_t FillHost(optiling::TCubeTiling &host, int32_t dim)
+    {
+        TCubeTiling t;
+        const int64_t rc = Fill(t, dim);
+        if (rc == 0)
+            std::memcpy(static_cast<void *>(&host), &t, sizeof t);
+        return rc;
+    }
     static int32_t Up16(int32_t v)
     {
         return (v + 15) / 16 * 16;
@@ -180,6 +202,9 @@ class MatmulApiTiling {
 class MultiCoreMatmulTiling : public MatmulApiTiling {
   public:
     MultiCoreMatmulTiling() = default;
+    explicit MultiCoreMatmulTiling(const platform_ascendc::PlatformAscendC &ascendcPlatform)
+        : MatmulApiTiling(ascendcPlatform)
+    {}
     /** The number of cores the matmul may use. */
     int32_t SetDim(int32_t dim)
     {
@@ -196,6 +221,10 @@ class MultiCoreMatmulTiling : public MatmulApiTiling {
     int64_t GetTiling(TCubeTiling &tiling)
     {
         return Fill(tiling, dim_);
+    }
+    int64_t GetTiling(optiling::TCubeTiling &tiling)
+    {
+        return FillHost(tiling, dim_);
     }
     int32_t GetSingleShape(int32_t &shapeM, int32_t &shapeN, int32_t &shapeK)
     {

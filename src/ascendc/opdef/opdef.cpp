@@ -23,6 +23,7 @@
 #include "cannon/opdev.h"
 #include "register/cannon_opc.h"
 #include "register/op_def_registry.h"
+#include "tiling/platform/platform_ascendc.h"
 
 namespace {
 
@@ -452,7 +453,8 @@ aclnnStatus Phase1(const char *api, const char *op_type, const char *kernel, con
     auto *b = reinterpret_cast<cannon_opc_blob *>(blob.get());
     gert::TilingData td(blob.get() + sizeof(cannon_opc_blob), CANNON_OPC_TILING_CAPACITY);
     size_t ws[CANNON_OPC_MAX_WORKSPACES] = {0};
-    gert::TilingContext tctx(&st, &td, ws, CANNON_OPC_MAX_WORKSPACES, nullptr);
+    /* The platform a TilingFunc sees: the SoC CANNON_SOC_VERSION names, else a 910B1. */
+    gert::TilingContext tctx(&st, &td, ws, CANNON_OPC_MAX_WORKSPACES, platform_ascendc::cannon_detail::DefaultInfos());
     if (d->GetAICore().GetTiling() == nullptr)
         return cannonOpFail(&op, ACLNN_ERR_INNER_TILING_ERROR, "%s has no TilingFunc (AICore().SetTiling)", op_type),
                cannonOpFinish(&op);

@@ -15,10 +15,7 @@
 #include "exe_graph/runtime/shape.h"
 #include "graph/types.h"
 
-namespace fe {
-/** The platform description (opaque here; platform_ascendc reads it). */
-class PlatFormInfos;
-}  // namespace fe
+#include "platform/platform_infos_def.h" /* fe::PlatFormInfos: what platform_ascendc reads */
 
 namespace gert {
 
