@@ -117,6 +117,8 @@ CANNON_ENV("CANNON_TRITON_VECREPORT", CANNON_ENV_CONFIG, "0", "python",
            "cannon.triton: 1 saves and prints the C compiler's report of the loops it did not vectorize")
 CANNON_ENV("CANNON_TRITON_DIRECT", CANNON_ENV_CONFIG, "0", "python",
            "cannon.triton: 1 launches compiled kernels on a local thread pool, not on a cannon stream")
+CANNON_ENV("CANNON_TRITON_AUTOTUNE_CACHE", CANNON_ENV_CONFIG, "1", "python",
+           "cannon.triton: 0 turns off the autotuner's disk cache of chosen configs (under TRITON_CACHE_DIR/autotune)")
 CANNON_ENV("TRITON_CACHE_DIR", CANNON_ENV_CONFIG, "$XDG_CACHE_HOME/cannon/triton", "python",
            "cannon.triton: folder of the compiled kernels (one shared object per specialization)")
 CANNON_ENV("XDG_CACHE_HOME", CANNON_ENV_CONFIG, "~/.cache", "python",
