@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cannon_testutil_fs.h"
+
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
 #include "aclnnop/aclnn_add.h"
@@ -27,29 +29,7 @@ static char g_tmp[256];
 
 static void make_tmp(void)
 {
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/cannon_dump_test_XXXXXX");
-    assert_non_null(mkdtemp(g_tmp));
-}
-
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char p[512];
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-            remove_tree(p);
-        else
-            unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
+    assert_int_equal(cn_tu_make_tmpdir(g_tmp, sizeof g_tmp, "cannon_dump_test"), 0);
 }
 
 /* Read an .npy file of float32 values: the header's descr and shape, and n values. */
@@ -191,7 +171,7 @@ static void test_two_devices(void **state)
     snprintf(p, sizeof p, "%s/device0", g_tmp);
     struct stat st;
     assert_int_not_equal(stat(p, &st), 0); /* device 0 ran nothing */
-    remove_tree(g_tmp);
+    cn_tu_remove_tree(g_tmp);
 }
 
 static void test_unwritable_and_off(void **state)
@@ -220,7 +200,7 @@ static void test_unwritable_and_off(void **state)
     assert_int_equal(cannonDumpActive(), 0);
     assert_null(cannonDumpOpBegin(NULL, "aclnnAdd", NULL, 0));
     assert_int_equal(aclFinalize(), ACL_SUCCESS);
-    remove_tree(g_tmp);
+    cn_tu_remove_tree(g_tmp);
 }
 
 int main(void)

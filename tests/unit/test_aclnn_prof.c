@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cannon_testutil_fs.h"
+
 #include "acl/acl.h"
 #include "acl/acl_prof.h"
 #include "aclnn/aclnn_base.h"
@@ -37,29 +39,7 @@ static char g_tmp[256];
 
 static void make_tmp(void)
 {
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/cannon_prof_test_XXXXXX");
-    assert_non_null(mkdtemp(g_tmp));
-}
-
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char p[512];
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-            remove_tree(p);
-        else
-            unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
+    assert_int_equal(cn_tu_make_tmpdir(g_tmp, sizeof g_tmp, "cannon_prof_test"), 0);
 }
 
 /* One task line of a profile file. */
@@ -273,7 +253,7 @@ static void test_known_program(void **state)
     OK(aclrtDestroyStream(s));
     OK(aclrtResetDevice(0));
     OK(aclFinalize());
-    remove_tree(g_tmp);
+    cn_tu_remove_tree(g_tmp);
 }
 
 static void test_arguments(void **state)
@@ -332,7 +312,7 @@ static void test_arguments(void **state)
     OK(aclprofDestroyConfig(cfg));
     assert_int_equal(aclprofDestroyConfig(cfg), ACL_ERROR_INVALID_PARAM);
     OK(aclFinalize());
-    remove_tree(g_tmp);
+    cn_tu_remove_tree(g_tmp);
 }
 
 static void write_file(const char *path, const char *text)
@@ -372,7 +352,7 @@ static void test_unwritable_path(void **state)
     assert_non_null(strstr(aclGetRecentErrMsg(), "CANNON_PROFILE"));
     unsetenv("CANNON_PROFILE");
     (void)aclFinalize();
-    remove_tree(g_tmp);
+    cn_tu_remove_tree(g_tmp);
 }
 
 /* The config's profiler section profiles the whole run and writes at aclFinalize; aclprofInit
@@ -404,7 +384,7 @@ static void test_config_session(void **state)
     size_t n = read_tasks(out, "device0", t, 64);
     assert_int_equal(n, 8);
     check_program_tasks(t, n, 0);
-    remove_tree(g_tmp);
+    cn_tu_remove_tree(g_tmp);
 }
 
 /* Two threads, each on its own stream and device, enqueue while a session records: every task is
@@ -479,7 +459,7 @@ static void test_threads(void **state)
     OK(aclrtResetDevice(1));
     OK(aclrtResetDevice(2));
     OK(aclFinalize());
-    remove_tree(g_tmp);
+    cn_tu_remove_tree(g_tmp);
 }
 
 int main(void)
