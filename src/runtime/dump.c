@@ -31,6 +31,7 @@
 #include "dump.h"
 #include "env.h"
 #include "fp_convert.h"
+#include "fs_util.h"
 #include "internal.h"
 
 #define DUMP_PATH 4096
@@ -578,43 +579,6 @@ CANNON_API void cannonDumpOpEnd(aclrtStream stream, void *handle, int launched)
 
 /* ---- session ----------------------------------------------------------------------------- */
 
-/* Create @p dir (and its parents) and check that a file can be made in it. */
-static bool dir_ready(const char *dir, char *why, size_t cap)
-{
-    char buf[DUMP_PATH];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof buf) {
-        snprintf(why, cap, "the path is empty or longer than %d bytes", DUMP_PATH - 1);
-        return false;
-    }
-    memcpy(buf, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] != '/' && buf[i] != '\0')
-            continue;
-        char keep = buf[i];
-        buf[i] = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
-            snprintf(why, cap, "cannot create %s: %s", buf, strerror(errno));
-            return false;
-        }
-        buf[i] = keep;
-    }
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(why, cap, "it is not a directory");
-        return false;
-    }
-    char probe[DUMP_PATH + 64];
-    snprintf(probe, sizeof probe, "%s/.cannon_dump_probe_XXXXXX", dir);
-    int fd = mkstemp(probe);
-    if (fd < 0) {
-        snprintf(why, cap, "cannot create a file in it: %s", strerror(errno));
-        return false;
-    }
-    close(fd);
-    unlink(probe);
-    return true;
-}
 
 static void filters_free(char **f, size_t n)
 {
@@ -740,7 +704,7 @@ aclError cn_dump_process_start(const cn_config *cfg)
     else if (cfg && cfg->dump_json)
         rc = plan_from_config(cfg->dump_json, &p, &doc);
     char why[512];
-    if (rc == ACL_SUCCESS && p.dir && !dir_ready(p.dir, why, sizeof why))
+    if (rc == ACL_SUCCESS && p.dir && !cannon_dir_writable(p.dir, why, sizeof why))
         rc = cn_error(ACL_ERROR_INVALID_DUMP_CONFIG, "aclInit: %s \"%s\" cannot hold the dump: %s", p.origin, p.dir,
                       why);
     if (rc == ACL_SUCCESS && p.dir && strlen(p.dir) >= sizeof g_dir)

@@ -24,6 +24,7 @@
 #include "acl/acl_prof.h"
 #include "cannon/prof.h"
 #include "env.h"
+#include "fs_util.h"
 #include "prof.h"
 
 #define CN_PROF_CHUNK 4096u
@@ -292,47 +293,6 @@ static void put_json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* Whether dir exists (created if not, parents too) and a file can be created in it. */
-static bool dir_writable(const char *dir, char *why, size_t why_size)
-{
-    char buf[CN_PROF_PATH];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof buf) {
-        snprintf(why, why_size, "the path is empty or longer than %d bytes", CN_PROF_PATH - 1);
-        return false;
-    }
-    memcpy(buf, dir, n + 1);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
-            snprintf(why, why_size, "cannot create %s: %s", buf, strerror(errno));
-            return false;
-        }
-        *p = '/';
-    }
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
-        snprintf(why, why_size, "cannot create it: %s", strerror(errno));
-        return false;
-    }
-    struct stat st;
-    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(why, why_size, "it is not a directory");
-        return false;
-    }
-    /* access() answers for the real uid and ignores read-only mounts: try a file. */
-    char probe[CN_PROF_PATH + 64];
-    snprintf(probe, sizeof probe, "%s/.cannon_prof_probe_XXXXXX", buf);
-    int fd = mkstemp(probe);
-    if (fd < 0) {
-        snprintf(why, why_size, "cannot create a file in it: %s", strerror(errno));
-        return false;
-    }
-    close(fd);
-    unlink(probe);
-    return true;
-}
 
 /* Write records [from, to) of device `dev` (-1: the host events) to one file. Returns false when
  * the file could not be written; *any false when there was nothing to write (no file). */
@@ -437,7 +397,7 @@ aclError cn_prof_process_start(const cn_config *cfg)
     if (!dir)
         return ACL_SUCCESS;
     char why[512];
-    if (!dir_writable(dir, why, sizeof why))
+    if (!cannon_dir_writable(dir, why, sizeof why))
         return cn_error(ACL_ERROR_INVALID_PROFILING_CONFIG, "aclInit: %s \"%s\" cannot hold the profile: %s", origin,
                         dir, why);
     pthread_mutex_lock(&g_lock);
@@ -534,7 +494,7 @@ ACL_FUNC_VISIBILITY aclError aclprofInit(const char *profilerResultPath, size_t 
     else if (g_auto)
         rc = cn_error(ACL_ERROR_PROF_API_CONFLICT, "%s: the whole run is being profiled (the aclInit config's "
                       "profiler section or CANNON_PROFILE)", api);
-    else if (!dir_writable(dir, why, sizeof why))
+    else if (!cannon_dir_writable(dir, why, sizeof why))
         rc = cn_error(ACL_ERROR_WRITE_FILE, "%s: \"%s\" cannot hold the profile: %s", api, dir, why);
     if (rc == ACL_SUCCESS) {
         memcpy(g_path, dir, n + 1);
