@@ -79,15 +79,8 @@ static void fas_row_grad(const fas_bwd_args *a, const fia_seq *sq, int64_t b, in
             float s = FIA_NEG_INF;
             if (c >= ja && c < jb) {
                 const int64_t jj = j0 + c;
-                if (a->pse_gen) {
-                    s = Sc[c] * a->scale + fia_alibi(a->pse_gen, nslope, jj + a->alibi_off - i);
-                } else if (pse && a->pse_first) {
-                    s = (Sc[c] + fia_ld(pse + jj * a->ps[3] * es, a->dt)) * a->scale;
-                } else {
-                    s = Sc[c] * a->scale;
-                    if (pse)
-                        s += fia_ld(pse + jj * a->ps[3] * es, a->dt);
-                }
+                s = fia_biased(Sc[c], a->scale, a->pse_gen, nslope, jj + a->alibi_off - i,
+                               pse ? pse + jj * a->ps[3] * es : NULL, a->pse_first, a->dt);
                 if (mk && mk[jj * a->ms[3]])
                     s = FIA_NEG_INF;
             }

@@ -389,6 +389,22 @@ static inline float fia_alibi(int gen, float nslope, int64_t pos)
     return p * nslope;
 }
 
+/* One score with its position bias, as the forward defines it and the backward recomputes it: the
+ * generated pse (pse_gen 2, 3: raw * scale + alibi at key-minus-query position @p pos), or the pse
+ * value at @p pse_at (NULL: none) added before the scale (pse_first) or after it. */
+static inline float fia_biased(float raw, float scale, int pse_gen, float nslope, int64_t pos, const char *pse_at,
+                               int pse_first, int dt)
+{
+    if (pse_gen)
+        return raw * scale + fia_alibi(pse_gen, nslope, pos);
+    if (pse_at && pse_first)
+        return (raw + fia_ld(pse_at, dt)) * scale;
+    float s = raw * scale;
+    if (pse_at)
+        s += fia_ld(pse_at, dt);
+    return s;
+}
+
 /* Batch b's sequence record: the training operator's, else built from the lengths and the band
  * rule of the inference operator. */
 static inline void fia_seq_of(const fia_args *a, int64_t b, fia_seq *q)
@@ -571,15 +587,8 @@ static void fia_unit(const fia_args *a, float *ws, int64_t u, int64_t kc0, int64
                     float s = FIA_NEG_INF;
                     if (c >= ja && c < jb) {
                         const int64_t jj = j0 + c;
-                        if (a->pse_gen) {
-                            s = S[c] * a->scale + fia_alibi(a->pse_gen, nslope, jj + a->alibi_off - i);
-                        } else if (pse && a->pse_first) {
-                            s = (S[c] + fia_ld(pse + jj * a->ps[3] * es, (int)dt)) * a->scale;
-                        } else {
-                            s = S[c] * a->scale;
-                            if (pse)
-                                s += fia_ld(pse + jj * a->ps[3] * es, (int)dt);
-                        }
+                        s = fia_biased(S[c], a->scale, a->pse_gen, nslope, jj + a->alibi_off - i,
+                                       pse ? pse + jj * a->ps[3] * es : NULL, a->pse_first, (int)dt);
                         if (mk && mk[jj * a->ms[3]])
                             s = FIA_NEG_INF;
                     }
