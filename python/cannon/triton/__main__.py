@@ -5,7 +5,9 @@ no real ``triton`` package is installed (when one is, the script gets the real o
 Scripts written for GPUs reach the device's stream API through ``getattr(torch, device.type)``;
 for the CPU device that is ``torch.cpu``, which older torch releases leave without streams, so
 ``torch.cpu.Stream``, ``current_stream``, ``set_stream`` and ``synchronize`` are added there when
-missing (work on the CPU is synchronous: they do nothing). GPU tutorials check their fp16 kernels
+missing (work on the CPU is synchronous: they do nothing); without a CUDA device,
+``torch.cuda.get_device_capability()`` returns (0, 0) instead of raising, so scripts that test it
+for Hopper-only paths at import take their portable path. GPU tutorials check their fp16 kernels
 against torch's fp16 ``layer_norm`` and ``matmul``, which torch 1.13 lacks on the CPU; where they
 are missing, ``torch.nn.functional.layer_norm`` and ``torch.matmul`` on fp16 CPU inputs compute in
 fp32 and round the result (differentiable, as the originals); the matmul sums the exact products in
@@ -19,7 +21,7 @@ import sys
 
 SUBMODULES = ("language", "language.core", "language.math", "language.standard", "semantics", "errors",
               "interpreter", "runtime", "runtime.jit", "runtime.autotuner", "runtime.driver", "runtime.errors",
-              "testing", "tools", "tools.tensor_descriptor")
+              "testing", "tools", "tools.tensor_descriptor", "tools.experimental_descriptor")
 
 
 def install_alias(name="triton"):
@@ -67,8 +69,25 @@ def install_torch_shims():
                         ("set_stream", lambda stream: None), ("synchronize", lambda device=None: None)):
         if not hasattr(cpu, name):
             setattr(cpu, name, value)
+    _install_cuda_capability(torch)
     _install_half_layer_norm(torch)
     _install_half_matmul(torch)
+
+
+def _install_cuda_capability(torch):
+    """``torch.cuda.get_device_capability()`` is (0, 0) where torch has no CUDA device (instead of an
+    error): GPU scripts test it, often while building their config lists at import, to pick
+    Hopper-only paths; (0, 0) reads as "no such feature", so they take their portable path."""
+    cuda = getattr(torch, "cuda", None)
+    if cuda is None or cuda.is_available():
+        return
+    orig = cuda.get_device_capability
+
+    def get_device_capability(device=None):
+        if cuda.is_available():
+            return orig(device)
+        return (0, 0)
+    cuda.get_device_capability = get_device_capability
 
 
 def _install_half_matmul(torch):

@@ -441,6 +441,8 @@ class CodeGenerator(ast.NodeVisitor):
         if _is_value(base):
             if node.attr == "dtype":
                 return base.dtype
+            if node.attr == "type":  # the block type of a block, the dtype of a scalar (pointers too)
+                return base.type
             if node.attr == "shape":
                 return list(base.shape)
             if node.attr == "numel":
