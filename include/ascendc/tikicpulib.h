@@ -70,10 +70,11 @@ inline int RunKernelFunctionOnCpu(void (*fn)(A...), const char *name, uint32_t b
     /* MIX mode (the default) on a split-core SoC (__NPU_ARCH__ 2201): each AI core's two vector
      * cores run the kernel, as CANN's CPU debug runs a MIX kernel's AIV processes. */
 #if defined(__NPU_ARCH__) && __NPU_ARCH__ == 2201
-    const uint32_t blocks = Mode() == KernelMode::MIX_MODE ? 2u * blockDim : blockDim;
+    const uint32_t sub = Mode() == KernelMode::MIX_MODE ? 2u : 1u;
 #else
-    const uint32_t blocks = blockDim;
+    const uint32_t sub = 1u;
 #endif
+    const uint32_t blocks = sub * blockDim;
     for (uint32_t i = 0; i < blocks; i++) {
         cannon_ascendc_block b;
         std::memset(&b, 0, sizeof b);
@@ -83,6 +84,7 @@ inline int RunKernelFunctionOnCpu(void (*fn)(A...), const char *name, uint32_t b
         b.ub = ub;
         b.ub_size = CANNON_ASCENDC_UB_SIZE;
         b.tiling_key = TilingKey();
+        b.sub_block_num = sub;
         cannon_ascendc_block *prev = cannonAscendcSetBlock(&b);
         try {
             fn(Arg<A>(args)...);

@@ -47,7 +47,7 @@ uint8_t *cannonAscendcThreadUB(void)
     if (tl_ub)
         return tl_ub;
     (void)pthread_once(&ub_key_once, ub_key_init);
-    uint8_t *p = aligned_alloc(64, CANNON_ASCENDC_UB_SIZE);
+    uint8_t *p = aligned_alloc(64, CANNON_ASCENDC_UB_ARENA_SIZE);
     if (!p)
         return NULL;
     /* The destructor frees the arena when the thread exits. */

@@ -3,7 +3,8 @@
  * (the Ascend 910B series), a MIX kernel launched with blockDim AI cores runs on their 2 x blockDim
  * vector cores, under ICPU_RUN_KF in MIX mode (not in AIV mode) and through a launch on a stream
  * written `k<<<blockDim, l2ctrl, stream>>>` (what the launch generator turns it into). Each block
- * records its GetBlockIdx/GetBlockNum, and a two-block-per-core matmul split (the kernel-launch
+ * records its GetBlockIdx/GetBlockNum (and GetSubBlockIdx/GetSubBlockNum/GetTaskRation: block i is
+ * vector core i % 2 of AI core i / 2), and a two-block-per-core matmul split (the kernel-launch
  * samples' MatMul shape: tiling for 2 cores, blockDim 1) is checked against float64.
  */
 #include <cmath>
@@ -30,6 +31,16 @@ extern "C" __global__ __aicore__ void mix_record(GM_ADDR out)
     const int64_t i = GetBlockIdx();
     o[2 * i] = static_cast<int32_t>(i) + 1;
     o[2 * i + 1] = static_cast<int32_t>(GetBlockNum());
+}
+
+/* Each block records (GetBlockIdx + 1, GetSubBlockIdx, GetSubBlockNum, GetTaskRation). */
+extern "C" __global__ __aicore__ void mix_sub(GM_ADDR out)
+{
+    int32_t *o = reinterpret_cast<int32_t *>(out) + 4 * GetBlockIdx();
+    o[0] = static_cast<int32_t>(GetBlockIdx()) + 1;
+    o[1] = static_cast<int32_t>(GetSubBlockIdx());
+    o[2] = static_cast<int32_t>(GetSubBlockNum());
+    o[3] = static_cast<int32_t>(GetTaskRation());
 }
 
 /* C = A B (float), the block's rows of A by the tiling's M split. */
@@ -65,6 +76,18 @@ void CheckRecord(const int32_t *rec, uint32_t blocks, const char *what)
     EXPECT_MSG(rec[2 * blocks] == 0, "%s: more than %u blocks ran", what, blocks);
 }
 
+/* blocks ran, each vector core @p sub of its AI core (sub 1: every block is sub-block 0). */
+void CheckSub(const int32_t *rec, uint32_t blocks, int32_t sub, const char *what)
+{
+    for (uint32_t i = 0; i < blocks; i++) {
+        const int32_t *r = rec + 4 * i;
+        EXPECT_MSG(r[0] == static_cast<int32_t>(i) + 1 && r[1] == static_cast<int32_t>(i) % sub && r[2] == sub &&
+                       r[3] == sub,
+                   "%s: block %u recorded (%d, sub %d of %d, ration %d)", what, i, r[0], r[1], r[2], r[3]);
+    }
+    EXPECT_MSG(rec[4 * blocks] == 0, "%s: more than %u blocks ran", what, blocks);
+}
+
 }  // namespace
 
 int main()
@@ -81,6 +104,16 @@ int main()
     ICPU_RUN_KF(mix_record, 3, reinterpret_cast<uint8_t *>(rec));
     CheckRecord(rec, 3, "ICPU_RUN_KF AIV");
     AscendC::SetKernelMode(KernelMode::MIX_MODE);
+    std::memset(rec, 0, 64 * sizeof(int32_t));
+    ICPU_RUN_KF(mix_sub, 3, reinterpret_cast<uint8_t *>(rec));
+    CheckSub(rec, 6, 2, "ICPU_RUN_KF MIX sub-blocks");
+    std::memset(rec, 0, 64 * sizeof(int32_t));
+    AscendC::SetKernelMode(KernelMode::AIV_MODE);
+    ICPU_RUN_KF(mix_sub, 3, reinterpret_cast<uint8_t *>(rec));
+    CheckSub(rec, 3, 1, "ICPU_RUN_KF AIV sub-blocks");
+    AscendC::SetKernelMode(KernelMode::MIX_MODE);
+    /* Outside a block: no sub-blocks. */
+    EXPECT(GetSubBlockIdx() == 0 && GetSubBlockNum() == 1 && GetTaskRation() == 1);
 
     /* A matmul tiled for 2 cores, launched with blockDim 1 (the MatMul samples' 910B form). */
     const int32_t M = 96, N = 40, K = 24;
@@ -137,6 +170,29 @@ int main()
     ACL_OK(::cannon_ascendc::ChevronLaunch<::cannon_ascendc::SubBlocks<CANNON_ASCENDC_MIX_KERNEL_V>()>(
         "mix_record", mix_record, 4, nullptr, stream)(dr));
     ACL_OK(aclrtSynchronizeStream(stream));
+    /* Sub-blocks on a stream: a <<<>>> call, the generated stubs' LaunchCores, and a plain launch
+     * (blockDim blocks of one vector core each). */
+    std::vector<int32_t> hs(64);
+    void *ds = nullptr;
+    ACL_OK(aclrtMalloc(&ds, 64 * sizeof(int32_t), ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(ds, 64 * sizeof(int32_t), 0, 64 * sizeof(int32_t)));
+    ACL_OK(::cannon_ascendc::ChevronLaunch<::cannon_ascendc::SubBlocks<CANNON_ASCENDC_MIX_KERNEL_V>()>(
+        "mix_sub", mix_sub, 5, nullptr, stream)(ds));
+    ACL_OK(aclrtSynchronizeStream(stream));
+    ACL_OK(aclrtMemcpy(hs.data(), 64 * sizeof(int32_t), ds, 64 * sizeof(int32_t), ACL_MEMCPY_DEVICE_TO_HOST));
+    CheckSub(hs.data(), 10, 2, "<<<>>> sub-blocks");
+    ACL_OK(aclrtMemset(ds, 64 * sizeof(int32_t), 0, 64 * sizeof(int32_t)));
+    ACL_OK(::cannon_ascendc::LaunchCores<::cannon_ascendc::SubBlocks<CANNON_ASCENDC_MIX_KERNEL_V>()>(
+        "mix_sub", mix_sub, 4, stream, ds));
+    ACL_OK(aclrtSynchronizeStream(stream));
+    ACL_OK(aclrtMemcpy(hs.data(), 64 * sizeof(int32_t), ds, 64 * sizeof(int32_t), ACL_MEMCPY_DEVICE_TO_HOST));
+    CheckSub(hs.data(), 8, 2, "LaunchCores sub-blocks");
+    ACL_OK(aclrtMemset(ds, 64 * sizeof(int32_t), 0, 64 * sizeof(int32_t)));
+    ACL_OK(CANNON_ASCENDC_LAUNCH(mix_sub, 3, stream, ds));
+    ACL_OK(aclrtSynchronizeStream(stream));
+    ACL_OK(aclrtMemcpy(hs.data(), 64 * sizeof(int32_t), ds, 64 * sizeof(int32_t), ACL_MEMCPY_DEVICE_TO_HOST));
+    CheckSub(hs.data(), 3, 1, "plain launch sub-blocks");
+    ACL_OK(aclrtFree(ds));
     std::vector<float> got(want.size());
     ACL_OK(aclrtMemcpy(got.data(), got.size() * 4, dc, got.size() * 4, ACL_MEMCPY_DEVICE_TO_HOST));
     EXPECT_MSG(std::memcmp(got.data(), want.data(), want.size() * 4) == 0, "stream matmul on 2 vector blocks differs");

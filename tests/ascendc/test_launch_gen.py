@@ -84,8 +84,8 @@ class Command(unittest.TestCase):
                 stub = f.read()
             self.assertIn('#line 1 "%s"' % src, stub)
             self.assertIn("if (t == nullptr)", stub)
-            self.assertIn('LaunchKernel("first", first, blockDim * ::cannon_ascendc::SubBlocks<CANNON_ASCENDC_MIX_KERNEL_V>(), '
-                      'stream, x, y, *t, n, *p, arg5)', stub)
+            self.assertIn('LaunchCores<::cannon_ascendc::SubBlocks<CANNON_ASCENDC_MIX_KERNEL_V>()>("first", first, '
+                          'blockDim, stream, x, y, *t, n, *p, arg5)', stub)
             # Unchanged content is not rewritten.
             before = os.stat(os.path.join(d, "stub.cpp")).st_mtime_ns
             os.utime(os.path.join(d, "stub.cpp"), ns=(1, 1))

@@ -15,7 +15,7 @@ reads the kernel entries of K.cpp (functions marked `__global__`, usually
 * STUB.cpp: the kernel source itself (after `#line 1 "K.cpp"`, so messages name the
   original file and line), with every `k<<<blockDim, l2ctrl, stream>>>(args)` turned into
   a cannon launch, followed by the definitions of the aclrtlaunch_<k> functions. Each
-  enqueues the kernel on the stream through cannon_ascendc::LaunchKernel and returns 0
+  enqueues the kernel on the stream through cannon_ascendc::LaunchCores and returns 0
   or the error code at once; aclrtSynchronizeStream waits for the blocks.
 
 Compile STUB.cpp as C++17 with the kernel source's folder first on the include path
@@ -207,10 +207,9 @@ def stub_text(source_path, source_text, entries):
                 tail.append("    if (%s == nullptr)" % p.name)
                 tail.append("        return static_cast<uint32_t>(cannonReportError(ACL_ERROR_INVALID_PARAM, "
                             "\"aclrtlaunch_%s: %s is NULL\"));" % (e.name, p.name))
-        args = ", ".join(["\"%s\"" % e.name, e.name,
-                          "blockDim * ::cannon_ascendc::SubBlocks<CANNON_ASCENDC_MIX_KERNEL_V>()", "stream"] +
-                         [p.arg for p in e.params])
-        tail.append("    return static_cast<uint32_t>(::cannon_ascendc::LaunchKernel(%s));" % args)
+        args = ", ".join(["\"%s\"" % e.name, e.name, "blockDim", "stream"] + [p.arg for p in e.params])
+        tail.append("    return static_cast<uint32_t>(::cannon_ascendc::LaunchCores<"
+                    "::cannon_ascendc::SubBlocks<CANNON_ASCENDC_MIX_KERNEL_V>()>(%s));" % args)
         tail.append("}")
     return "\n".join(lines) + "\n" + body + "\n".join(tail) + "\n"
 

@@ -23,8 +23,22 @@ extern "C" {
 #define CANNON_ASCENDC_API
 #endif
 
-/** Bytes of a block's unified buffer: the vector core's UB of the Ascend 910B (192 KiB). */
+/**
+ * Bytes of a block's unified buffer, by the SoC the including source is compiled for
+ * (`__NPU_ARCH__`): 256 KiB on 1001 (Ascend910A) and 2002 (Ascend310P), 248 KiB on 3002
+ * (Ascend310B), otherwise the vector core's UB of the Ascend 910B (2201), 192 KiB, which is also
+ * the size without `__NPU_ARCH__`.
+ */
+#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002)
+#define CANNON_ASCENDC_UB_SIZE (256u * 1024u)
+#elif defined(__NPU_ARCH__) && __NPU_ARCH__ == 3002
+#define CANNON_ASCENDC_UB_SIZE (248u * 1024u)
+#else
 #define CANNON_ASCENDC_UB_SIZE (192u * 1024u)
+#endif
+
+/** Bytes of a worker's unified-buffer arena: the largest CANNON_ASCENDC_UB_SIZE (256 KiB). */
+#define CANNON_ASCENDC_UB_ARENA_SIZE (256u * 1024u)
 
 /** Error code a checker violation gives the stream (ACL_ERROR_RT_AICORE_EXCEPTION). */
 #define CANNON_ASCENDC_ERROR 507015
@@ -35,11 +49,13 @@ typedef struct cannon_ascendc_block {
     const char *kernel;      /**< kernel name, for messages */
     uint32_t block_idx;      /**< GetBlockIdx() */
     uint32_t block_num;      /**< GetBlockNum() */
-    uint8_t *ub;             /**< the block's unified buffer, CANNON_ASCENDC_UB_SIZE bytes, 64-byte aligned */
-    uint32_t ub_size;        /**< CANNON_ASCENDC_UB_SIZE */
+    uint8_t *ub;             /**< the block's unified buffer, CANNON_ASCENDC_UB_ARENA_SIZE bytes, 64-byte aligned */
+    uint32_t ub_size;        /**< the bytes of @p ub the block may use: the launcher's CANNON_ASCENDC_UB_SIZE */
     uint32_t ub_used;        /**< bytes of @p ub handed out by the block's TPipe */
     int error;               /**< first error reported in this block (0: none) */
     uint64_t tiling_key;     /**< TILING_KEY_IS() reads it (CPU-debug launches set it) */
+    uint32_t sub_block_num;  /**< vector cores per AI core in this launch: 2 for a MIX kernel on a
+                                  split-core SoC (block i is sub-block i % 2), else 1 (0 reads as 1) */
 } cannon_ascendc_block;
 
 /** The block running on the calling thread, NULL outside a kernel block. */
@@ -49,7 +65,7 @@ CANNON_ASCENDC_API cannon_ascendc_block *cannonAscendcCurrentBlock(void);
 CANNON_ASCENDC_API cannon_ascendc_block *cannonAscendcSetBlock(cannon_ascendc_block *block);
 
 /**
- * The calling thread's unified-buffer arena (CANNON_ASCENDC_UB_SIZE bytes, 64-byte aligned),
+ * The calling thread's unified-buffer arena (CANNON_ASCENDC_UB_ARENA_SIZE bytes, 64-byte aligned),
  * allocated on first use and freed when the thread exits. NULL when out of memory.
  */
 CANNON_ASCENDC_API uint8_t *cannonAscendcThreadUB(void);

@@ -5,7 +5,8 @@
  *
  * Memory model on cannon: global memory is device memory of a cannon device (plain host memory
  * of the process); a block's unified buffer is its worker thread's arena of
- * CANNON_ASCENDC_UB_SIZE bytes (192 KiB, the 910B vector core's UB), from which TPipe::InitBuffer
+ * CANNON_ASCENDC_UB_SIZE bytes (192 KiB, the 910B vector core's UB; 256 KiB for the 310P and 910A,
+ * 248 KiB for the 310B, by __NPU_ARCH__), from which TPipe::InitBuffer
  * carves each queue's and TBuf's buffers in declaration order, 32-byte aligned. Queues hand out
  * their buffers round the ring; the pipeline is sequential on a CPU, so EnQue/DeQue only move
  * buffers between states and the data never waits.
@@ -140,8 +141,34 @@ inline int64_t GetBlockNum()
     return b ? static_cast<int64_t>(b->block_num) : 1;
 }
 
-inline int64_t GetSubBlockIdx() { return 0; }
-inline int64_t GetTaskRation() { return 1; }
+/** The vector core of its AI core that runs the block: in a MIX kernel on a split-core SoC (see
+ *  cannon_ascendc::SubBlocks) block i is sub-block i % 2 of AI core i / 2; otherwise 0. */
+inline int64_t GetSubBlockIdx()
+{
+    const cannon_ascendc_block *b = cannonAscendcCurrentBlock();
+    return b && b->sub_block_num > 1 ? static_cast<int64_t>(b->block_idx % b->sub_block_num) : 0;
+}
+
+/** Vector cores per AI core in the running launch: 2 in a MIX kernel on a split-core SoC, else 1. */
+inline int64_t GetSubBlockNum()
+{
+    const cannon_ascendc_block *b = cannonAscendcCurrentBlock();
+    return b && b->sub_block_num > 1 ? static_cast<int64_t>(b->sub_block_num) : 1;
+}
+
+/** The ratio of the running core kind to the cube cores: the vector blocks of a MIX kernel on a
+ *  split-core SoC give 2, every other block 1. */
+inline int64_t GetTaskRation() { return GetSubBlockNum(); }
+
+/** The unified buffer's size and the part a kernel may give the Matmul API as its local workspace
+ *  (SetLocalWorkspace), for the SoC the source is compiled for (__NPU_ARCH__ 1001/2002: 256 KiB and
+ *  248 KiB; 3002: 248 KiB and 184 KiB; otherwise 192 KiB and 184 KiB). */
+#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002)
+const int32_t TOTAL_VEC_LOCAL_SIZE = 248 * 1024;
+#else
+const int32_t TOTAL_VEC_LOCAL_SIZE = 184 * 1024;
+#endif
+const uint32_t TOTAL_UB_SIZE = CANNON_ASCENDC_UB_SIZE;
 
 template <typename T>
 class LocalTensor;
@@ -416,7 +443,7 @@ private:
     static uint32_t Round32(uint32_t n) { return (n + 31u) & ~31u; }
     uint8_t *Carve(uint64_t bytes, const cannon_ascendc::SrcLoc &loc)
     {
-        /* Checked in both modes: running out of the 192 KiB would write past the arena. */
+        /* Checked in both modes: running out of the UB would write past the arena. */
         if (!ub_)
             cannon_ascendc::Fail(loc, "no unified buffer (out of memory)");
         if (bytes > size_ - *used_)

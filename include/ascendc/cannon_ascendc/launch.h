@@ -78,6 +78,7 @@ struct LaunchBlob {
     void (*fn)(A...);
     const char *name;
     uint64_t tiling_key;
+    uint32_t sub_blocks;
     ArgPack<typename std::decay<A>::type...> args;
 };
 
@@ -88,8 +89,8 @@ inline void InvokeKernel(void (*fn)(A...), ArgPack<typename std::decay<A>::type.
 }
 
 /** Runs one block: sets the block context and its unified buffer around the kernel call. */
-inline int RunBlock(const cannon_kernel_ctx *ctx, const char *name, uint64_t tiling_key, void (*body)(void *),
-                    void *arg)
+inline int RunBlock(const cannon_kernel_ctx *ctx, const char *name, uint64_t tiling_key, uint32_t sub_blocks,
+                    void (*body)(void *), void *arg)
 {
     uint8_t *ub = cannonAscendcThreadUB();
     if (!ub)
@@ -104,6 +105,7 @@ inline int RunBlock(const cannon_kernel_ctx *ctx, const char *name, uint64_t til
     b.ub = ub;
     b.ub_size = CANNON_ASCENDC_UB_SIZE;
     b.tiling_key = tiling_key;
+    b.sub_block_num = sub_blocks;
     cannon_ascendc_block *prev = cannonAscendcSetBlock(&b);
     try {
         body(arg);
@@ -127,18 +129,20 @@ template <class... A>
 inline int Trampoline(const cannon_kernel_ctx *ctx, void *raw)
 {
     auto *blob = static_cast<LaunchBlob<A...> *>(raw);
-    return RunBlock(ctx, blob->name, blob->tiling_key, &BlockBody<A...>, raw);
+    return RunBlock(ctx, blob->name, blob->tiling_key, blob->sub_blocks, &BlockBody<A...>, raw);
 }
 
 /**
- * Enqueue @p fn as @p blockDim blocks on @p stream (NULL: the current context's default stream),
- * with TILING_KEY_IS() seeing @p tilingKey. @p name must be a string of static storage (messages
- * and profiles). Returns cannonLaunchKernel's result: ACL_ERROR_INVALID_PARAM for a NULL kernel
- * or blockDim 0, ACL_ERROR_RT_CONTEXT_NULL without a current context.
+ * Enqueue @p fn as @p blocks blocks on @p stream (NULL: the current context's default stream),
+ * with TILING_KEY_IS() seeing @p tilingKey and @p subBlocks vector cores per AI core
+ * (GetSubBlockIdx() is the block index modulo @p subBlocks when it is above 1). @p name must be a
+ * string of static storage (messages and profiles). Returns cannonLaunchKernel's result:
+ * ACL_ERROR_INVALID_PARAM for a NULL kernel or 0 blocks, ACL_ERROR_RT_CONTEXT_NULL without a
+ * current context.
  */
 template <class... A, class... P>
-inline aclError LaunchKernelWithKey(const char *name, void (*fn)(A...), uint64_t tilingKey, uint32_t blockDim,
-                                    aclrtStream stream, P &&...args)
+inline aclError LaunchBlocks(const char *name, void (*fn)(A...), uint64_t tilingKey, uint32_t blocks,
+                             uint32_t subBlocks, aclrtStream stream, P &&...args)
 {
     static_assert(sizeof...(A) == sizeof...(P), "wrong number of kernel arguments");
     static_assert(std::is_trivially_copyable<ArgPack<typename std::decay<A>::type...>>::value,
@@ -150,6 +154,7 @@ inline aclError LaunchKernelWithKey(const char *name, void (*fn)(A...), uint64_t
     blob.fn = fn;
     blob.name = name ? name : "kernel";
     blob.tiling_key = tilingKey;
+    blob.sub_blocks = subBlocks;
     if constexpr (sizeof...(A) > 0)
         FillPack(blob.args, std::forward<P>(args)...);
     cannon_launch_desc d;
@@ -158,8 +163,16 @@ inline aclError LaunchKernelWithKey(const char *name, void (*fn)(A...), uint64_t
     d.fn = &Trampoline<A...>;
     d.args = &blob;
     d.args_size = sizeof blob;
-    d.block_dim = blockDim;
+    d.block_dim = blocks;
     return cannonLaunchKernel(&d, stream);
+}
+
+/** LaunchBlocks of @p blockDim blocks, one per core, with TILING_KEY_IS() seeing @p tilingKey. */
+template <class... A, class... P>
+inline aclError LaunchKernelWithKey(const char *name, void (*fn)(A...), uint64_t tilingKey, uint32_t blockDim,
+                                    aclrtStream stream, P &&...args)
+{
+    return LaunchBlocks(name, fn, tilingKey, blockDim, 1, stream, std::forward<P>(args)...);
 }
 
 /** LaunchKernelWithKey with tiling key 0. */
@@ -195,24 +208,33 @@ struct ChevronCall {
     const char *name;
     void (*fn)(A...);
     uint32_t blockDim;
+    uint32_t sub;
     aclrtStream stream;
     template <class... P>
     aclError operator()(P &&...args) const
     {
-        return LaunchKernel(name, fn, blockDim, stream, std::forward<P>(args)...);
+        return LaunchBlocks(name, fn, 0, blockDim * sub, sub, stream, std::forward<P>(args)...);
     }
 };
 
 template <uint32_t Sub = 1, class... A>
 inline ChevronCall<A...> ChevronLaunch(const char *name, void (*fn)(A...), uint32_t blockDim)
 {
-    return ChevronCall<A...>{name, fn, blockDim * Sub, nullptr};
+    return ChevronCall<A...>{name, fn, blockDim, Sub, nullptr};
 }
 
 template <uint32_t Sub = 1, class... A, class L>
 inline ChevronCall<A...> ChevronLaunch(const char *name, void (*fn)(A...), uint32_t blockDim, L &&, void *stream)
 {
-    return ChevronCall<A...>{name, fn, blockDim * Sub, stream};
+    return ChevronCall<A...>{name, fn, blockDim, Sub, stream};
+}
+
+/** A launch of blockDim AI cores with Sub vector cores each (Sub x blockDim blocks): what the
+ *  generated aclrtlaunch_<k> stubs call with SubBlocks<CANNON_ASCENDC_MIX_KERNEL_V>(). */
+template <uint32_t Sub = 1, class... A, class... P>
+inline aclError LaunchCores(const char *name, void (*fn)(A...), uint32_t blockDim, aclrtStream stream, P &&...args)
+{
+    return LaunchBlocks(name, fn, 0, blockDim * Sub, Sub, stream, std::forward<P>(args)...);
 }
 
 }  // namespace cannon_ascendc

@@ -48,7 +48,7 @@ inline int Trampoline(void (*fn)(A...), const char *name, const cannon_kernel_ct
         c.args[i] = b->args[i];
     if (b->tiling_index < b->n_args)
         c.args[b->tiling_index] = static_cast<uint8_t *>(raw) + b->tiling_offset;
-    return ::cannon_ascendc::RunBlock(ctx, name, b->tiling_key, &Body<A...>, &c);
+    return ::cannon_ascendc::RunBlock(ctx, name, b->tiling_key, 1, &Body<A...>, &c);
 }
 
 }  // namespace cannon_opc
